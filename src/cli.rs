@@ -1,0 +1,201 @@
+//! The commands and their flags. The doc comments here are the `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use megashingle::config::{Config, ConfigError, HtmlMode, Language};
+use megashingle::io::read::InputFormat;
+use megashingle::io::write::OutputFormat;
+
+/// Find near-duplicate texts and group news articles into stories with shingles,
+/// 84-minima signatures, supershingles and megashingles.
+///
+/// Exit codes: 0 all good; 1 finished, but some input records were skipped (each is reported
+/// on stderr); 2 nothing was written (bad arguments, configuration or input).
+#[derive(Debug, Parser)]
+#[command(name = "megashingle", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Group a collection of texts into clusters of near-duplicates (stories).
+    ///
+    /// Writes one row per input document: doc_id, cluster_id, cluster_size, similarity,
+    /// status. Rows are grouped by cluster, largest cluster first, then by cluster_id.
+    /// cluster_id is the smallest doc_id of the cluster. The first row of each cluster is its
+    /// representative: the member with the most distinct shingles (the fullest version), ties
+    /// going to the smallest id. similarity is the Jaccard similarity to the representative,
+    /// estimated from the minima (1.0000 for the representative itself). status is `ok`, or
+    /// `too_short` for a document with fewer words than the shingle size: such a document is
+    /// never called a duplicate and stays a cluster of its own, with an empty similarity.
+    ///
+    /// Memory grows with the number of documents (one signature each), not with their size:
+    /// each text is dropped as soon as its signature is made. The output is the same for any
+    /// input order and any number of threads.
+    Cluster(ClusterArgs),
+    /// Print the canonical word stream of a text: exactly what is shingled and compared.
+    Canon(CanonArgs),
+    /// Compare two texts: exact Dice and Jaccard of their shingle sets, the estimate from the
+    /// minima, shared supershingles and megashingles, and the shared fragments.
+    Compare(CompareArgs),
+    /// Print the effective configuration (defaults < file < flags) as TOML.
+    Config(ConfigOnlyArgs),
+}
+
+/// Flags that override keys of the configuration file.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ConfigArgs {
+    /// Configuration file. Without it, ./pipeline.toml is used when present, else the built-in
+    /// defaults (the same values as the pipeline.toml shipped with megashingle).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Words per shingle (shingle.size).
+    #[arg(short = 'k', long = "shingle-size", value_name = "N")]
+    pub shingle_size: Option<usize>,
+    /// Minimum estimated Jaccard for a candidate pair to be joined (cluster.min-similarity).
+    #[arg(long, value_name = "J")]
+    pub min_similarity: Option<f64>,
+    /// Remove stop words of these languages (canonicalize.stopwords), e.g. ru,uk,en; `none` for none.
+    #[arg(long, value_name = "LANGS", value_delimiter = ',')]
+    pub stopwords: Option<Vec<LanguageArg>>,
+    /// Stem words with the Snowball stemmers of these languages (canonicalize.stem); `none` for none.
+    #[arg(long, value_name = "LANGS", value_delimiter = ',')]
+    pub stem: Option<Vec<LanguageArg>>,
+    /// When to treat a text as HTML (canonicalize.html).
+    #[arg(long, value_name = "WHEN")]
+    pub html: Option<HtmlMode>,
+}
+
+/// A language code on the command line, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LanguageArg(pub Option<Language>);
+
+impl std::str::FromStr for LanguageArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "none" {
+            return Ok(LanguageArg(None));
+        }
+        s.parse().map(|l| LanguageArg(Some(l)))
+    }
+}
+
+fn languages(args: &[LanguageArg]) -> Vec<Language> {
+    let mut out: Vec<Language> = args.iter().filter_map(|a| a.0).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+impl ConfigArgs {
+    /// The effective configuration: defaults < file < flags.
+    pub fn resolve(&self) -> Result<Config, ConfigError> {
+        let default_file = PathBuf::from("pipeline.toml");
+        let mut config = match &self.config {
+            Some(path) => Config::load(path)?,
+            None if default_file.is_file() => Config::load(&default_file)?,
+            None => Config::default(),
+        };
+        if let Some(k) = self.shingle_size {
+            config.shingle.size = k;
+        }
+        if let Some(t) = self.min_similarity {
+            config.cluster.min_similarity = t;
+        }
+        if let Some(list) = &self.stopwords {
+            config.canonicalize.stopwords = languages(list);
+        }
+        if let Some(list) = &self.stem {
+            config.canonicalize.stem = languages(list);
+        }
+        if let Some(html) = self.html {
+            config.canonicalize.html = html;
+        }
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// Inputs, read as one collection: CSV files (header row), JSONL files (.jsonl, .ndjson),
+    /// folders of .txt/.html/.htm/.eml files (id = path relative to the folder), single such
+    /// files (id = file name), or `-` for stdin (CSV unless --input-format jsonl).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output file, replaced only when complete; stdout when absent.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value = "csv")]
+    pub format: OutputFormat,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Worker threads; 0 means one per core.
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// No progress bars and no summary (warnings and errors are still printed).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// How input records are read.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// CSV column or JSONL field holding the document id.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub id_column: String,
+    /// CSV column or JSONL field holding the text.
+    #[arg(long, value_name = "NAME", default_value = "text")]
+    pub text_column: String,
+    /// Format of stdin and of record files, overriding detection by extension.
+    #[arg(long, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+    /// Stop at the first malformed record, bad UTF-8, empty or duplicate id, instead of
+    /// reporting and skipping it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CanonArgs {
+    /// A text, HTML or mail file; `-` for stdin.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print one word per line instead of one line of words.
+    #[arg(long)]
+    pub lines: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// First file (or, with --text, first text).
+    #[arg(value_name = "A")]
+    pub first: String,
+    /// Second file (or, with --text, second text).
+    #[arg(value_name = "B")]
+    pub second: String,
+    /// Take A and B as the texts themselves, not as file names.
+    #[arg(long)]
+    pub text: bool,
+    /// Print one JSON object (keys include dice, jaccard, estimated_jaccard, first_shingles,
+    /// second_shingles, common).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigOnlyArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}

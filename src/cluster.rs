@@ -1,0 +1,252 @@
+//! Clustering: candidate pairs from shared candidate keys (megashingles or supershingles),
+//! verification of each pair by its estimated Jaccard, and union-find into clusters.
+//!
+//! The candidate index is a sorted `Vec<(key, doc)>`; each run of equal keys is a bucket. A
+//! bucket is turned into pairs by joining each member to the bucket's first member only, so a
+//! bucket of `n` documents costs `n-1` checks, never `n²`. A bucket larger than
+//! `cluster.max-bucket` is boilerplate (a template or a quoted passage shared by many pages)
+//! and makes no pairs at all. Documents are numbered in id order, so the result does not depend
+//! on the order of the input or the number of threads.
+
+use rayon::prelude::*;
+
+use crate::config::Config;
+use crate::signature::estimate_jaccard;
+use crate::sketch::Sketch;
+use crate::supershingle::KeyMaker;
+
+/// Disjoint sets over `0..n` with path compression (halving) and union by size.
+#[derive(Debug, Clone)]
+pub struct UnionFind {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl UnionFind {
+    /// `n` singleton sets.
+    pub fn new(n: usize) -> UnionFind {
+        UnionFind {
+            parent: (0..n as u32).collect(),
+            size: vec![1; n],
+        }
+    }
+
+    /// The representative of `x`'s set.
+    pub fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grandparent = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grandparent;
+            x = grandparent;
+        }
+        x
+    }
+
+    /// Joins the sets of `a` and `b`; true when they were apart.
+    pub fn union(&mut self, a: u32, b: u32) -> bool {
+        let (mut ra, mut rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return false;
+        }
+        if self.size[ra as usize] < self.size[rb as usize] {
+            std::mem::swap(&mut ra, &mut rb);
+        }
+        self.parent[rb as usize] = ra;
+        self.size[ra as usize] += self.size[rb as usize];
+        true
+    }
+
+    /// The sets, each sorted, in order of their smallest member.
+    pub fn sets(&mut self) -> Vec<Vec<u32>> {
+        let n = self.parent.len();
+        let mut index_of_root = vec![u32::MAX; n];
+        let mut sets: Vec<Vec<u32>> = Vec::new();
+        for x in 0..n as u32 {
+            let root = self.find(x) as usize;
+            if index_of_root[root] == u32::MAX {
+                index_of_root[root] = sets.len() as u32;
+                sets.push(Vec::new());
+            }
+            sets[index_of_root[root] as usize].push(x);
+        }
+        sets
+    }
+}
+
+/// One cluster: its members in output order, the representative first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cluster {
+    /// Document numbers with their estimated Jaccard to the representative (1.0 for itself);
+    /// `None` for a document that could not be compared.
+    pub members: Vec<(u32, Option<f64>)>,
+}
+
+impl Cluster {
+    /// The representative: the first member.
+    pub fn representative(&self) -> u32 {
+        self.members[0].0
+    }
+}
+
+/// Counts that describe one clustering run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterStats {
+    /// Distinct candidate keys.
+    pub keys: usize,
+    /// Keys shared by more than `max-bucket` documents, ignored as boilerplate.
+    pub boilerplate_keys: usize,
+    /// Distinct candidate pairs checked.
+    pub candidate_pairs: usize,
+    /// Pairs that passed verification.
+    pub verified_pairs: usize,
+}
+
+/// Clusters of documents, sketches given in document-number order (by id).
+pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterStats) {
+    let mut stats = ClusterStats::default();
+    let pairs = candidate_pairs(sketches, config, &mut stats);
+    stats.candidate_pairs = pairs.len();
+    let threshold = config.cluster.min_similarity;
+    let verified: Vec<(u32, u32)> = pairs
+        .into_par_iter()
+        .filter(|&(a, b)| {
+            let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
+            estimate_jaccard(&sa.signature, &sb.signature) >= threshold
+        })
+        .collect();
+    stats.verified_pairs = verified.len();
+    let mut sets = UnionFind::new(sketches.len());
+    for (a, b) in verified {
+        sets.union(a, b);
+    }
+    let clusters = sets
+        .sets()
+        .into_iter()
+        .map(|members| order_members(members, sketches))
+        .collect::<Vec<_>>();
+    (sort_clusters(clusters), stats)
+}
+
+/// Deduplicated candidate pairs `(first member of a bucket, other member)`.
+fn candidate_pairs(
+    sketches: &[Sketch],
+    config: &Config,
+    stats: &mut ClusterStats,
+) -> Vec<(u32, u32)> {
+    let maker = KeyMaker::new(&config.supershingle, config.signature.seed);
+    let mut index: Vec<(u64, u32)> = sketches
+        .par_iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_comparable())
+        .flat_map_iter(|(doc, s)| {
+            maker
+                .candidate_keys(&s.signature)
+                .into_iter()
+                .map(move |key| (key, doc as u32))
+        })
+        .collect();
+    index.par_sort_unstable();
+    index.dedup();
+    let mut pairs = Vec::new();
+    for bucket in index.chunk_by(|a, b| a.0 == b.0) {
+        stats.keys += 1;
+        if bucket.len() > config.cluster.max_bucket {
+            stats.boilerplate_keys += 1;
+            continue;
+        }
+        let anchor = bucket[0].1;
+        pairs.extend(bucket[1..].iter().map(|&(_, doc)| (anchor, doc)));
+    }
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+/// The representative is the member with the most shingles (the fullest version of the text),
+/// ties going to the smallest id; then the others by similarity to it, then by id.
+fn order_members(members: Vec<u32>, sketches: &[Sketch]) -> Cluster {
+    let representative = *members
+        .iter()
+        .max_by_key(|&&d| (sketches[d as usize].shingles, std::cmp::Reverse(d)))
+        .expect("a set is never empty");
+    let rep = &sketches[representative as usize];
+    let mut others: Vec<(u32, Option<f64>)> = members
+        .into_iter()
+        .filter(|&d| d != representative)
+        .map(|d| {
+            let s = &sketches[d as usize];
+            (
+                d,
+                s.is_comparable()
+                    .then(|| estimate_jaccard(&rep.signature, &s.signature)),
+            )
+        })
+        .collect();
+    others.sort_by(|a, b| {
+        let (sa, sb) = (a.1.unwrap_or(-1.0), b.1.unwrap_or(-1.0));
+        sb.total_cmp(&sa).then(a.0.cmp(&b.0))
+    });
+    let mut ordered = vec![(representative, rep.is_comparable().then_some(1.0))];
+    ordered.extend(others);
+    Cluster { members: ordered }
+}
+
+/// Larger clusters first; among equals, the one whose smallest member comes first.
+fn sort_clusters(mut clusters: Vec<Cluster>) -> Vec<Cluster> {
+    let smallest = |c: &Cluster| c.members.iter().map(|m| m.0).min().unwrap_or(0);
+    clusters.sort_by_key(|c| (std::cmp::Reverse(c.members.len()), smallest(c)));
+    clusters
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_find_joins_and_counts() {
+        let mut uf = UnionFind::new(6);
+        assert!(uf.union(0, 1));
+        assert!(uf.union(2, 1));
+        assert!(!uf.union(0, 2));
+        uf.union(4, 5);
+        assert_eq!(uf.sets(), vec![vec![0, 1, 2], vec![3], vec![4, 5]]);
+    }
+
+    fn sketch(signature: Vec<u64>, shingles: u32) -> Sketch {
+        Sketch {
+            words: shingles + 4,
+            shingles,
+            signature,
+        }
+    }
+
+    #[test]
+    fn identical_signatures_cluster_and_short_texts_stay_alone() {
+        let config = Config::default();
+        let a: Vec<u64> = (0..84).collect();
+        let b: Vec<u64> = (100..184).collect();
+        let sketches = vec![
+            sketch(a.clone(), 10),
+            sketch(b.clone(), 10),
+            sketch(a.clone(), 12),
+            sketch(vec![u64::MAX; 84], 0),
+            sketch(vec![u64::MAX; 84], 0),
+        ];
+        let (clusters, stats) = cluster(&sketches, &config);
+        assert_eq!(clusters.len(), 4);
+        assert_eq!(clusters[0].members, vec![(2, Some(1.0)), (0, Some(1.0))]);
+        assert_eq!(clusters[1].members, vec![(1, Some(1.0))]);
+        assert_eq!(clusters[2].members, vec![(3, None)]);
+        assert_eq!(stats.verified_pairs, 1);
+    }
+
+    #[test]
+    fn boilerplate_buckets_make_no_pairs() {
+        let mut config = Config::default();
+        config.cluster.max_bucket = 2;
+        let a: Vec<u64> = (0..84).collect();
+        let sketches = vec![sketch(a.clone(), 10), sketch(a.clone(), 10), sketch(a, 10)];
+        let (clusters, stats) = cluster(&sketches, &config);
+        assert_eq!(clusters.len(), 3);
+        assert_eq!(stats.boilerplate_keys, 15);
+    }
+}

@@ -1,0 +1,374 @@
+//! The pipeline configuration: what `pipeline.toml` may say, its defaults, its validation, and
+//! how it is loaded. Layers apply in one order: built-in defaults < the file < command-line flags.
+//! Unknown keys and out-of-range values are errors that name the key and what is allowed.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// A language with stop-word lists and a Snowball stemmer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// English.
+    En,
+    /// Russian.
+    Ru,
+    /// Ukrainian.
+    Uk,
+}
+
+impl Language {
+    /// Every supported language, in a fixed order.
+    pub const ALL: [Language; 3] = [Language::En, Language::Ru, Language::Uk];
+
+    /// The two-letter code used in `pipeline.toml`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Language::En => "en",
+            Language::Ru => "ru",
+            Language::Uk => "uk",
+        }
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Language::ALL
+            .into_iter()
+            .find(|l| l.code() == s)
+            .ok_or_else(|| format!("unknown language {s:?}: allowed are en, ru, uk"))
+    }
+}
+
+/// When to treat a text as HTML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum HtmlMode {
+    /// HTML when the text contains a tag.
+    Auto,
+    /// Always strip tags and decode entities.
+    Always,
+    /// Never: the text is taken as it is.
+    Never,
+}
+
+/// How candidate pairs are generated from the supershingles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Matching {
+    /// Two documents are candidates when they share a pair of supershingles (a megashingle).
+    Megashingle,
+    /// Two documents are candidates when they share one supershingle.
+    Supershingle,
+}
+
+/// The whole configuration, as in `pipeline.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct Config {
+    /// Text canonicalization.
+    pub canonicalize: CanonConfig,
+    /// Shingling.
+    pub shingle: ShingleConfig,
+    /// The minima signature.
+    pub signature: SignatureConfig,
+    /// Supershingles and megashingles: the candidate generator.
+    pub supershingle: SupershingleConfig,
+    /// Verification and clustering.
+    pub cluster: ClusterConfig,
+}
+
+/// `[canonicalize]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct CanonConfig {
+    /// auto | always | never.
+    pub html: HtmlMode,
+    /// Strip RFC 5322 headers from texts that start with them.
+    pub mail_headers: bool,
+    /// Languages whose stop words are removed.
+    pub stopwords: Vec<Language>,
+    /// Languages whose Snowball stemmer is applied.
+    pub stem: Vec<Language>,
+    /// Words shorter than this many characters are dropped.
+    pub min_word_length: usize,
+}
+
+impl Default for CanonConfig {
+    fn default() -> Self {
+        CanonConfig {
+            html: HtmlMode::Auto,
+            mail_headers: true,
+            stopwords: Vec::new(),
+            stem: Vec::new(),
+            min_word_length: 1,
+        }
+    }
+}
+
+/// `[shingle]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct ShingleConfig {
+    /// Words per shingle (k).
+    pub size: usize,
+}
+
+impl Default for ShingleConfig {
+    fn default() -> Self {
+        ShingleConfig { size: 5 }
+    }
+}
+
+/// `[signature]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct SignatureConfig {
+    /// Number of minima (hash functions).
+    pub minima: usize,
+    /// Seed of the keyed shingle hash and of the hash functions.
+    pub seed: u64,
+}
+
+impl Default for SignatureConfig {
+    fn default() -> Self {
+        SignatureConfig {
+            minima: 84,
+            seed: 0x6d65_6761_7368_696e,
+        }
+    }
+}
+
+/// `[supershingle]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct SupershingleConfig {
+    /// Number of supershingles.
+    pub groups: usize,
+    /// Minima hashed into each supershingle.
+    pub minima_per_group: usize,
+    /// megashingle | supershingle.
+    pub matching: Matching,
+}
+
+impl Default for SupershingleConfig {
+    fn default() -> Self {
+        SupershingleConfig {
+            groups: 6,
+            minima_per_group: 14,
+            matching: Matching::Megashingle,
+        }
+    }
+}
+
+/// `[cluster]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct ClusterConfig {
+    /// A candidate joins a cluster only if its estimated Jaccard with the pair it came from is at least this.
+    pub min_similarity: f64,
+    /// A megashingle shared by more documents than this is boilerplate and makes no candidates.
+    pub max_bucket: usize,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            min_similarity: 0.5,
+            max_bucket: 5000,
+        }
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: cannot read the configuration: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has unknown keys.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said, with the key and line.
+        message: String,
+    },
+    /// A value is out of its range.
+    #[error("configuration key `{key}` = {value} is out of range: {allowed}")]
+    Range {
+        /// Dotted key, as in pipeline.toml.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        allowed: String,
+    },
+}
+
+/// Largest shingle size accepted.
+pub const MAX_SHINGLE_SIZE: usize = 64;
+/// Largest number of minima accepted.
+pub const MAX_MINIMA: usize = 1024;
+
+impl Config {
+    /// Parses a configuration from TOML text; `path` names it in errors.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: one_line(&e.to_string()),
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads and validates a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::from_toml(&text, path)
+    }
+
+    /// Checks every value against its range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let range = |key: &'static str, value: String, allowed: String| {
+            Err(ConfigError::Range {
+                key,
+                value,
+                allowed,
+            })
+        };
+        let k = self.shingle.size;
+        if !(1..=MAX_SHINGLE_SIZE).contains(&k) {
+            return range(
+                "shingle.size",
+                k.to_string(),
+                format!("1 to {MAX_SHINGLE_SIZE} words"),
+            );
+        }
+        let m = self.signature.minima;
+        if !(1..=MAX_MINIMA).contains(&m) {
+            return range(
+                "signature.minima",
+                m.to_string(),
+                format!("1 to {MAX_MINIMA}"),
+            );
+        }
+        let s = &self.supershingle;
+        if s.groups == 0 || s.minima_per_group == 0 || s.groups * s.minima_per_group > m {
+            return range(
+                "supershingle.groups",
+                format!(
+                    "{} (with minima-per-group = {})",
+                    s.groups, s.minima_per_group
+                ),
+                format!(
+                    "at least 1 group of at least 1 minimum, and groups × minima-per-group \
+                     at most signature.minima = {m}"
+                ),
+            );
+        }
+        if s.matching == Matching::Megashingle && s.groups < 2 {
+            return range(
+                "supershingle.groups",
+                s.groups.to_string(),
+                "at least 2 when matching = \"megashingle\" (a megashingle is a pair)".into(),
+            );
+        }
+        let t = self.cluster.min_similarity;
+        if !(0.0..=1.0).contains(&t) {
+            return range("cluster.min-similarity", t.to_string(), "0.0 to 1.0".into());
+        }
+        if self.cluster.max_bucket < 2 {
+            return range(
+                "cluster.max-bucket",
+                self.cluster.max_bucket.to_string(),
+                "at least 2 documents".into(),
+            );
+        }
+        if self.canonicalize.min_word_length > 100 {
+            return range(
+                "canonicalize.min-word-length",
+                self.canonicalize.min_word_length.to_string(),
+                "0 to 100 characters".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The configuration as TOML, as `megashingle config` prints it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a Config always serializes")
+    }
+}
+
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '|' || c == '^' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_pipeline_toml_is_the_default() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipeline.toml");
+        let config = Config::load(&path).unwrap();
+        assert_eq!(config, Config::default());
+    }
+
+    #[test]
+    fn printed_config_parses_back() {
+        let config = Config::default();
+        let again = Config::from_toml(&config.to_toml(), Path::new("x.toml")).unwrap();
+        assert_eq!(config, again);
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let err = Config::from_toml("[shingle]\nsise = 4\n", Path::new("p.toml")).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("p.toml:"), "{msg}");
+        assert!(msg.contains("sise"), "{msg}");
+        assert!(!msg.contains('\n'), "{msg}");
+    }
+
+    #[test]
+    fn out_of_range_names_key_and_range() {
+        let err = Config::from_toml("[shingle]\nsize = 0\n", Path::new("p.toml")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "configuration key `shingle.size` = 0 is out of range: 1 to 64 words"
+        );
+        let err = Config::from_toml(
+            "[supershingle]\ngroups = 7\nminima-per-group = 14\n",
+            Path::new("p.toml"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("supershingle.groups"), "{err}");
+        let err = Config::from_toml("[cluster]\nmin-similarity = 1.5\n", Path::new("p.toml"))
+            .unwrap_err();
+        assert!(err.to_string().contains("0.0 to 1.0"), "{err}");
+    }
+
+    #[test]
+    fn unknown_language_is_rejected() {
+        let err = Config::from_toml("[canonicalize]\nstem = [\"xx\"]\n", Path::new("p.toml"))
+            .unwrap_err();
+        assert!(err.to_string().contains("xx"), "{err}");
+    }
+}

@@ -1,0 +1,5 @@
+//! Files in and out: readers for CSV, JSONL, folders of text/HTML/mail files and stdin, and
+//! writers for the cluster table in CSV and JSONL, written atomically.
+
+pub mod read;
+pub mod write;

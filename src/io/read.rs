@@ -1,0 +1,657 @@
+//! Readers. Every input becomes a stream of `Record{id, text, origin}`: a CSV file (header
+//! row), a JSONL file (one object per line), a folder of `.txt`/`.html`/`.htm`/`.eml` files (id =
+//! path relative to the folder), a single such file, or `-` for stdin. A record that cannot be
+//! used is reported in one line naming the file and line, and skipped; what makes a whole input
+//! unusable (missing column, unreadable file) is a fatal error.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The format of a record file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputFormat {
+    /// CSV with a header row.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// How inputs are read.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Column (CSV) or field (JSONL) holding the id.
+    pub id_column: String,
+    /// Column or field holding the text.
+    pub text_column: String,
+    /// Format of stdin and of files whose extension says nothing; `None` means CSV for stdin and
+    /// detection by extension for files.
+    pub format: Option<InputFormat>,
+    /// Make the first bad record fatal.
+    pub strict: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            id_column: "id".into(),
+            text_column: "text".into(),
+            format: None,
+            strict: false,
+        }
+    }
+}
+
+/// Where a record came from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Origin {
+    /// Position of the input among all inputs, then of the record in it: input order.
+    pub order: (u32, u64),
+    /// File name as given (or `<stdin>`), or the file's path for folder inputs.
+    pub source: Arc<str>,
+    /// Line where the record starts; 0 for whole-file documents.
+    pub line: u64,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}", self.source, self.line)
+        } else {
+            write!(f, "{}", self.source)
+        }
+    }
+}
+
+/// One document as read.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// Its id.
+    pub id: String,
+    /// Its raw text.
+    pub text: String,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// An input that cannot be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The path does not exist or cannot be opened.
+    #[error("{path}: cannot open: {source}")]
+    Open {
+        /// The input.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Reading failed midway.
+    #[error("{path}: read error: {source}")]
+    Io {
+        /// The input.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The id or text column is missing.
+    #[error("{path}: no {kind} `{column}` (choose it with {flag}); {kind}s found: {found}")]
+    MissingColumn {
+        /// The input.
+        path: String,
+        /// "column" or "field".
+        kind: &'static str,
+        /// The missing name.
+        column: String,
+        /// The flag that chooses it.
+        flag: &'static str,
+        /// What the input has.
+        found: String,
+    },
+    /// The CSV header is unusable.
+    #[error("{path}: {message}")]
+    Header {
+        /// The input.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A bad record under `--strict`.
+    #[error("{0} (--strict makes this fatal)")]
+    Strict(String),
+}
+
+/// Counts from reading.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadSummary {
+    /// Records passed on.
+    pub records: u64,
+    /// Records reported and skipped.
+    pub skipped: u64,
+    /// Files in folders ignored for their extension.
+    pub ignored_files: u64,
+}
+
+/// Extensions of document files in folders.
+pub const DOCUMENT_EXTENSIONS: [&str; 4] = ["txt", "html", "htm", "eml"];
+
+/// Reads every input in turn, passing each usable record to `emit` and each skipped record's
+/// one-line report to `warn`.
+pub fn read_inputs(
+    inputs: &[PathBuf],
+    options: &ReadOptions,
+    emit: &mut dyn FnMut(Record),
+    warn: &mut dyn FnMut(String),
+) -> Result<ReadSummary, ReadError> {
+    let mut reader = Reader {
+        options,
+        emit,
+        warn,
+        summary: ReadSummary::default(),
+        input: 0,
+        serial: 0,
+    };
+    for (i, input) in inputs.iter().enumerate() {
+        reader.input = i as u32;
+        reader.serial = 0;
+        reader.read_input(input)?;
+    }
+    Ok(reader.summary)
+}
+
+struct Reader<'a> {
+    options: &'a ReadOptions,
+    emit: &'a mut dyn FnMut(Record),
+    warn: &'a mut dyn FnMut(String),
+    summary: ReadSummary,
+    input: u32,
+    serial: u64,
+}
+
+impl Reader<'_> {
+    fn read_input(&mut self, input: &Path) -> Result<(), ReadError> {
+        if input.as_os_str() == "-" {
+            let stdin = std::io::stdin().lock();
+            let source: Arc<str> = Arc::from("<stdin>");
+            return match self.options.format.unwrap_or(InputFormat::Csv) {
+                InputFormat::Csv => self.read_csv(stdin, &source),
+                InputFormat::Jsonl => self.read_jsonl(stdin, &source),
+            };
+        }
+        let name = input.display().to_string();
+        let meta = std::fs::metadata(input).map_err(|source| ReadError::Open {
+            path: name.clone(),
+            source,
+        })?;
+        if meta.is_dir() {
+            return self.read_folder(input);
+        }
+        let extension = extension_of(input);
+        let file = File::open(input).map_err(|source| ReadError::Open {
+            path: name.clone(),
+            source,
+        })?;
+        let source: Arc<str> = Arc::from(name);
+        let format = match (self.options.format, extension.as_str()) {
+            (Some(format), _) => format,
+            (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
+            (None, e) if DOCUMENT_EXTENSIONS.contains(&e) => {
+                let id = input
+                    .file_name()
+                    .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned());
+                return self.read_document(file, id, source);
+            }
+            (None, _) => InputFormat::Csv,
+        };
+        let reader = BufReader::with_capacity(1 << 16, file);
+        match format {
+            InputFormat::Csv => self.read_csv(reader, &source),
+            InputFormat::Jsonl => self.read_jsonl(reader, &source),
+        }
+    }
+
+    fn origin(&mut self, source: &Arc<str>, line: u64) -> Origin {
+        self.serial += 1;
+        Origin {
+            order: (self.input, self.serial),
+            source: Arc::clone(source),
+            line,
+        }
+    }
+
+    fn skip(&mut self, origin: &Origin, what: String) -> Result<(), ReadError> {
+        let message = format!("{origin}: {what}");
+        if self.options.strict {
+            return Err(ReadError::Strict(message));
+        }
+        self.summary.skipped += 1;
+        (self.warn)(format!("{message}; record skipped"));
+        Ok(())
+    }
+
+    fn accept(&mut self, id: String, text: String, origin: Origin) -> Result<(), ReadError> {
+        if id.trim().is_empty() {
+            let column = self.options.id_column.clone();
+            return self.skip(
+                &origin,
+                format!("empty id in `{column}`; every record needs an id"),
+            );
+        }
+        self.summary.records += 1;
+        (self.emit)(Record { id, text, origin });
+        Ok(())
+    }
+
+    fn read_document(
+        &mut self,
+        mut file: File,
+        id: String,
+        source: Arc<str>,
+    ) -> Result<(), ReadError> {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(|e| ReadError::Io {
+            path: source.to_string(),
+            source: e,
+        })?;
+        let origin = self.origin(&source, 0);
+        match String::from_utf8(bytes) {
+            Ok(text) => self.accept(id, text, origin),
+            Err(e) => self.skip(
+                &origin,
+                format!(
+                    "invalid UTF-8 at byte {}; convert the file to UTF-8",
+                    e.utf8_error().valid_up_to()
+                ),
+            ),
+        }
+    }
+
+    fn read_folder(&mut self, folder: &Path) -> Result<(), ReadError> {
+        let mut files = Vec::new();
+        collect_files(folder, &mut files).map_err(|source| ReadError::Open {
+            path: folder.display().to_string(),
+            source,
+        })?;
+        files.sort();
+        for path in files {
+            if !DOCUMENT_EXTENSIONS.contains(&extension_of(&path).as_str()) {
+                self.summary.ignored_files += 1;
+                continue;
+            }
+            let id = relative_id(folder, &path);
+            let name = path.display().to_string();
+            let file = File::open(&path).map_err(|source| ReadError::Open {
+                path: name.clone(),
+                source,
+            })?;
+            self.read_document(file, id, Arc::from(name))?;
+        }
+        Ok(())
+    }
+
+    fn read_csv(&mut self, input: impl Read, source: &Arc<str>) -> Result<(), ReadError> {
+        let mut csv = csv::ReaderBuilder::new()
+            .flexible(true)
+            .has_headers(true)
+            .from_reader(input);
+        let csv_error = |e: csv::Error| -> ReadError {
+            match e.into_kind() {
+                csv::ErrorKind::Io(e) => ReadError::Io {
+                    path: source.to_string(),
+                    source: e,
+                },
+                other => ReadError::Header {
+                    path: source.to_string(),
+                    message: format!("{other:?}"),
+                },
+            }
+        };
+        let header = csv.byte_headers().map_err(csv_error)?.clone();
+        let names: Vec<String> = header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let h = if i == 0 {
+                    h.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(h)
+                } else {
+                    h
+                };
+                String::from_utf8_lossy(h).trim().to_owned()
+            })
+            .collect();
+        if names.is_empty() || (names.len() == 1 && names[0].is_empty()) {
+            return Err(ReadError::Header {
+                path: source.to_string(),
+                message: "empty input: no header row and no records".into(),
+            });
+        }
+        let column = |name: &str, flag: &'static str| {
+            names
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| ReadError::MissingColumn {
+                    path: source.to_string(),
+                    kind: "column",
+                    column: name.to_owned(),
+                    flag,
+                    found: names.join(", "),
+                })
+        };
+        let id_at = column(&self.options.id_column, "--id-column")?;
+        let text_at = column(&self.options.text_column, "--text-column")?;
+        let mut record = csv::ByteRecord::new();
+        loop {
+            match csv.read_byte_record(&mut record) {
+                Ok(false) => return Ok(()),
+                Ok(true) => {}
+                Err(e) => return Err(csv_error(e)),
+            }
+            let line = record.position().map_or(0, |p| p.line());
+            let origin = self.origin(source, line);
+            if record.len() != names.len() {
+                let what = format!(
+                    "malformed CSV record: {} fields where the header has {}",
+                    record.len(),
+                    names.len()
+                );
+                self.skip(&origin, what)?;
+                continue;
+            }
+            let field = |at: usize, name: &str| {
+                String::from_utf8(record[at].to_vec()).map_err(|e| {
+                    format!(
+                        "invalid UTF-8 in `{name}` at byte {}; convert the file to UTF-8",
+                        e.utf8_error().valid_up_to()
+                    )
+                })
+            };
+            match (
+                field(id_at, &self.options.id_column),
+                field(text_at, &self.options.text_column),
+            ) {
+                (Ok(id), Ok(text)) => self.accept(id, text, origin)?,
+                (Err(what), _) | (_, Err(what)) => self.skip(&origin, what)?,
+            }
+        }
+    }
+
+    fn read_jsonl(&mut self, input: impl BufRead, source: &Arc<str>) -> Result<(), ReadError> {
+        let mut input = input;
+        let mut line = Vec::new();
+        let mut number = 0u64;
+        let mut seen_object = false;
+        loop {
+            line.clear();
+            let n = input
+                .read_until(b'\n', &mut line)
+                .map_err(|e| ReadError::Io {
+                    path: source.to_string(),
+                    source: e,
+                })?;
+            if n == 0 {
+                return Ok(());
+            }
+            number += 1;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let origin = self.origin(source, number);
+            let text = match std::str::from_utf8(&line) {
+                Ok(text) => text,
+                Err(e) => {
+                    let what = format!(
+                        "invalid UTF-8 at byte {}; convert the file to UTF-8",
+                        e.valid_up_to()
+                    );
+                    self.skip(&origin, what)?;
+                    continue;
+                }
+            };
+            let object = match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Object(object)) => object,
+                Ok(_) => {
+                    self.skip(&origin, "malformed JSON record: not an object".into())?;
+                    continue;
+                }
+                Err(e) => {
+                    self.skip(&origin, format!("malformed JSON record: {e}"))?;
+                    continue;
+                }
+            };
+            let first = !seen_object;
+            seen_object = true;
+            let fields = [
+                (&self.options.id_column, "--id-column"),
+                (&self.options.text_column, "--text-column"),
+            ];
+            if let Some((missing, flag)) = fields.iter().find(|(f, _)| !object.contains_key(*f)) {
+                if first {
+                    return Err(ReadError::MissingColumn {
+                        path: source.to_string(),
+                        kind: "field",
+                        column: missing.to_string(),
+                        flag,
+                        found: object.keys().cloned().collect::<Vec<_>>().join(", "),
+                    });
+                }
+                let what = format!("malformed JSON record: no field `{missing}`");
+                self.skip(&origin, what)?;
+                continue;
+            }
+            let id = match &object[&self.options.id_column] {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) => n.to_string(),
+                _ => {
+                    let what = format!(
+                        "malformed JSON record: `{}` is not a string or number",
+                        self.options.id_column
+                    );
+                    self.skip(&origin, what)?;
+                    continue;
+                }
+            };
+            let serde_json::Value::String(text) = &object[&self.options.text_column] else {
+                let what = format!(
+                    "malformed JSON record: `{}` is not a string",
+                    self.options.text_column
+                );
+                self.skip(&origin, what)?;
+                continue;
+            };
+            self.accept(id, text.clone(), origin)?;
+        }
+    }
+}
+
+fn extension_of(path: &Path) -> String {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+fn collect_files(folder: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(folder)? {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            collect_files(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The id of a file in a folder: its relative path with `/` separators.
+fn relative_id(folder: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(folder).unwrap_or(path);
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn read(
+        path: &Path,
+        options: &ReadOptions,
+    ) -> (Result<ReadSummary, ReadError>, Vec<Record>, Vec<String>) {
+        let mut records = Vec::new();
+        let mut warnings = Vec::new();
+        let result = read_inputs(
+            &[path.to_owned()],
+            options,
+            &mut |r| records.push(r),
+            &mut |w| warnings.push(w),
+        );
+        (result, records, warnings)
+    }
+
+    fn file_with(dir: &tempfile::TempDir, name: &str, content: &[u8]) -> PathBuf {
+        let path = dir.path().join(name);
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(content)
+            .unwrap();
+        path
+    }
+
+    #[test]
+    fn csv_records_with_quoted_newlines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.csv", b"\xEF\xBB\xBFid,text\n1,\"a\nb\"\n2,c\n");
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().records, 2);
+        assert!(warnings.is_empty());
+        assert_eq!(records[0].text, "a\nb");
+        assert_eq!(records[1].origin.line, 4);
+    }
+
+    #[test]
+    fn csv_bad_records_are_skipped_with_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(
+            &dir,
+            "d.csv",
+            b"id,text\n1,ok\n2,too,many\n3,bad \xFF byte\n,no id\n",
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 3);
+        assert_eq!(records.len(), 1);
+        assert!(warnings[0].starts_with(&format!(
+            "{}:3: malformed CSV record: 3 fields",
+            path.display()
+        )));
+        assert!(
+            warnings[1].contains(":4: invalid UTF-8 in `text` at byte 4"),
+            "{}",
+            warnings[1]
+        );
+        assert!(warnings[2].contains(":5: empty id"), "{}", warnings[2]);
+    }
+
+    #[test]
+    fn strict_makes_the_first_bad_record_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.csv", b"id,text\n1,ok\n2,too,many\n");
+        let options = ReadOptions {
+            strict: true,
+            ..ReadOptions::default()
+        };
+        let (result, _, _) = read(&path, &options);
+        let err = result.unwrap_err().to_string();
+        assert!(
+            err.contains("d.csv:3: malformed CSV record") && err.contains("--strict"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn missing_column_lists_what_was_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.csv", b"key,body\n1,x\n");
+        let (result, _, _) = read(&path, &ReadOptions::default());
+        let err = result.unwrap_err().to_string();
+        assert!(
+            err.ends_with("no column `id` (choose it with --id-column); columns found: key, body"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn jsonl_records_and_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(
+            &dir,
+            "d.jsonl",
+            b"{\"id\": 7, \"text\": \"seven\"}\n\n{\"id\": \"b\", \"text\": \n{\"id\": \"c\"}\n[1]\n",
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 3);
+        assert_eq!(records[0].id, "7");
+        assert!(
+            warnings[0].contains("d.jsonl:3: malformed JSON record"),
+            "{}",
+            warnings[0]
+        );
+        assert!(
+            warnings[1].contains(":4: malformed JSON record: no field `text`"),
+            "{}",
+            warnings[1]
+        );
+        assert!(
+            warnings[2].contains(":5: malformed JSON record: not an object"),
+            "{}",
+            warnings[2]
+        );
+    }
+
+    #[test]
+    fn jsonl_first_record_without_field_is_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.jsonl", b"{\"key\": 1, \"body\": \"x\"}\n");
+        let (result, _, _) = read(&path, &ReadOptions::default());
+        let err = result.unwrap_err().to_string();
+        assert!(
+            err.contains("no field `id`") && err.contains("fields found: body, key"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn folder_ids_are_relative_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("en")).unwrap();
+        file_with(&dir, "en/a.html", b"<p>x</p>");
+        file_with(&dir, "b.txt", b"y");
+        file_with(&dir, "notes.md", b"z");
+        file_with(&dir, "bad.txt", b"\xFF");
+        let (result, records, warnings) = read(dir.path(), &ReadOptions::default());
+        let summary = result.unwrap();
+        assert_eq!(summary.ignored_files, 1);
+        let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["b.txt", "en/a.html"]);
+        assert!(
+            warnings[0].contains("bad.txt: invalid UTF-8 at byte 0"),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn missing_input_is_fatal() {
+        let (result, _, _) = read(Path::new("/no/such/file.csv"), &ReadOptions::default());
+        assert!(result
+            .unwrap_err()
+            .to_string()
+            .starts_with("/no/such/file.csv: cannot open"));
+    }
+}

@@ -1,0 +1,193 @@
+//! Writers. The cluster table goes to stdout or to a file; a file is written to a temporary
+//! file beside the target and renamed over it only when complete, so an interrupted run never
+//! leaves a truncated table and a failed run never replaces a good one.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+/// The format of the output table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// CSV with a header row.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// One row of the cluster table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row<'a> {
+    /// The document.
+    pub doc_id: &'a str,
+    /// Its cluster: the smallest member id.
+    pub cluster_id: &'a str,
+    /// Documents in the cluster.
+    pub cluster_size: usize,
+    /// Estimated Jaccard to the cluster's representative, to four decimals.
+    pub similarity: Option<f64>,
+    /// `ok`, or why the document could not be compared.
+    pub status: &'a str,
+}
+
+/// Writes rows in `format` to `out`.
+pub fn write_rows<'a>(
+    rows: impl IntoIterator<Item = Row<'a>>,
+    format: OutputFormat,
+    out: impl Write,
+) -> std::io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    match format {
+        OutputFormat::Csv => {
+            let mut csv = csv::Writer::from_writer(&mut out);
+            csv.write_record([
+                "doc_id",
+                "cluster_id",
+                "cluster_size",
+                "similarity",
+                "status",
+            ])?;
+            for row in rows {
+                let similarity = row
+                    .similarity
+                    .map(|s| format!("{s:.4}"))
+                    .unwrap_or_default();
+                csv.write_record([
+                    row.doc_id,
+                    row.cluster_id,
+                    &row.cluster_size.to_string(),
+                    &similarity,
+                    row.status,
+                ])?;
+            }
+            csv.flush()?;
+        }
+        OutputFormat::Jsonl => {
+            for row in rows {
+                let row = Row {
+                    similarity: row.similarity.map(|s| (s * 1e4).round() / 1e4),
+                    ..row
+                };
+                serde_json::to_writer(&mut out, &row)?;
+                out.write_all(b"\n")?;
+            }
+        }
+    }
+    out.flush()
+}
+
+/// Runs `write` into a temporary file beside `target`, then renames it to `target`. On error
+/// the temporary file is removed and `target` is left as it was.
+pub fn write_atomically(
+    target: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let fail = |what: &str, source: std::io::Error| WriteError {
+        path: target.display().to_string(),
+        what: what.to_owned(),
+        source,
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".megashingle-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| fail("cannot create a temporary file beside it", e))?;
+    write(temp.as_file_mut()).map_err(|e| fail("cannot write", e))?;
+    temp.as_file()
+        .sync_all()
+        .map_err(|e| fail("cannot flush to disk", e))?;
+    temp.persist(target)
+        .map_err(|e| fail("cannot rename the finished temporary file to it", e.error))?;
+    Ok(())
+}
+
+/// The output could not be written; the target is unchanged.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {what}: {source}; nothing was written")]
+pub struct WriteError {
+    /// The target.
+    pub path: String,
+    /// The step that failed.
+    pub what: String,
+    /// Why.
+    #[source]
+    pub source: std::io::Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<Row<'static>> {
+        vec![
+            Row {
+                doc_id: "a",
+                cluster_id: "a",
+                cluster_size: 2,
+                similarity: Some(1.0),
+                status: "ok",
+            },
+            Row {
+                doc_id: "b,1",
+                cluster_id: "a",
+                cluster_size: 2,
+                similarity: Some(0.833_333),
+                status: "ok",
+            },
+            Row {
+                doc_id: "c",
+                cluster_id: "c",
+                cluster_size: 1,
+                similarity: None,
+                status: "too_short",
+            },
+        ]
+    }
+
+    #[test]
+    fn csv_rows() {
+        let mut out = Vec::new();
+        write_rows(rows(), OutputFormat::Csv, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "doc_id,cluster_id,cluster_size,similarity,status\na,a,2,1.0000,ok\n\"b,1\",a,2,0.8333,ok\nc,c,1,,too_short\n"
+        );
+    }
+
+    #[test]
+    fn jsonl_rows() {
+        let mut out = Vec::new();
+        write_rows(rows(), OutputFormat::Jsonl, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1],
+            r#"{"doc_id":"b,1","cluster_id":"a","cluster_size":2,"similarity":0.8333,"status":"ok"}"#
+        );
+        assert!(lines[2].contains(r#""similarity":null"#));
+    }
+
+    #[test]
+    fn failed_write_leaves_the_target_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.csv");
+        std::fs::write(&target, "good").unwrap();
+        let err = write_atomically(&target, |f| {
+            f.write_all(b"partial")?;
+            Err(std::io::Error::other("interrupted"))
+        })
+        .unwrap_err();
+        assert!(err
+            .to_string()
+            .ends_with("cannot write: interrupted; nothing was written"));
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "good");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        write_atomically(&target, |f| f.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+    }
+}

@@ -1,0 +1,302 @@
+//! Running the stages over inputs: one reader thread sends batches of records over a bounded
+//! channel to rayon workers that sketch them (a record's text is dropped as soon as its sketch
+//! is made), and one collector gathers the sketches. Documents are then put in id order, so
+//! clusters and output do not depend on input order or thread count. Progress bars and
+//! warnings go to stderr through a `Reporter`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crossbeam_channel::bounded;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::cluster::{cluster, Cluster, ClusterStats};
+use crate::config::Config;
+use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
+use crate::io::write::Row;
+use crate::sketch::{Scratch, Sketch, Sketcher};
+
+/// Records per batch sent to the workers.
+const BATCH_RECORDS: usize = 256;
+/// Text bytes per batch sent to the workers.
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Progress bars and warnings on stderr.
+#[derive(Clone)]
+pub struct Reporter {
+    bars: MultiProgress,
+}
+
+impl Reporter {
+    /// Bars drawn when `visible` (stderr is a terminal and not `--quiet`), hidden otherwise.
+    pub fn new(visible: bool) -> Reporter {
+        let target = if visible {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        Reporter {
+            bars: MultiProgress::with_draw_target(target),
+        }
+    }
+
+    /// A counting bar for one stage.
+    pub fn bar(&self, stage: &str, unit: &str) -> ProgressBar {
+        let style = ProgressStyle::with_template(&format!(
+            "{{prefix:>10.bold}} {{spinner}} {{human_pos}} {unit} {{per_sec:>12}} {{elapsed:>4}}"
+        ))
+        .expect("a valid template");
+        let bar = self.bars.add(ProgressBar::new_spinner().with_style(style));
+        bar.set_prefix(stage.to_owned());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    }
+
+    /// Prints one warning line without breaking the bars.
+    pub fn warn(&self, message: &str) {
+        let line = format!("warning: {message}");
+        if self.bars.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            let _ = self.bars.println(line);
+        }
+    }
+}
+
+/// A sketched document.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Its id.
+    pub id: String,
+    /// Where it was read.
+    pub origin: Origin,
+    /// Its sketch.
+    pub sketch: Sketch,
+}
+
+/// Everything read and sketched from the inputs.
+#[derive(Debug)]
+pub struct Collection {
+    /// Documents in id order, ids unique.
+    pub documents: Vec<Document>,
+    /// Counts from reading.
+    pub read: ReadSummary,
+    /// Records dropped for a duplicate id.
+    pub duplicates: u64,
+}
+
+/// Reads and sketches all inputs with `threads` threads (0: one per core).
+pub fn sketch_inputs(
+    inputs: &[PathBuf],
+    options: &ReadOptions,
+    config: &Config,
+    threads: usize,
+    reporter: &Reporter,
+) -> Result<Collection, ReadError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("sketch-{i}"))
+        .build()
+        .expect("a thread pool");
+    let (sender, receiver) = bounded::<Vec<Record>>(2 * pool.current_num_threads() + 2);
+    let reading = reporter.bar("reading", "docs");
+    let sketching = reporter.bar("sketching", "docs");
+    let sketcher = Sketcher::new(config);
+    let (read, batches) = std::thread::scope(|scope| {
+        let reader = std::thread::Builder::new()
+            .name("reader".into())
+            .spawn_scoped(scope, || {
+                let mut batch = Vec::with_capacity(BATCH_RECORDS);
+                let mut bytes = 0;
+                let mut emit = |record: Record| {
+                    reading.inc(1);
+                    bytes += record.text.len();
+                    batch.push(record);
+                    if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
+                        bytes = 0;
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
+                        // A closed channel means the workers stopped; reading on is useless.
+                        let _ = sender.send(full);
+                    }
+                };
+                let mut warn = |message: String| reporter.warn(&message);
+                let result = read_inputs(inputs, options, &mut emit, &mut warn);
+                if !batch.is_empty() {
+                    let _ = sender.send(batch);
+                }
+                drop(sender);
+                result
+            })
+            .expect("spawn the reader thread");
+        let batches: Vec<Vec<Document>> = pool.install(|| {
+            receiver
+                .into_iter()
+                .par_bridge()
+                .map_init(Scratch::default, |scratch, batch| {
+                    let documents: Vec<Document> = batch
+                        .into_iter()
+                        .map(|record| Document {
+                            sketch: sketcher.sketch(&record.text, scratch),
+                            id: record.id,
+                            origin: record.origin,
+                        })
+                        .collect();
+                    sketching.inc(documents.len() as u64);
+                    documents
+                })
+                .collect()
+        });
+        (
+            reader.join().expect("the reader thread does not panic"),
+            batches,
+        )
+    });
+    reading.finish();
+    sketching.finish();
+    let read = read?;
+    let mut documents: Vec<Document> = batches.into_iter().flatten().collect();
+    documents.par_sort_unstable_by(|a, b| a.id.cmp(&b.id).then_with(|| a.origin.cmp(&b.origin)));
+    let before = documents.len();
+    let mut previous: Option<Origin> = None;
+    let mut kept = Vec::with_capacity(documents.len());
+    for document in documents {
+        match kept.last() {
+            Some(Document { id, .. }) if *id == document.id => {
+                let first = previous.as_ref().expect("set with the first of the id");
+                let message = format!(
+                    "{}: duplicate id {:?}, first seen at {first}; ids must be unique",
+                    document.origin, document.id
+                );
+                if options.strict {
+                    return Err(ReadError::Strict(message));
+                }
+                reporter.warn(&format!("{message}; record skipped"));
+            }
+            _ => {
+                previous = Some(document.origin.clone());
+                kept.push(document);
+            }
+        }
+    }
+    let duplicates = (before - kept.len()) as u64;
+    Ok(Collection {
+        documents: kept,
+        read,
+        duplicates,
+    })
+}
+
+/// The outcome of clustering a collection.
+#[derive(Debug)]
+pub struct Clustering {
+    /// Clusters in output order.
+    pub clusters: Vec<Cluster>,
+    /// Counts from the clustering.
+    pub stats: ClusterStats,
+}
+
+/// Clusters a collection.
+pub fn cluster_collection(
+    collection: &Collection,
+    config: &Config,
+    threads: usize,
+    reporter: &Reporter,
+) -> Clustering {
+    let bar = reporter.bar("clustering", "docs");
+    let sketches: Vec<Sketch> = collection
+        .documents
+        .iter()
+        .map(|d| d.sketch.clone())
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("cluster-{i}"))
+        .build()
+        .expect("a thread pool");
+    let (clusters, stats) = pool.install(|| cluster(&sketches, config));
+    bar.inc(sketches.len() as u64);
+    bar.finish();
+    Clustering { clusters, stats }
+}
+
+/// The status of a document in the output.
+pub fn status(sketch: &Sketch) -> &'static str {
+    if sketch.is_comparable() {
+        "ok"
+    } else {
+        "too_short"
+    }
+}
+
+/// The output rows of a clustering, in order.
+pub fn rows<'a>(
+    collection: &'a Collection,
+    clustering: &'a Clustering,
+) -> impl Iterator<Item = Row<'a>> + 'a {
+    clustering.clusters.iter().flat_map(move |c| {
+        let smallest = c.members.iter().map(|m| m.0).min().expect("non-empty");
+        let cluster_id = collection.documents[smallest as usize].id.as_str();
+        let size = c.members.len();
+        c.members.iter().map(move |&(doc, similarity)| {
+            let document = &collection.documents[doc as usize];
+            Row {
+                doc_id: &document.id,
+                cluster_id,
+                cluster_size: size,
+                similarity,
+                status: status(&document.sketch),
+            }
+        })
+    })
+}
+
+/// The one-line summary of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Documents clustered.
+    pub documents: usize,
+    /// Clusters, singletons included.
+    pub clusters: usize,
+    /// Clusters of two or more documents.
+    pub multi_clusters: usize,
+    /// Documents in clusters of two or more.
+    pub clustered_documents: usize,
+    /// Documents too short to compare.
+    pub too_short: usize,
+    /// Records skipped while reading or for a duplicate id.
+    pub skipped: u64,
+}
+
+impl Summary {
+    /// The summary of a run.
+    pub fn new(collection: &Collection, clustering: &Clustering) -> Summary {
+        let multi = clustering.clusters.iter().filter(|c| c.members.len() > 1);
+        Summary {
+            documents: collection.documents.len(),
+            clusters: clustering.clusters.len(),
+            multi_clusters: multi.clone().count(),
+            clustered_documents: multi.map(|c| c.members.len()).sum(),
+            too_short: collection
+                .documents
+                .iter()
+                .filter(|d| !d.sketch.is_comparable())
+                .count(),
+            skipped: collection.read.skipped + collection.duplicates,
+        }
+    }
+
+    /// As printed on stderr.
+    pub fn line(&self, elapsed: Duration) -> String {
+        format!(
+            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped; {:.2} s",
+            self.documents,
+            self.clusters,
+            self.multi_clusters,
+            self.clustered_documents,
+            self.too_short,
+            self.skipped,
+            elapsed.as_secs_f64()
+        )
+    }
+}

@@ -1,0 +1,124 @@
+//! Shingles: overlapping windows of `k` consecutive words, each hashed once with a keyed
+//! SipHash-1-3 into a stable 64-bit value. A text of `n` words has `max(0, n-k+1)` windows; the
+//! shingle set keeps each distinct hash once, so a repeated fragment counts once. Words are
+//! hashed first (one SipHash per word), and a window hashes the `k` word hashes, so each word's
+//! bytes are read once whatever `k` is.
+
+use std::hash::Hasher;
+
+use siphasher::sip::SipHasher13;
+
+/// Keyed hashing of words and shingles, derived from the configuration's seed.
+#[derive(Debug, Clone, Copy)]
+pub struct ShingleHasher {
+    word_key: (u64, u64),
+    shingle_key: (u64, u64),
+}
+
+impl ShingleHasher {
+    /// A hasher whose keys derive from `seed`.
+    pub fn new(seed: u64) -> ShingleHasher {
+        let mut state = seed;
+        let mut next = || crate::signature::splitmix64(&mut state);
+        ShingleHasher {
+            word_key: (next(), next()),
+            shingle_key: (next(), next()),
+        }
+    }
+
+    /// The hash of one canonical word.
+    pub fn word(&self, word: &str) -> u64 {
+        let mut h = SipHasher13::new_with_keys(self.word_key.0, self.word_key.1);
+        h.write(word.as_bytes());
+        h.finish()
+    }
+
+    /// The hash of one window of word hashes.
+    pub fn window(&self, words: &[u64]) -> u64 {
+        let mut h = SipHasher13::new_with_keys(self.shingle_key.0, self.shingle_key.1);
+        for &w in words {
+            h.write_u64(w);
+        }
+        h.finish()
+    }
+
+    /// The hash of each window of `k` words, in text order (repeats kept).
+    pub fn windows(&self, word_hashes: &[u64], k: usize) -> Vec<u64> {
+        if word_hashes.len() < k {
+            return Vec::new();
+        }
+        word_hashes.windows(k).map(|w| self.window(w)).collect()
+    }
+}
+
+/// The shingle set: distinct window hashes, sorted.
+pub fn shingle_set(mut windows: Vec<u64>) -> Vec<u64> {
+    windows.sort_unstable();
+    windows.dedup();
+    windows
+}
+
+/// The number of shingle windows a text of `words` words has.
+pub fn window_count(words: usize, k: usize) -> usize {
+    (words + 1).saturating_sub(k)
+}
+
+/// The size of the intersection of two sorted sets.
+pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hashes(h: &ShingleHasher, text: &str) -> Vec<u64> {
+        text.split_whitespace().map(|w| h.word(w)).collect()
+    }
+
+    #[test]
+    fn a_text_has_n_minus_k_plus_one_windows() {
+        let h = ShingleHasher::new(1);
+        let words = hashes(&h, "a b c d e f");
+        assert_eq!(h.windows(&words, 2).len(), 5);
+        assert_eq!(h.windows(&words, 6).len(), 1);
+        assert!(h.windows(&words, 7).is_empty());
+        assert_eq!(window_count(6, 2), 5);
+        assert_eq!(window_count(3, 5), 0);
+    }
+
+    #[test]
+    fn repeated_fragments_count_once() {
+        let h = ShingleHasher::new(1);
+        let words = hashes(&h, "a b a b a b");
+        assert_eq!(shingle_set(h.windows(&words, 2)).len(), 2);
+    }
+
+    #[test]
+    fn order_within_a_window_matters_and_seed_changes_hashes() {
+        let h = ShingleHasher::new(1);
+        let ab = h.window(&hashes(&h, "a b"));
+        let ba = h.window(&hashes(&h, "b a"));
+        assert_ne!(ab, ba);
+        let other = ShingleHasher::new(2);
+        assert_ne!(ab, other.window(&hashes(&other, "a b")));
+    }
+
+    #[test]
+    fn intersection_of_sorted_sets() {
+        assert_eq!(intersection_size(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
+        assert_eq!(intersection_size(&[], &[1]), 0);
+    }
+}

@@ -1,0 +1,145 @@
+//! The per-document stage: raw text → canonical words → shingle hashes → signature. A `Sketch`
+//! is all that is kept of a document once it is made; the text itself is dropped.
+
+use crate::canonicalize::Canonicalizer;
+use crate::config::Config;
+use crate::shingle::{shingle_set, ShingleHasher};
+use crate::signature::MinHasher;
+
+/// What is kept of one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sketch {
+    /// Canonical words in the text.
+    pub words: u32,
+    /// Distinct shingles: zero when the text has fewer words than the shingle size.
+    pub shingles: u32,
+    /// The minima; all `u64::MAX` when there are no shingles.
+    pub signature: Vec<u64>,
+}
+
+impl Sketch {
+    /// True when the document has shingles and so can be compared.
+    pub fn is_comparable(&self) -> bool {
+        self.shingles > 0
+    }
+}
+
+/// Reusable buffers for sketching many documents on one thread.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    text: String,
+    words: Vec<u64>,
+}
+
+/// Everything needed to sketch documents under one configuration.
+#[derive(Debug)]
+pub struct Sketcher {
+    canonicalizer: Canonicalizer,
+    hasher: ShingleHasher,
+    minhasher: MinHasher,
+    shingle_size: usize,
+}
+
+impl Sketcher {
+    /// A sketcher for `config`.
+    pub fn new(config: &Config) -> Sketcher {
+        Sketcher {
+            canonicalizer: Canonicalizer::new(&config.canonicalize),
+            hasher: ShingleHasher::new(config.signature.seed),
+            minhasher: MinHasher::new(config.signature.minima, config.signature.seed),
+            shingle_size: config.shingle.size,
+        }
+    }
+
+    /// The canonicalizer in use.
+    pub fn canonicalizer(&self) -> &Canonicalizer {
+        &self.canonicalizer
+    }
+
+    /// The shingle size `k`.
+    pub fn shingle_size(&self) -> usize {
+        self.shingle_size
+    }
+
+    /// The hash of one canonical word.
+    pub fn word_hash(&self, word: &str) -> u64 {
+        self.hasher.word(word)
+    }
+
+    /// The shingle window hashes of a list of word hashes, in text order.
+    pub fn windows(&self, word_hashes: &[u64]) -> Vec<u64> {
+        self.hasher.windows(word_hashes, self.shingle_size)
+    }
+
+    /// The signature of a shingle set.
+    pub fn signature(&self, shingles: &[u64]) -> Vec<u64> {
+        self.minhasher.signature(shingles)
+    }
+
+    /// The sketch of one text.
+    pub fn sketch(&self, text: &str, scratch: &mut Scratch) -> Sketch {
+        let Scratch {
+            text: buffer,
+            words,
+        } = scratch;
+        words.clear();
+        self.canonicalizer
+            .for_each_word(text, buffer, |w| words.push(self.hasher.word(w)));
+        let shingles = shingle_set(self.windows(words));
+        Sketch {
+            words: words.len() as u32,
+            shingles: shingles.len() as u32,
+            signature: self.minhasher.signature(&shingles),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn golden_signature_is_stable() {
+        let sketcher = Sketcher::new(&Config::default());
+        let sketch = sketcher.sketch(
+            "The quick brown fox jumps over the lazy dog near the river bank",
+            &mut Scratch::default(),
+        );
+        assert_eq!(sketch.words, 13);
+        assert_eq!(sketch.shingles, 9);
+        assert_eq!(sketch.signature.len(), 84);
+        assert_eq!(
+            &sketch.signature[..4],
+            &GOLDEN_FIRST_MINIMA,
+            "the signature of a fixed text changed: sketches made before are no longer comparable"
+        );
+    }
+
+    const GOLDEN_FIRST_MINIMA: [u64; 4] = [
+        537_451_978_445_614_707,
+        771_990_041_590_123_176,
+        349_682_538_845_769_816,
+        214_583_491_437_261_780,
+    ];
+
+    #[test]
+    fn short_texts_have_no_shingles() {
+        let sketcher = Sketcher::new(&Config::default());
+        let sketch = sketcher.sketch("only four words here", &mut Scratch::default());
+        assert_eq!(sketch.words, 4);
+        assert!(!sketch.is_comparable());
+        assert!(sketch.signature.iter().all(|&m| m == u64::MAX));
+    }
+
+    #[test]
+    fn markup_and_case_do_not_change_the_sketch() {
+        let sketcher = Sketcher::new(&Config::default());
+        let mut scratch = Scratch::default();
+        let a = sketcher.sketch("Один два три четыре пять шесть", &mut scratch);
+        let b = sketcher.sketch(
+            "<p>ОДИН&nbsp;два</p><p>три четыре пять шесть</p>",
+            &mut scratch,
+        );
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,140 @@
+//! Supershingles and megashingles: the candidate keys of a signature. The minima are cut into
+//! `groups` groups of `minima_per_group` consecutive minima and each group is hashed, with its
+//! slot, into one supershingle; two texts share supershingle `i` with probability `J^r`
+//! (`r` = minima per group). A megashingle hashes a pair of supershingles (all `C(g,2)` pairs):
+//! two texts share one iff at least two of their supershingles agree. With
+//! `matching = "supershingle"` the supershingles themselves are the keys.
+
+use std::hash::Hasher;
+
+use siphasher::sip::SipHasher13;
+
+use crate::config::{Matching, SupershingleConfig};
+
+/// Hashing of minima groups into supershingles and of supershingle pairs into megashingles.
+#[derive(Debug, Clone)]
+pub struct KeyMaker {
+    groups: usize,
+    per_group: usize,
+    matching: Matching,
+    key: (u64, u64),
+}
+
+impl KeyMaker {
+    /// Key making for `config`, keyed by `seed`.
+    pub fn new(config: &SupershingleConfig, seed: u64) -> KeyMaker {
+        let mut state = seed ^ 0x5355_5045_5253_4849;
+        KeyMaker {
+            groups: config.groups,
+            per_group: config.minima_per_group,
+            matching: config.matching,
+            key: (
+                crate::signature::splitmix64(&mut state),
+                crate::signature::splitmix64(&mut state),
+            ),
+        }
+    }
+
+    fn hasher(&self) -> SipHasher13 {
+        SipHasher13::new_with_keys(self.key.0, self.key.1)
+    }
+
+    /// The supershingles of a signature, one per group, each keyed by its slot.
+    pub fn supershingles(&self, signature: &[u64]) -> Vec<u64> {
+        signature
+            .chunks_exact(self.per_group)
+            .take(self.groups)
+            .enumerate()
+            .map(|(slot, minima)| {
+                let mut h = self.hasher();
+                h.write_u64(slot as u64);
+                minima.iter().for_each(|&m| h.write_u64(m));
+                h.finish()
+            })
+            .collect()
+    }
+
+    /// The megashingles of a list of supershingles: every pair, in slot order.
+    pub fn megashingles(&self, supershingles: &[u64]) -> Vec<u64> {
+        let mut out = Vec::with_capacity(supershingles.len() * supershingles.len() / 2);
+        for (i, &a) in supershingles.iter().enumerate() {
+            for &b in &supershingles[i + 1..] {
+                let mut h = self.hasher();
+                h.write_u64(u64::MAX);
+                h.write_u64(a);
+                h.write_u64(b);
+                out.push(h.finish());
+            }
+        }
+        out
+    }
+
+    /// The candidate keys of a signature: megashingles or supershingles, as configured.
+    pub fn candidate_keys(&self, signature: &[u64]) -> Vec<u64> {
+        let supershingles = self.supershingles(signature);
+        match self.matching {
+            Matching::Megashingle => self.megashingles(&supershingles),
+            Matching::Supershingle => supershingles,
+        }
+    }
+}
+
+/// The number of positions where two key lists agree.
+pub fn shared_slots(a: &[u64], b: &[u64]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
+}
+
+/// The probability that two texts of Jaccard `j` become candidates.
+pub fn candidate_probability(j: f64, config: &SupershingleConfig) -> f64 {
+    let q = j.powi(config.minima_per_group as i32);
+    let g = config.groups as i32;
+    match config.matching {
+        Matching::Supershingle => 1.0 - (1.0 - q).powi(g),
+        Matching::Megashingle => 1.0 - (1.0 - q).powi(g) - f64::from(g) * q * (1.0 - q).powi(g - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classic() -> SupershingleConfig {
+        SupershingleConfig::default()
+    }
+
+    #[test]
+    fn six_groups_make_fifteen_megashingles() {
+        let maker = KeyMaker::new(&classic(), 1);
+        let sig: Vec<u64> = (0..84).collect();
+        assert_eq!(maker.supershingles(&sig).len(), 6);
+        assert_eq!(maker.candidate_keys(&sig).len(), 15);
+    }
+
+    #[test]
+    fn one_changed_minimum_changes_one_supershingle_and_five_megashingles() {
+        let maker = KeyMaker::new(&classic(), 1);
+        let a: Vec<u64> = (0..84).collect();
+        let mut b = a.clone();
+        b[20] = 999;
+        let (sa, sb) = (maker.supershingles(&a), maker.supershingles(&b));
+        assert_eq!(shared_slots(&sa, &sb), 5);
+        let (ma, mb) = (maker.megashingles(&sa), maker.megashingles(&sb));
+        assert_eq!(shared_slots(&ma, &mb), 10);
+    }
+
+    #[test]
+    fn same_minima_in_different_slots_give_different_supershingles() {
+        let maker = KeyMaker::new(&classic(), 1);
+        let sig = vec![5u64; 84];
+        let s = maker.supershingles(&sig);
+        assert_ne!(s[0], s[1]);
+    }
+
+    #[test]
+    fn classic_s_curve_matches_the_published_figures() {
+        let p = |j| candidate_probability(j, &classic());
+        assert!((p(0.8) - 0.03).abs() < 0.01, "{}", p(0.8));
+        assert!((p(0.9) - 0.42).abs() < 0.01, "{}", p(0.9));
+        assert!((p(0.95) - 0.88).abs() < 0.01, "{}", p(0.95));
+    }
+}
