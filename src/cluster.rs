@@ -1,12 +1,19 @@
-//! Clustering: candidate pairs from shared candidate keys (megashingles or supershingles),
-//! verification of each pair by its estimated Jaccard, and union-find into clusters.
+//! Clustering: candidate pairs from shared candidate keys (supershingles or megashingles),
+//! verification of each pair from its signatures, and union-find into clusters.
 //!
 //! The candidate index is a sorted `Vec<(key, doc)>`; each run of equal keys is a bucket. A
-//! bucket is turned into pairs by joining each member to the bucket's first member only, so a
-//! bucket of `n` documents costs `n-1` checks, never `n²`. A bucket larger than
-//! `cluster.max-bucket` is boilerplate (a template or a quoted passage shared by many pages)
-//! and makes no pairs at all. Documents are numbered in id order, so the result does not depend
-//! on the order of the input or the number of threads.
+//! bucket of up to `ALL_PAIRS_BUCKET` documents gives all its pairs; a larger one joins each
+//! member to the bucket's first member only, so a bucket of `n` documents costs `O(n)` checks,
+//! never `O(n²)`. A bucket larger than `cluster.max-bucket` is boilerplate and gives no pairs.
+//!
+//! A pair is verified by its estimated Jaccard, or by its estimated containment (the share of
+//! the smaller text's shingles found in the larger: a text cut to its lead). Verified pairs are
+//! then joined strongest first, and two clusters merge only when their representatives (each
+//! cluster's fullest member) also pass a check at half the thresholds: one bridge document
+//! similar to two different stories cannot glue them together.
+//!
+//! Documents are numbered in id order and ties are broken by number, so the result does not
+//! depend on the order of the input or the number of threads.
 
 use rayon::prelude::*;
 
@@ -98,6 +105,66 @@ pub struct ClusterStats {
     pub candidate_pairs: usize,
     /// Pairs that passed verification.
     pub verified_pairs: usize,
+    /// Verified pairs not joined because their clusters' representatives disagree.
+    pub representative_rejections: usize,
+}
+
+/// Buckets up to this size give all their pairs.
+pub const ALL_PAIRS_BUCKET: usize = 16;
+
+/// The pair checks of a configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct Verifier {
+    /// Least estimated Jaccard.
+    pub min_similarity: f64,
+    /// Least estimated containment.
+    pub min_containment: f64,
+}
+
+/// Fewest shingles a text needs for its containment in another to count.
+pub const MIN_CONTAINED_SHINGLES: u32 = 25;
+
+impl Verifier {
+    /// The checks of `config`.
+    pub fn new(config: &Config) -> Verifier {
+        Verifier {
+            min_similarity: config.cluster.min_similarity,
+            min_containment: config.cluster.min_containment,
+        }
+    }
+
+    /// The same checks at half the thresholds.
+    pub fn relaxed(&self) -> Verifier {
+        Verifier {
+            min_similarity: self.min_similarity / 2.0,
+            min_containment: self.min_containment / 2.0,
+        }
+    }
+
+    /// The pair's score when it passes: its estimated Jaccard, or its estimated containment.
+    pub fn score(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
+        let jaccard = estimate_jaccard(&a.signature, &b.signature);
+        if jaccard >= self.min_similarity {
+            return Some(jaccard);
+        }
+        let smaller = a.shingles.min(b.shingles);
+        if smaller < MIN_CONTAINED_SHINGLES {
+            return None;
+        }
+        let containment = estimate_containment(jaccard, a.shingles, b.shingles);
+        (containment >= self.min_containment).then_some(containment)
+    }
+}
+
+/// The share of the smaller set inside the larger, from their Jaccard and sizes:
+/// `|A∩B| = J(|A|+|B|)/(1+J)`.
+pub fn estimate_containment(jaccard: f64, a: u32, b: u32) -> f64 {
+    let smaller = a.min(b);
+    if smaller == 0 {
+        return 0.0;
+    }
+    let common = jaccard * f64::from(a + b) / (1.0 + jaccard);
+    (common / f64::from(smaller)).min(1.0)
 }
 
 /// Clusters of documents, sketches given in document-number order (by id).
@@ -105,18 +172,38 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
     let mut stats = ClusterStats::default();
     let pairs = candidate_pairs(sketches, config, &mut stats);
     stats.candidate_pairs = pairs.len();
-    let threshold = config.cluster.min_similarity;
-    let verified: Vec<(u32, u32)> = pairs
+    let verifier = Verifier::new(config);
+    let mut verified: Vec<(f64, u32, u32)> = pairs
         .into_par_iter()
-        .filter(|&(a, b)| {
-            let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
-            estimate_jaccard(&sa.signature, &sb.signature) >= threshold
+        .filter_map(|(a, b)| {
+            verifier
+                .score(&sketches[a as usize], &sketches[b as usize])
+                .map(|score| (score, a, b))
         })
         .collect();
     stats.verified_pairs = verified.len();
+    verified
+        .par_sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    let relaxed = verifier.relaxed();
     let mut sets = UnionFind::new(sketches.len());
-    for (a, b) in verified {
+    let mut representative: Vec<u32> = (0..sketches.len() as u32).collect();
+    for (_, a, b) in verified {
+        let (ra, rb) = (sets.find(a), sets.find(b));
+        if ra == rb {
+            continue;
+        }
+        let (pa, pb) = (representative[ra as usize], representative[rb as usize]);
+        if (pa, pb) != (a, b)
+            && relaxed
+                .score(&sketches[pa as usize], &sketches[pb as usize])
+                .is_none()
+        {
+            stats.representative_rejections += 1;
+            continue;
+        }
         sets.union(a, b);
+        let root = sets.find(a);
+        representative[root as usize] = fuller(pa, pb, sketches);
     }
     let clusters = sets
         .sets()
@@ -126,13 +213,24 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
     (sort_clusters(clusters), stats)
 }
 
-/// Deduplicated candidate pairs `(first member of a bucket, other member)`.
+/// Of two documents, the one with more shingles; on a tie, the one with the smaller number.
+fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
+    let key = |d: u32| (sketches[d as usize].shingles, std::cmp::Reverse(d));
+    if key(a) >= key(b) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Deduplicated candidate pairs `(a, b)` with `a < b`.
 fn candidate_pairs(
     sketches: &[Sketch],
     config: &Config,
     stats: &mut ClusterStats,
 ) -> Vec<(u32, u32)> {
-    let maker = KeyMaker::new(&config.supershingle, config.signature.seed);
+    let grouping = config.supershingle.grouping(config.signature.minima);
+    let maker = KeyMaker::new(&grouping, config.signature.seed);
     let mut index: Vec<(u64, u32)> = sketches
         .par_iter()
         .enumerate()
@@ -151,10 +249,14 @@ fn candidate_pairs(
         stats.keys += 1;
         if bucket.len() > config.cluster.max_bucket {
             stats.boilerplate_keys += 1;
-            continue;
+        } else if bucket.len() <= ALL_PAIRS_BUCKET {
+            for (i, &(_, a)) in bucket.iter().enumerate() {
+                pairs.extend(bucket[i + 1..].iter().map(|&(_, b)| (a, b)));
+            }
+        } else {
+            let anchor = bucket[0].1;
+            pairs.extend(bucket[1..].iter().map(|&(_, doc)| (anchor, doc)));
         }
-        let anchor = bucket[0].1;
-        pairs.extend(bucket[1..].iter().map(|&(_, doc)| (anchor, doc)));
     }
     pairs.par_sort_unstable();
     pairs.dedup();
@@ -247,6 +349,6 @@ mod tests {
         let sketches = vec![sketch(a.clone(), 10), sketch(a.clone(), 10), sketch(a, 10)];
         let (clusters, stats) = cluster(&sketches, &config);
         assert_eq!(clusters.len(), 3);
-        assert_eq!(stats.boilerplate_keys, 15);
+        assert_eq!(stats.boilerplate_keys, stats.keys);
     }
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::tune::Grouping;
+
 /// A language with stop-word lists and a Snowball stemmer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -76,8 +78,24 @@ pub struct Config {
     pub signature: SignatureConfig,
     /// Supershingles and megashingles: the candidate generator.
     pub supershingle: SupershingleConfig,
+    /// Corpus statistics.
+    pub boilerplate: BoilerplateConfig,
     /// Verification and clustering.
     pub cluster: ClusterConfig,
+}
+
+/// `[boilerplate]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct BoilerplateConfig {
+    /// A shingle found in at least this many documents is left out of signatures; 0 turns it off.
+    pub min_documents: usize,
+}
+
+impl Default for BoilerplateConfig {
+    fn default() -> Self {
+        BoilerplateConfig { min_documents: 30 }
+    }
 }
 
 /// `[canonicalize]`
@@ -88,6 +106,8 @@ pub struct CanonConfig {
     pub html: HtmlMode,
     /// Strip RFC 5322 headers from texts that start with them.
     pub mail_headers: bool,
+    /// Keep only the main text: the article of an HTML page, the body of a mail.
+    pub main_text: bool,
     /// Languages whose stop words are removed.
     pub stopwords: Vec<Language>,
     /// Languages whose Snowball stemmer is applied.
@@ -101,6 +121,7 @@ impl Default for CanonConfig {
         CanonConfig {
             html: HtmlMode::Auto,
             mail_headers: true,
+            main_text: true,
             stopwords: Vec::new(),
             stem: Vec::new(),
             min_word_length: 1,
@@ -118,7 +139,7 @@ pub struct ShingleConfig {
 
 impl Default for ShingleConfig {
     fn default() -> Self {
-        ShingleConfig { size: 5 }
+        ShingleConfig { size: 3 }
     }
 }
 
@@ -151,6 +172,24 @@ pub struct SupershingleConfig {
     pub minima_per_group: usize,
     /// megashingle | supershingle.
     pub matching: Matching,
+    /// When above 0, the grouping is chosen for this Jaccard similarity and the three keys
+    /// above are ignored.
+    pub target_similarity: f64,
+}
+
+impl SupershingleConfig {
+    /// The grouping in force: chosen for `target-similarity` when it is set, else as given.
+    pub fn grouping(&self, minima: usize) -> Grouping {
+        if self.target_similarity > 0.0 {
+            crate::tune::choose(self.target_similarity, minima)
+        } else {
+            Grouping {
+                groups: self.groups,
+                minima_per_group: self.minima_per_group,
+                matching: self.matching,
+            }
+        }
+    }
 }
 
 impl Default for SupershingleConfig {
@@ -159,6 +198,7 @@ impl Default for SupershingleConfig {
             groups: 6,
             minima_per_group: 14,
             matching: Matching::Megashingle,
+            target_similarity: 0.3,
         }
     }
 }
@@ -167,16 +207,20 @@ impl Default for SupershingleConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
 pub struct ClusterConfig {
-    /// A candidate joins a cluster only if its estimated Jaccard with the pair it came from is at least this.
+    /// A candidate pair is joined when its estimated Jaccard is at least this.
     pub min_similarity: f64,
-    /// A megashingle shared by more documents than this is boilerplate and makes no candidates.
+    /// ... or when the estimated share of the smaller text's shingles found in the larger is at
+    /// least this (a text cut to its lead); above 1.0 turns containment off.
+    pub min_containment: f64,
+    /// A candidate key shared by more documents than this is boilerplate and makes no pairs.
     pub max_bucket: usize,
 }
 
 impl Default for ClusterConfig {
     fn default() -> Self {
         ClusterConfig {
-            min_similarity: 0.5,
+            min_similarity: 0.3,
+            min_containment: 0.7,
             max_bucket: 5000,
         }
     }
@@ -186,7 +230,7 @@ impl Default for ClusterConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("{path}: cannot read the configuration: {source}")]
+    #[error("{path}: cannot read the configuration")]
     Read {
         /// The file.
         path: PathBuf,
@@ -264,35 +308,60 @@ impl Config {
             );
         }
         let s = &self.supershingle;
-        if s.groups == 0 || s.minima_per_group == 0 || s.groups * s.minima_per_group > m {
+        if !(0.0..1.0).contains(&s.target_similarity) {
             return range(
-                "supershingle.groups",
-                format!(
-                    "{} (with minima-per-group = {})",
-                    s.groups, s.minima_per_group
-                ),
-                format!(
-                    "at least 1 group of at least 1 minimum, and groups × minima-per-group \
-                     at most signature.minima = {m}"
-                ),
+                "supershingle.target-similarity",
+                s.target_similarity.to_string(),
+                "0.0 (off: use groups and minima-per-group) or above, up to but not including 1.0"
+                    .into(),
             );
         }
-        if s.matching == Matching::Megashingle && s.groups < 2 {
-            return range(
-                "supershingle.groups",
-                s.groups.to_string(),
-                "at least 2 when matching = \"megashingle\" (a megashingle is a pair)".into(),
-            );
+        if s.target_similarity == 0.0 {
+            if s.groups == 0 || s.minima_per_group == 0 || s.groups * s.minima_per_group > m {
+                return range(
+                    "supershingle.groups",
+                    format!(
+                        "{} (with minima-per-group = {})",
+                        s.groups, s.minima_per_group
+                    ),
+                    format!(
+                        "at least 1 group of at least 1 minimum, and groups × minima-per-group \
+                         at most signature.minima = {m}"
+                    ),
+                );
+            }
+            if s.matching == Matching::Megashingle && s.groups < 2 {
+                return range(
+                    "supershingle.groups",
+                    s.groups.to_string(),
+                    "at least 2 when matching = \"megashingle\" (a megashingle is a pair)".into(),
+                );
+            }
         }
         let t = self.cluster.min_similarity;
         if !(0.0..=1.0).contains(&t) {
             return range("cluster.min-similarity", t.to_string(), "0.0 to 1.0".into());
+        }
+        let c = self.cluster.min_containment;
+        if !(0.0..=2.0).contains(&c) {
+            return range(
+                "cluster.min-containment",
+                c.to_string(),
+                "0.0 to 1.0, or above 1.0 to turn containment off".into(),
+            );
         }
         if self.cluster.max_bucket < 2 {
             return range(
                 "cluster.max-bucket",
                 self.cluster.max_bucket.to_string(),
                 "at least 2 documents".into(),
+            );
+        }
+        if self.boilerplate.min_documents == 1 {
+            return range(
+                "boilerplate.min-documents",
+                "1".into(),
+                "0 (off) or at least 2 documents".into(),
             );
         }
         if self.canonicalize.min_word_length > 100 {
@@ -355,7 +424,7 @@ mod tests {
             "configuration key `shingle.size` = 0 is out of range: 1 to 64 words"
         );
         let err = Config::from_toml(
-            "[supershingle]\ngroups = 7\nminima-per-group = 14\n",
+            "[supershingle]\ntarget-similarity = 0.0\ngroups = 7\nminima-per-group = 14\n",
             Path::new("p.toml"),
         )
         .unwrap_err();

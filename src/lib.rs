@@ -5,6 +5,7 @@
 //! Each stage is a module built around a pure function; [`pipeline`] runs them over inputs
 //! with threads and progress bars, and [`io`] reads and writes the files.
 
+pub mod boilerplate;
 pub mod canonicalize;
 pub mod cluster;
 pub mod compare;
@@ -15,3 +16,4 @@ pub mod shingle;
 pub mod signature;
 pub mod sketch;
 pub mod supershingle;
+pub mod tune;

@@ -74,7 +74,7 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
     };
     let reporter = Reporter::new(!args.quiet && std::io::stderr().is_terminal());
     let collection = sketch_inputs(&args.inputs, &options, &config, args.threads, &reporter)?;
-    if collection.documents.is_empty() {
+    if collection.ids.is_empty() {
         let names: Vec<String> = args
             .inputs
             .iter()

@@ -1,7 +1,8 @@
 //! Running the stages over inputs: one reader thread sends batches of records over a bounded
-//! channel to rayon workers that sketch them (a record's text is dropped as soon as its sketch
-//! is made), and one collector gathers the sketches. Documents are then put in id order, so
-//! clusters and output do not depend on input order or thread count. Progress bars and
+//! channel to rayon workers that canonicalize and shingle them (a record's text is dropped as
+//! soon as its shingle set is made), and one collector gathers the sets. Documents are then put
+//! in id order, so clusters and output do not depend on input order or thread count; shingles
+//! common to many documents are found (boilerplate), and each set becomes a signature. Progress bars and
 //! warnings go to stderr through a `Reporter`.
 
 use std::path::PathBuf;
@@ -11,11 +12,12 @@ use crossbeam_channel::bounded;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::boilerplate::Boilerplate;
 use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::Config;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
 use crate::io::write::Row;
-use crate::sketch::{Scratch, Sketch, Sketcher};
+use crate::sketch::{Scratch, Shingles, Sketch, Sketcher};
 
 /// Records per batch sent to the workers.
 const BATCH_RECORDS: usize = 256;
@@ -64,26 +66,29 @@ impl Reporter {
     }
 }
 
-/// A sketched document.
-#[derive(Debug, Clone)]
-pub struct Document {
-    /// Its id.
-    pub id: String,
-    /// Where it was read.
-    pub origin: Origin,
-    /// Its sketch.
-    pub sketch: Sketch,
+/// A document read and shingled, waiting for its sketch.
+struct Shingled {
+    id: String,
+    origin: Origin,
+    shingles: Shingles,
 }
 
-/// Everything read and sketched from the inputs.
+/// Everything read and sketched from the inputs, by document number (documents in id order,
+/// ids unique).
 #[derive(Debug)]
 pub struct Collection {
-    /// Documents in id order, ids unique.
-    pub documents: Vec<Document>,
+    /// Document ids.
+    pub ids: Vec<String>,
+    /// Where each document was read.
+    pub origins: Vec<Origin>,
+    /// Each document's sketch.
+    pub sketches: Vec<Sketch>,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.
     pub duplicates: u64,
+    /// Shingles found to be boilerplate.
+    pub boilerplate_shingles: usize,
 }
 
 /// Reads and sketches all inputs with `threads` threads (0: one per core).
@@ -101,7 +106,7 @@ pub fn sketch_inputs(
         .expect("a thread pool");
     let (sender, receiver) = bounded::<Vec<Record>>(2 * pool.current_num_threads() + 2);
     let reading = reporter.bar("reading", "docs");
-    let sketching = reporter.bar("sketching", "docs");
+    let shingling = reporter.bar("shingling", "docs");
     let sketcher = Sketcher::new(config);
     let (read, batches) = std::thread::scope(|scope| {
         let reader = std::thread::Builder::new()
@@ -129,20 +134,20 @@ pub fn sketch_inputs(
                 result
             })
             .expect("spawn the reader thread");
-        let batches: Vec<Vec<Document>> = pool.install(|| {
+        let batches: Vec<Vec<Shingled>> = pool.install(|| {
             receiver
                 .into_iter()
                 .par_bridge()
                 .map_init(Scratch::default, |scratch, batch| {
-                    let documents: Vec<Document> = batch
+                    let documents: Vec<Shingled> = batch
                         .into_iter()
-                        .map(|record| Document {
-                            sketch: sketcher.sketch(&record.text, scratch),
+                        .map(|record| Shingled {
+                            shingles: sketcher.shingles(&record.text, scratch),
                             id: record.id,
                             origin: record.origin,
                         })
                         .collect();
-                    sketching.inc(documents.len() as u64);
+                    shingling.inc(documents.len() as u64);
                     documents
                 })
                 .collect()
@@ -153,38 +158,61 @@ pub fn sketch_inputs(
         )
     });
     reading.finish();
-    sketching.finish();
+    shingling.finish();
     let read = read?;
-    let mut documents: Vec<Document> = batches.into_iter().flatten().collect();
+    let mut documents: Vec<Shingled> = batches.into_iter().flatten().collect();
+    let duplicates = drop_duplicate_ids(&mut documents, options.strict, reporter)?;
+    let sketching = reporter.bar("sketching", "docs");
+    let (boilerplate, sketches) = pool.install(|| {
+        let sets: Vec<&[u64]> = documents.iter().map(|d| d.shingles.page_set()).collect();
+        let boilerplate = Boilerplate::from_sets(&sets, config.boilerplate.min_documents);
+        let sketches: Vec<Sketch> = documents
+            .par_iter()
+            .map(|d| {
+                sketching.inc(1);
+                sketcher.sketch_shingles(&d.shingles, &boilerplate)
+            })
+            .collect();
+        (boilerplate, sketches)
+    });
+    sketching.finish();
+    let (ids, origins) = documents.into_iter().map(|d| (d.id, d.origin)).unzip();
+    Ok(Collection {
+        ids,
+        origins,
+        sketches,
+        read,
+        duplicates,
+        boilerplate_shingles: boilerplate.len(),
+    })
+}
+
+/// Sorts documents by id and drops the later of two records with the same id, reporting it.
+fn drop_duplicate_ids(
+    documents: &mut Vec<Shingled>,
+    strict: bool,
+    reporter: &Reporter,
+) -> Result<u64, ReadError> {
     documents.par_sort_unstable_by(|a, b| a.id.cmp(&b.id).then_with(|| a.origin.cmp(&b.origin)));
     let before = documents.len();
-    let mut previous: Option<Origin> = None;
-    let mut kept = Vec::with_capacity(documents.len());
-    for document in documents {
+    let mut kept: Vec<Shingled> = Vec::with_capacity(before);
+    for document in documents.drain(..) {
         match kept.last() {
-            Some(Document { id, .. }) if *id == document.id => {
-                let first = previous.as_ref().expect("set with the first of the id");
+            Some(first) if first.id == document.id => {
                 let message = format!(
-                    "{}: duplicate id {:?}, first seen at {first}; ids must be unique",
-                    document.origin, document.id
+                    "{}: duplicate id {:?}, first seen at {}; ids must be unique",
+                    document.origin, document.id, first.origin
                 );
-                if options.strict {
+                if strict {
                     return Err(ReadError::Strict(message));
                 }
                 reporter.warn(&format!("{message}; record skipped"));
             }
-            _ => {
-                previous = Some(document.origin.clone());
-                kept.push(document);
-            }
+            _ => kept.push(document),
         }
     }
-    let duplicates = (before - kept.len()) as u64;
-    Ok(Collection {
-        documents: kept,
-        read,
-        duplicates,
-    })
+    *documents = kept;
+    Ok((before - documents.len()) as u64)
 }
 
 /// The outcome of clustering a collection.
@@ -204,17 +232,13 @@ pub fn cluster_collection(
     reporter: &Reporter,
 ) -> Clustering {
     let bar = reporter.bar("clustering", "docs");
-    let sketches: Vec<Sketch> = collection
-        .documents
-        .iter()
-        .map(|d| d.sketch.clone())
-        .collect();
+    let sketches = &collection.sketches;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("cluster-{i}"))
         .build()
         .expect("a thread pool");
-    let (clusters, stats) = pool.install(|| cluster(&sketches, config));
+    let (clusters, stats) = pool.install(|| cluster(sketches, config));
     bar.inc(sketches.len() as u64);
     bar.finish();
     Clustering { clusters, stats }
@@ -236,17 +260,14 @@ pub fn rows<'a>(
 ) -> impl Iterator<Item = Row<'a>> + 'a {
     clustering.clusters.iter().flat_map(move |c| {
         let smallest = c.members.iter().map(|m| m.0).min().expect("non-empty");
-        let cluster_id = collection.documents[smallest as usize].id.as_str();
+        let cluster_id = collection.ids[smallest as usize].as_str();
         let size = c.members.len();
-        c.members.iter().map(move |&(doc, similarity)| {
-            let document = &collection.documents[doc as usize];
-            Row {
-                doc_id: &document.id,
-                cluster_id,
-                cluster_size: size,
-                similarity,
-                status: status(&document.sketch),
-            }
+        c.members.iter().map(move |&(doc, similarity)| Row {
+            doc_id: &collection.ids[doc as usize],
+            cluster_id,
+            cluster_size: size,
+            similarity,
+            status: status(&collection.sketches[doc as usize]),
         })
     })
 }
@@ -273,14 +294,14 @@ impl Summary {
     pub fn new(collection: &Collection, clustering: &Clustering) -> Summary {
         let multi = clustering.clusters.iter().filter(|c| c.members.len() > 1);
         Summary {
-            documents: collection.documents.len(),
+            documents: collection.ids.len(),
             clusters: clustering.clusters.len(),
             multi_clusters: multi.clone().count(),
             clustered_documents: multi.map(|c| c.members.len()).sum(),
             too_short: collection
-                .documents
+                .sketches
                 .iter()
-                .filter(|d| !d.sketch.is_comparable())
+                .filter(|s| !s.is_comparable())
                 .count(),
             skipped: collection.read.skipped + collection.duplicates,
         }

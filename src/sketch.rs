@@ -1,6 +1,7 @@
 //! The per-document stage: raw text → canonical words → shingle hashes → signature. A `Sketch`
 //! is all that is kept of a document once it is made; the text itself is dropped.
 
+use crate::boilerplate::Boilerplate;
 use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
 use crate::shingle::{shingle_set, ShingleHasher};
@@ -21,6 +22,24 @@ impl Sketch {
     /// True when the document has shingles and so can be compared.
     pub fn is_comparable(&self) -> bool {
         self.shingles > 0
+    }
+}
+
+/// A document's canonical word count and its shingle set (sorted, distinct hashes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shingles {
+    /// Canonical words in the text.
+    pub words: u32,
+    /// The distinct shingle hashes, sorted.
+    pub set: Vec<u64>,
+    /// The shingle set of the whole page (furniture included) when it differs from `set`.
+    pub page: Option<Vec<u64>>,
+}
+
+impl Shingles {
+    /// The set that corpus statistics count: the whole page's.
+    pub fn page_set(&self) -> &[u64] {
+        self.page.as_deref().unwrap_or(&self.set)
     }
 }
 
@@ -76,21 +95,44 @@ impl Sketcher {
         self.minhasher.signature(shingles)
     }
 
-    /// The sketch of one text.
-    pub fn sketch(&self, text: &str, scratch: &mut Scratch) -> Sketch {
+    /// The canonical word count and shingle set of one text, and the shingle set of the whole
+    /// page when main-text extraction dropped some of it.
+    pub fn shingles(&self, text: &str, scratch: &mut Scratch) -> Shingles {
+        let (main, page) = self.canonicalizer.texts(text, true);
+        let words = self.word_hashes(&main, scratch);
+        let set = shingle_set(self.windows(&scratch.words));
+        let page = page.map(|page| {
+            self.word_hashes(&page, scratch);
+            shingle_set(self.windows(&scratch.words))
+        });
+        Shingles { words, set, page }
+    }
+
+    /// Hashes the words of a visible text into `scratch.words`; returns their number.
+    fn word_hashes(&self, visible: &str, scratch: &mut Scratch) -> u32 {
         let Scratch {
             text: buffer,
             words,
         } = scratch;
         words.clear();
         self.canonicalizer
-            .for_each_word(text, buffer, |w| words.push(self.hasher.word(w)));
-        let shingles = shingle_set(self.windows(words));
+            .for_each_word_of_visible(visible, buffer, |w| words.push(self.hasher.word(w)));
+        words.len() as u32
+    }
+
+    /// The sketch of a shingle set, boilerplate left out.
+    pub fn sketch_shingles(&self, shingles: &Shingles, boilerplate: &Boilerplate) -> Sketch {
+        let set = boilerplate.filter(&shingles.set);
         Sketch {
-            words: words.len() as u32,
-            shingles: shingles.len() as u32,
-            signature: self.minhasher.signature(&shingles),
+            words: shingles.words,
+            shingles: set.len() as u32,
+            signature: self.minhasher.signature(&set),
         }
+    }
+
+    /// The sketch of one text, every shingle counted.
+    pub fn sketch(&self, text: &str, scratch: &mut Scratch) -> Sketch {
+        self.sketch_shingles(&self.shingles(text, scratch), &Boilerplate::none())
     }
 }
 
@@ -98,9 +140,15 @@ impl Sketcher {
 mod tests {
     use super::*;
 
+    fn five_word_shingles() -> Config {
+        let mut config = Config::default();
+        config.shingle.size = 5;
+        config
+    }
+
     #[test]
     fn golden_signature_is_stable() {
-        let sketcher = Sketcher::new(&Config::default());
+        let sketcher = Sketcher::new(&five_word_shingles());
         let sketch = sketcher.sketch(
             "The quick brown fox jumps over the lazy dog near the river bank",
             &mut Scratch::default(),
@@ -124,7 +172,7 @@ mod tests {
 
     #[test]
     fn short_texts_have_no_shingles() {
-        let sketcher = Sketcher::new(&Config::default());
+        let sketcher = Sketcher::new(&five_word_shingles());
         let sketch = sketcher.sketch("only four words here", &mut Scratch::default());
         assert_eq!(sketch.words, 4);
         assert!(!sketch.is_comparable());

@@ -9,7 +9,8 @@ use std::hash::Hasher;
 
 use siphasher::sip::SipHasher13;
 
-use crate::config::{Matching, SupershingleConfig};
+use crate::config::Matching;
+use crate::tune::Grouping;
 
 /// Hashing of minima groups into supershingles and of supershingle pairs into megashingles.
 #[derive(Debug, Clone)]
@@ -21,13 +22,13 @@ pub struct KeyMaker {
 }
 
 impl KeyMaker {
-    /// Key making for `config`, keyed by `seed`.
-    pub fn new(config: &SupershingleConfig, seed: u64) -> KeyMaker {
+    /// Key making for a grouping, keyed by `seed`.
+    pub fn new(grouping: &Grouping, seed: u64) -> KeyMaker {
         let mut state = seed ^ 0x5355_5045_5253_4849;
         KeyMaker {
-            groups: config.groups,
-            per_group: config.minima_per_group,
-            matching: config.matching,
+            groups: grouping.groups,
+            per_group: grouping.minima_per_group,
+            matching: grouping.matching,
             key: (
                 crate::signature::splitmix64(&mut state),
                 crate::signature::splitmix64(&mut state),
@@ -84,22 +85,16 @@ pub fn shared_slots(a: &[u64], b: &[u64]) -> usize {
     a.iter().zip(b).filter(|(x, y)| x == y).count()
 }
 
-/// The probability that two texts of Jaccard `j` become candidates.
-pub fn candidate_probability(j: f64, config: &SupershingleConfig) -> f64 {
-    let q = j.powi(config.minima_per_group as i32);
-    let g = config.groups as i32;
-    match config.matching {
-        Matching::Supershingle => 1.0 - (1.0 - q).powi(g),
-        Matching::Megashingle => 1.0 - (1.0 - q).powi(g) - f64::from(g) * q * (1.0 - q).powi(g - 1),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn classic() -> SupershingleConfig {
-        SupershingleConfig::default()
+    fn classic() -> Grouping {
+        Grouping {
+            groups: 6,
+            minima_per_group: 14,
+            matching: Matching::Megashingle,
+        }
     }
 
     #[test]
@@ -128,13 +123,5 @@ mod tests {
         let sig = vec![5u64; 84];
         let s = maker.supershingles(&sig);
         assert_ne!(s[0], s[1]);
-    }
-
-    #[test]
-    fn classic_s_curve_matches_the_published_figures() {
-        let p = |j| candidate_probability(j, &classic());
-        assert!((p(0.8) - 0.03).abs() < 0.01, "{}", p(0.8));
-        assert!((p(0.9) - 0.42).abs() < 0.01, "{}", p(0.9));
-        assert!((p(0.95) - 0.88).abs() < 0.01, "{}", p(0.95));
     }
 }

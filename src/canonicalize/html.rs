@@ -1,25 +1,159 @@
-//! HTML to text: comments and `<script>`/`<style>`/`<noscript>`/`<template>` elements are dropped
-//! with their content, every other tag becomes a space, and every HTML5 named and numeric
-//! character reference is decoded (the entity table is `html-escape`'s).
+//! HTML to text. Two ways:
+//!
+//! - [`html_to_text`]: every tag becomes a space, comments and `<script>`/`<style>`/
+//!   `<noscript>`/`<template>`/`<title>` elements are dropped with their content.
+//! - [`main_text`]: the page's article text, Readability-style. Elements that are page furniture
+//!   by their tag (`nav`, `header`, `footer`, `aside`, `form`, ...), their ARIA role
+//!   (`navigation`, `banner`, `contentinfo`, `dialog`, ...) or their class and id (the names
+//!   Readability treats as unlikely candidates: menu, sidebar, related, share, social,
+//!   comment, cookie banner, ...) are dropped, and so is any block whose text is mostly link
+//!   text (menus and "most read" lists that carry no telling names).
+//!
+//! Both decode every HTML5 named and numeric character reference (the entity table is
+//! `html-escape`'s). Tags are read by a small tolerant tokenizer: unclosed elements are closed
+//! by their parent's end tag, and stray end tags are ignored.
 
 use std::borrow::Cow;
 
 /// Elements whose content is never text of the page.
-const HIDDEN_ELEMENTS: [&str; 4] = ["script", "style", "noscript", "template"];
+const HIDDEN_ELEMENTS: [&str; 7] = [
+    "script", "style", "noscript", "template", "title", "svg", "iframe",
+];
 
-/// True when the text holds something that looks like an HTML tag (`<p`, `</div`, `<!--`, `<br/>`).
+/// Elements without content.
+const VOID_ELEMENTS: [&str; 15] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "amp-img",
+];
+
+/// Elements that do not break a word: `wo<b>r</b>d` is one word.
+const INLINE_ELEMENTS: [&str; 14] = [
+    "a", "abbr", "b", "em", "font", "i", "mark", "q", "s", "small", "span", "strong", "sub", "sup",
+];
+
+/// Elements that are page furniture wherever they stand.
+const FURNITURE_ELEMENTS: [&str; 9] = [
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "button",
+    "select",
+    "figcaption",
+    "menu",
+];
+
+/// ARIA roles of page furniture.
+const FURNITURE_ROLES: [&str; 11] = [
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "dialog",
+    "alertdialog",
+    "search",
+    "menu",
+    "menubar",
+    "toolbar",
+    "alert",
+];
+
+/// Class and id words of page furniture: Readability's unlikely candidates and negative
+/// names, and the usual names of share bars, bylines, consent banners and sign-up boxes. A
+/// word matches the start of any `-`/`_`-separated part of a class or id.
+const FURNITURE_NAMES: [&str; 38] = [
+    "ad-break",
+    "agegate",
+    "author",
+    "banner",
+    "breadcrumb",
+    "byline",
+    "combx",
+    "comment",
+    "community",
+    "consent",
+    "cookie",
+    "cover-wrap",
+    "dateline",
+    "disqus",
+    "footer",
+    "gdpr",
+    "header",
+    "legends",
+    "logo",
+    "masthead",
+    "menu",
+    "nav",
+    "newsletter",
+    "outbrain",
+    "pager",
+    "pagination",
+    "popup",
+    "promo",
+    "related",
+    "remark",
+    "replies",
+    "rss",
+    "share",
+    "shoutbox",
+    "sidebar",
+    "social",
+    "sponsor",
+    "subscribe",
+];
+
+/// More names that mark furniture but need a whole-word match.
+const FURNITURE_WORDS: [&str; 4] = ["tags", "tag", "widget", "skyscraper"];
+
+/// Elements that hold the article and are never furniture, whatever their class.
+const ARTICLE_ELEMENTS: [&str; 4] = ["html", "body", "main", "article"];
+
+/// Blocks tested for link density.
+const LINK_DENSITY_BLOCKS: [&str; 11] = [
+    "ul", "ol", "li", "div", "p", "td", "table", "section", "dl", "tr", "center",
+];
+
+/// True when the text holds a start or end tag of a common HTML element.
 pub fn looks_like_html(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr_iter(b'<', bytes).any(|i| tag_end(bytes, i).is_some())
+    const MARKERS: [&str; 16] = [
+        "html", "body", "p", "div", "br", "a", "table", "td", "span", "h1", "h2", "li", "ul",
+        "font", "article", "head",
+    ];
+    Tokens::new(text).any(|token| match token {
+        Token::Start { name, .. } | Token::End { name } => {
+            MARKERS.iter().any(|m| m.eq_ignore_ascii_case(name))
+        }
+        _ => false,
+    })
 }
 
-/// The text of an HTML document or fragment: tags removed, hidden elements and comments dropped,
-/// entities decoded.
+/// The text of an HTML document or fragment: tags removed, hidden elements and comments
+/// dropped, entities decoded.
 pub fn html_to_text(html: &str) -> String {
-    let stripped = strip_tags(html);
-    match html_escape::decode_html_entities(&stripped) {
-        Cow::Borrowed(_) => stripped,
-        Cow::Owned(decoded) => decoded,
+    let mut out = String::with_capacity(html.len());
+    for token in Tokens::new(html) {
+        match token {
+            Token::Text(text) => out.push_str(text),
+            Token::Start { name, .. } | Token::End { name } if is_inline(name) => {}
+            _ => out.push(' '),
+        }
+    }
+    decode_owned(out)
+}
+
+/// The article text of an HTML page: furniture and link lists dropped, entities decoded.
+/// When that leaves less than a fifth of the page's words (a page with no recognizable
+/// structure), the whole text is kept instead.
+pub fn main_text(html: &str) -> String {
+    let main = extract(html);
+    let full = html_to_text(html);
+    let words = |t: &str| t.split_whitespace().count();
+    let (main_words, full_words) = (words(&main), words(&full));
+    if main_words * 5 < full_words || main_words == 0 {
+        full
+    } else {
+        main
     }
 }
 
@@ -28,34 +162,389 @@ pub fn decode_entities(text: &str) -> Cow<'_, str> {
     html_escape::decode_html_entities(text)
 }
 
-/// Removes tags, comments and hidden elements; each removed piece becomes one space.
-fn strip_tags(html: &str) -> String {
-    let bytes = html.as_bytes();
-    let mut out = String::with_capacity(html.len());
-    let mut copied = 0;
-    let mut pos = 0;
-    while let Some(offset) = bytes[pos..].iter().position(|&b| b == b'<') {
-        let start = pos + offset;
-        let Some(end) = tag_end(bytes, start) else {
-            pos = start + 1;
-            continue;
-        };
-        out.push_str(&html[copied..start]);
-        out.push(' ');
-        let tag = &bytes[start + 1..end];
-        let resume = if tag.starts_with(b"!--") {
-            // A comment runs to `-->`, not to the first `>`.
-            find(bytes, start + 4, b"-->").map_or(bytes.len(), |i| i + 3)
-        } else if let Some(name) = hidden_element(tag) {
-            find_closing_tag(bytes, end + 1, name).unwrap_or(bytes.len())
-        } else {
-            end + 1
-        };
-        copied = resume;
-        pos = resume;
+fn decode_owned(text: String) -> String {
+    match html_escape::decode_html_entities(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(decoded) => decoded,
     }
-    out.push_str(&html[copied..]);
-    out
+}
+
+fn is_inline(name: &str) -> bool {
+    INLINE_ELEMENTS.iter().any(|e| e.eq_ignore_ascii_case(name))
+}
+
+fn is_one_of(name: &str, list: &[&str]) -> bool {
+    list.iter().any(|e| e.eq_ignore_ascii_case(name))
+}
+
+/// One open element during extraction.
+struct Frame<'a> {
+    name: &'a str,
+    out_start: usize,
+    text_start: usize,
+    link_start: usize,
+}
+
+fn extract(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut skip_from: Option<usize> = None;
+    let mut links = 0usize;
+    let mut text_chars = 0usize;
+    let mut link_chars = 0usize;
+
+    let close = |frame: Frame,
+                 depth: usize,
+                 skip_from: &mut Option<usize>,
+                 out: &mut String,
+                 text_chars: &mut usize,
+                 link_chars: &mut usize,
+                 links: &mut usize| {
+        if frame.name.eq_ignore_ascii_case("a") {
+            *links = links.saturating_sub(1);
+        }
+        if *skip_from == Some(depth) {
+            *skip_from = None;
+            return;
+        }
+        if skip_from.is_some() {
+            return;
+        }
+        let text = *text_chars - frame.text_start;
+        let linked = *link_chars - frame.link_start;
+        if is_one_of(frame.name, &LINK_DENSITY_BLOCKS) && text > 0 && linked * 2 > text {
+            out.truncate(frame.out_start);
+            *text_chars = frame.text_start;
+            *link_chars = frame.link_start;
+        }
+        if !is_inline(frame.name) {
+            out.push('\n');
+        }
+    };
+
+    for token in Tokens::new(html) {
+        match token {
+            Token::Text(text) => {
+                if skip_from.is_none() {
+                    out.push_str(text);
+                    let visible = text.chars().filter(|c| !c.is_whitespace()).count();
+                    text_chars += visible;
+                    if links > 0 {
+                        link_chars += visible;
+                    }
+                }
+            }
+            Token::Other => out.push(' '),
+            Token::Start {
+                name,
+                attributes,
+                self_closing,
+            } => {
+                if is_one_of(name, &VOID_ELEMENTS) || self_closing {
+                    out.push(if name.eq_ignore_ascii_case("br") {
+                        '\n'
+                    } else {
+                        ' '
+                    });
+                    continue;
+                }
+                // An open <p>, <li>, <td>, ... is closed by its next sibling.
+                while let Some(top) = stack.last() {
+                    if !implicitly_closed_by(top.name, name) {
+                        break;
+                    }
+                    let depth = stack.len() - 1;
+                    let frame = stack.pop().expect("non-empty");
+                    close(
+                        frame,
+                        depth,
+                        &mut skip_from,
+                        &mut out,
+                        &mut text_chars,
+                        &mut link_chars,
+                        &mut links,
+                    );
+                }
+                if skip_from.is_none() && is_furniture(name, attributes) {
+                    skip_from = Some(stack.len());
+                }
+                if name.eq_ignore_ascii_case("a") {
+                    links += 1;
+                }
+                if !is_inline(name) {
+                    out.push('\n');
+                }
+                stack.push(Frame {
+                    name,
+                    out_start: out.len(),
+                    text_start: text_chars,
+                    link_start: link_chars,
+                });
+            }
+            Token::End { name } => {
+                let Some(at) = stack
+                    .iter()
+                    .rposition(|f| f.name.eq_ignore_ascii_case(name))
+                else {
+                    continue;
+                };
+                while stack.len() > at {
+                    let depth = stack.len() - 1;
+                    let frame = stack.pop().expect("non-empty");
+                    close(
+                        frame,
+                        depth,
+                        &mut skip_from,
+                        &mut out,
+                        &mut text_chars,
+                        &mut link_chars,
+                        &mut links,
+                    );
+                }
+            }
+        }
+    }
+    while let Some(frame) = stack.pop() {
+        let depth = stack.len();
+        close(
+            frame,
+            depth,
+            &mut skip_from,
+            &mut out,
+            &mut text_chars,
+            &mut link_chars,
+            &mut links,
+        );
+    }
+    decode_owned(out)
+}
+
+/// True when opening `next` closes an open `open` element (HTML's optional end tags).
+fn implicitly_closed_by(open: &str, next: &str) -> bool {
+    let same = open.eq_ignore_ascii_case(next);
+    let lower = |s: &str| s.to_ascii_lowercase();
+    match lower(open).as_str() {
+        "p" => {
+            same || is_one_of(
+                next,
+                &[
+                    "div",
+                    "ul",
+                    "ol",
+                    "table",
+                    "h1",
+                    "h2",
+                    "h3",
+                    "h4",
+                    "h5",
+                    "h6",
+                    "section",
+                    "article",
+                    "header",
+                    "footer",
+                    "nav",
+                    "aside",
+                    "blockquote",
+                    "pre",
+                    "form",
+                    "hr",
+                    "dl",
+                ],
+            )
+        }
+        "li" | "option" | "tr" => same,
+        "td" | "th" => is_one_of(next, &["td", "th", "tr"]),
+        "dt" | "dd" => is_one_of(next, &["dt", "dd"]),
+        _ => false,
+    }
+}
+
+/// True when an element is page furniture by its tag, role or class and id.
+fn is_furniture(name: &str, attributes: &str) -> bool {
+    if is_one_of(name, &ARTICLE_ELEMENTS) {
+        return false;
+    }
+    if is_one_of(name, &FURNITURE_ELEMENTS) {
+        return true;
+    }
+    if attributes.is_empty() {
+        return false;
+    }
+    let mut furniture = false;
+    for_each_attribute(attributes, |key, value| {
+        let value = value.to_ascii_lowercase();
+        furniture |= match key.to_ascii_lowercase().as_str() {
+            "role" => FURNITURE_ROLES.contains(&value.trim()),
+            "aria-hidden" => value.trim() == "true",
+            "hidden" => true,
+            "style" => value.replace(' ', "").contains("display:none"),
+            "class" | "id" => value
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_')
+                .any(furniture_name),
+            _ => false,
+        };
+    });
+    furniture
+}
+
+/// True when one class name or id names furniture.
+fn furniture_name(name: &str) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    FURNITURE_NAMES.iter().any(|f| {
+        name.match_indices(f)
+            .any(|(at, _)| at == 0 || matches!(name.as_bytes()[at - 1], b'-' | b'_'))
+    }) || name
+        .split(['-', '_'])
+        .any(|part| FURNITURE_WORDS.contains(&part))
+}
+
+/// Calls `f(key, value)` for each attribute of a start tag's attribute text.
+fn for_each_attribute(attributes: &str, mut f: impl FnMut(&str, &str)) {
+    let bytes = attributes.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b'/') {
+            i += 1;
+        }
+        let key_start = i;
+        while i < bytes.len()
+            && !bytes[i].is_ascii_whitespace()
+            && bytes[i] != b'='
+            && bytes[i] != b'/'
+        {
+            i += 1;
+        }
+        let key = &attributes[key_start..i];
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let mut value = "";
+        if i < bytes.len() && bytes[i] == b'=' {
+            i += 1;
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i < bytes.len() && (bytes[i] == b'"' || bytes[i] == b'\'') {
+                let quote = bytes[i];
+                let start = i + 1;
+                let end = bytes[start..]
+                    .iter()
+                    .position(|&b| b == quote)
+                    .map_or(bytes.len(), |p| start + p);
+                value = &attributes[start..end];
+                i = end + 1;
+            } else {
+                let start = i;
+                while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                value = &attributes[start..i];
+            }
+        }
+        if !key.is_empty() {
+            f(key, value);
+        }
+        if i == key_start {
+            i += 1;
+        }
+    }
+}
+
+/// One piece of an HTML text.
+#[derive(Debug, PartialEq, Eq)]
+enum Token<'a> {
+    /// Text between tags (entities not yet decoded).
+    Text(&'a str),
+    /// A start tag; hidden elements never appear: they are skipped with their content.
+    Start {
+        name: &'a str,
+        attributes: &'a str,
+        self_closing: bool,
+    },
+    /// An end tag.
+    End { name: &'a str },
+    /// A comment, doctype, processing instruction or hidden element.
+    Other,
+}
+
+/// A tolerant tokenizer: `<` opens a tag only when followed by a letter, `/`, `!` or `?`.
+struct Tokens<'a> {
+    html: &'a str,
+    pos: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(html: &'a str) -> Self {
+        Tokens { html, pos: 0 }
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Token<'a>;
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        let bytes = self.html.as_bytes();
+        if self.pos >= bytes.len() {
+            return None;
+        }
+        let start = self.pos;
+        let mut search = start;
+        let tag_start = loop {
+            match bytes[search..].iter().position(|&b| b == b'<') {
+                None => break None,
+                Some(offset) => {
+                    let at = search + offset;
+                    if let Some(end) = tag_end(bytes, at) {
+                        break Some((at, end));
+                    }
+                    search = at + 1;
+                }
+            }
+        };
+        let Some((at, end)) = tag_start else {
+            self.pos = bytes.len();
+            return Some(Token::Text(&self.html[start..]));
+        };
+        if at > start {
+            self.pos = at;
+            return Some(Token::Text(&self.html[start..at]));
+        }
+        let inner = &self.html[at + 1..end];
+        if inner.starts_with("!--") {
+            self.pos = find(bytes, at + 4, b"-->").map_or(bytes.len(), |i| i + 3);
+            return Some(Token::Other);
+        }
+        self.pos = end + 1;
+        if inner.starts_with(['!', '?']) {
+            return Some(Token::Other);
+        }
+        if let Some(name) = inner.strip_prefix('/') {
+            let name = name
+                .split(|c: char| c.is_ascii_whitespace() || c == '>')
+                .next()
+                .unwrap_or("");
+            return Some(Token::End {
+                name: name.trim_end_matches('/'),
+            });
+        }
+        let name_end = inner
+            .find(|c: char| c.is_ascii_whitespace() || c == '/')
+            .unwrap_or(inner.len());
+        let name = &inner[..name_end];
+        let self_closing = inner.ends_with('/');
+        let attributes = inner[name_end..].trim_end_matches('/');
+        if !self_closing && is_one_of(name, &HIDDEN_ELEMENTS) {
+            self.pos = find_closing_tag(bytes, end + 1, name).unwrap_or(bytes.len());
+            return Some(Token::Other);
+        }
+        Some(Token::Start {
+            name,
+            attributes,
+            self_closing,
+        })
+    }
 }
 
 /// The index of the `>` closing the tag that starts at `start`, when `<` opens a tag:
@@ -69,18 +558,6 @@ fn tag_end(bytes: &[u8], start: usize) -> Option<usize> {
         .iter()
         .position(|&b| b == b'>')
         .map(|i| start + 1 + i)
-}
-
-/// The hidden element a start tag opens, if any.
-fn hidden_element(tag: &[u8]) -> Option<&'static str> {
-    HIDDEN_ELEMENTS.into_iter().find(|name| {
-        tag.len() >= name.len()
-            && tag[..name.len()].eq_ignore_ascii_case(name.as_bytes())
-            && tag
-                .get(name.len())
-                .is_none_or(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
-            && !tag.ends_with(b"/")
-    })
 }
 
 /// The position after `</name ...>` at or after `from`.
@@ -106,25 +583,27 @@ fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
         .map(|i| from + i)
 }
 
-fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    haystack
-        .iter()
-        .enumerate()
-        .filter(move |&(_, &b)| b == needle)
-        .map(|(i, _)| i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn words(text: &str) -> Vec<&str> {
+        text.split_whitespace().collect()
+    }
+
     #[test]
     fn tags_become_spaces_and_hidden_content_goes() {
-        let html = "<html><head><style>p{color:red}</style><script>var a='<b>';</script></head>\
+        let html = "<html><head><title>T</title><style>p{color:red}</style><script>var a='<b>';</script></head>\
                     <body><!-- note <p>x</p> --><p>Hello&nbsp;<b>world</b></p>&laquo;ok&raquo;</body></html>";
-        let text = html_to_text(html);
-        let words: Vec<&str> = text.split_whitespace().collect();
-        assert_eq!(words, ["Hello", "world", "«ok»"]);
+        assert_eq!(words(&html_to_text(html)), ["Hello", "world", "«ok»"]);
+    }
+
+    #[test]
+    fn inline_tags_do_not_split_words() {
+        assert_eq!(
+            words(&html_to_text("<p>wo<b>r</b>d</p><p>next</p>")),
+            ["word", "next"]
+        );
     }
 
     #[test]
@@ -135,8 +614,12 @@ mod tests {
     #[test]
     fn a_lone_angle_bracket_is_text() {
         assert!(!looks_like_html("a < b and c > d"));
+        assert!(!looks_like_html(
+            "see <http://example.com> and <netinet/in.h>"
+        ));
         assert_eq!(html_to_text("a < b"), "a < b");
         assert!(looks_like_html("text<br/>more"));
+        assert!(looks_like_html("<P>Upper case</P>"));
     }
 
     #[test]
@@ -147,5 +630,63 @@ mod tests {
     #[test]
     fn script_like_names_are_not_hidden() {
         assert_eq!(html_to_text("<scripture>a</scripture>").trim(), "a");
+    }
+
+    const PAGE: &str = r#"<!DOCTYPE html><html><head><title>Flood</title></head><body>
+        <header><div class="logo">Daily News</div><nav><ul><li><a href="/">Home</a></li><li><a href="/w">World</a></li></ul></nav></header>
+        <div id="cookie-banner">We use cookies. Accept all.</div>
+        <main><article><h1>River floods the town</h1>
+        <p class="byline">By A. Writer</p>
+        <p>The river rose two metres overnight and flooded the <a href="/t">old town</a>, officials said.</p>
+        <p>Residents were moved to the school gym.
+        <div class="share-bar">Share: Facebook Twitter</div>
+        <ul class="list"><li><a href="/1">Most read one</a></li><li><a href="/2">Most read two</a></li></ul>
+        </article></main>
+        <aside>Related: other stories</aside>
+        <footer>&copy; 2024 Daily News</footer></body></html>"#;
+
+    #[test]
+    fn main_text_keeps_the_article_only() {
+        let text = main_text(PAGE);
+        assert_eq!(
+            words(&text).join(" "),
+            "River floods the town The river rose two metres overnight and flooded the old town, \
+             officials said. Residents were moved to the school gym."
+        );
+    }
+
+    #[test]
+    fn main_text_falls_back_to_the_whole_page_without_structure() {
+        let html = "<div class=\"menu\"><p>All the text of this page sits in a block named menu, \
+                    so extraction would leave nothing.</p></div>";
+        assert_eq!(words(&main_text(html)), words(&html_to_text(html)));
+    }
+
+    #[test]
+    fn furniture_names_match_whole_parts() {
+        assert!(furniture_name("share"));
+        assert!(furniture_name("article-share"));
+        assert!(furniture_name("cookie-banner"));
+        assert!(furniture_name("tags"));
+        assert!(!furniture_name("article-body"));
+        assert!(!furniture_name("unshared"));
+        assert!(!furniture_name("stage"));
+    }
+
+    #[test]
+    fn attributes_are_parsed_with_any_quoting() {
+        let mut seen = Vec::new();
+        for_each_attribute(r#" class="a b" id='c' data-x=1 hidden"#, |k, v| {
+            seen.push((k.to_owned(), v.to_owned()))
+        });
+        assert_eq!(
+            seen,
+            [
+                ("class".into(), "a b".into()),
+                ("id".into(), "c".into()),
+                ("data-x".into(), "1".into()),
+                ("hidden".into(), String::new())
+            ]
+        );
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod html;
 pub mod mail;
+pub mod plain;
 pub mod stem;
 pub mod stopwords;
 pub mod tokens;
@@ -21,6 +22,7 @@ use stopwords::StopWords;
 pub struct Canonicalizer {
     html: HtmlMode,
     mail_headers: bool,
+    main_text: bool,
     stopwords: StopWords,
     stemmers: Stemmers,
     min_word_length: usize,
@@ -32,15 +34,22 @@ impl Canonicalizer {
         Canonicalizer {
             html: config.html,
             mail_headers: config.mail_headers,
+            main_text: config.main_text,
             stopwords: StopWords::new(&config.stopwords),
             stemmers: Stemmers::new(&config.stem),
             min_word_length: config.min_word_length,
         }
     }
 
-    /// The visible text: mail headers removed, HTML turned to text, entities decoded; not yet
-    /// normalized.
+    /// The visible text: mail headers removed, HTML turned to text (its main text when
+    /// `main-text` is on), entities decoded, plain-text furniture dropped; not yet normalized.
     pub fn visible_text<'a>(&self, raw: &'a str) -> Cow<'a, str> {
+        self.texts(raw, false).0
+    }
+
+    /// The visible text and, when `with_page` is set and `main-text` removed furniture, the
+    /// whole page's text as well (what corpus statistics count).
+    pub fn texts<'a>(&self, raw: &'a str, with_page: bool) -> (Cow<'a, str>, Option<Cow<'a, str>>) {
         let body = if self.mail_headers {
             mail::strip_headers(raw)
         } else {
@@ -48,13 +57,26 @@ impl Canonicalizer {
         };
         let is_html = match self.html {
             HtmlMode::Always => true,
-            HtmlMode::Never => return Cow::Borrowed(body),
+            HtmlMode::Never => return (Cow::Borrowed(body), None),
             HtmlMode::Auto => html::looks_like_html(body),
         };
-        if is_html {
+        let page = if is_html || body.contains('<') {
             Cow::Owned(html::html_to_text(body))
         } else {
             html::decode_entities(body)
+        };
+        if !self.main_text {
+            return (page, None);
+        }
+        let main = if is_html {
+            plain::clean(&html::main_text(body))
+        } else {
+            plain::clean(&page)
+        };
+        if with_page && main != page {
+            (Cow::Owned(main), Some(page))
+        } else {
+            (Cow::Owned(main), None)
         }
     }
 
@@ -66,9 +88,19 @@ impl Canonicalizer {
 
     /// Calls `f` with each canonical word of `raw`, in order. `buffer` is scratch space reused
     /// across calls.
-    pub fn for_each_word(&self, raw: &str, buffer: &mut String, mut f: impl FnMut(&str)) {
+    pub fn for_each_word(&self, raw: &str, buffer: &mut String, f: impl FnMut(&str)) {
+        self.for_each_word_of_visible(&self.visible_text(raw), buffer, f);
+    }
+
+    /// Calls `f` with each canonical word of a text already made visible.
+    pub fn for_each_word_of_visible(
+        &self,
+        visible: &str,
+        buffer: &mut String,
+        mut f: impl FnMut(&str),
+    ) {
         buffer.clear();
-        unicode::normalize_into(&self.visible_text(raw), buffer);
+        unicode::normalize_into(visible, buffer);
         tokens::for_each_word(buffer, |word| {
             if !self.stopwords.is_empty() && self.stopwords.contains(word) {
                 return;

@@ -79,7 +79,7 @@ pub struct Record {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The path does not exist or cannot be opened.
-    #[error("{path}: cannot open: {source}")]
+    #[error("{path}: cannot open")]
     Open {
         /// The input.
         path: String,
@@ -87,7 +87,7 @@ pub enum ReadError {
         source: std::io::Error,
     },
     /// Reading failed midway.
-    #[error("{path}: read error: {source}")]
+    #[error("{path}: read error")]
     Io {
         /// The input.
         path: String,
@@ -392,6 +392,9 @@ impl Reader<'_> {
                 return Ok(());
             }
             number += 1;
+            if number == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+                line.drain(..3);
+            }
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }

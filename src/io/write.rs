@@ -92,12 +92,23 @@ pub fn write_atomically(
         what: what.to_owned(),
         source,
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".megashingle-")
-        .suffix(".tmp")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".megashingle-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        // A new file gets what any new file gets: read and write for all, less the umask.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder
         .tempfile_in(dir)
         .map_err(|e| fail("cannot create a temporary file beside it", e))?;
     write(temp.as_file_mut()).map_err(|e| fail("cannot write", e))?;
+    if let Ok(existing) = std::fs::metadata(target) {
+        temp.as_file()
+            .set_permissions(existing.permissions())
+            .map_err(|e| fail("cannot give the new file the permissions of the old", e))?;
+    }
     temp.as_file()
         .sync_all()
         .map_err(|e| fail("cannot flush to disk", e))?;
@@ -108,7 +119,7 @@ pub fn write_atomically(
 
 /// The output could not be written; the target is unchanged.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: {what}: {source}; nothing was written")]
+#[error("{path}: {what}; nothing was written")]
 pub struct WriteError {
     /// The target.
     pub path: String,
@@ -184,7 +195,9 @@ mod tests {
         .unwrap_err();
         assert!(err
             .to_string()
-            .ends_with("cannot write: interrupted; nothing was written"));
+            .ends_with("cannot write; nothing was written"));
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert_eq!(cause, "interrupted");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "good");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         write_atomically(&target, |f| f.write_all(b"new")).unwrap();

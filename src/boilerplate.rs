@@ -1,0 +1,108 @@
+//! Corpus statistics: a shingle found in many documents is boilerplate (a site template, a
+//! mailing-list footer, a cookie notice) and is left out of the signatures, as Broder dropped
+//! the most common shingles. Where that would leave a document with less than a fifth of its
+//! shingles, the document is itself common text (a wire story copied by many sites) and keeps
+//! all of them.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+/// The shingles that count as boilerplate in one collection.
+#[derive(Debug, Default, Clone)]
+pub struct Boilerplate {
+    common: FxHashSet<u64>,
+}
+
+impl Boilerplate {
+    /// No boilerplate: every shingle counts.
+    pub fn none() -> Boilerplate {
+        Boilerplate::default()
+    }
+
+    /// The shingles found in at least `min_documents` of the given shingle sets; none when
+    /// `min_documents` is 0.
+    pub fn from_sets(sets: &[&[u64]], min_documents: usize) -> Boilerplate {
+        if min_documents == 0 {
+            return Boilerplate::none();
+        }
+        let mut all: Vec<u64> = sets
+            .par_iter()
+            .flat_map_iter(|s| s.iter().copied())
+            .collect();
+        all.par_sort_unstable();
+        let common = all
+            .chunk_by(|a, b| a == b)
+            .filter(|run| run.len() >= min_documents)
+            .map(|run| run[0])
+            .collect();
+        Boilerplate { common }
+    }
+
+    /// Number of boilerplate shingles.
+    pub fn len(&self) -> usize {
+        self.common.len()
+    }
+
+    /// True when no shingle is boilerplate.
+    pub fn is_empty(&self) -> bool {
+        self.common.is_empty()
+    }
+
+    /// A shingle set without its boilerplate, or the whole set when less than a fifth of it
+    /// would remain.
+    pub fn filter<'a>(&self, set: &'a [u64]) -> Cow<'a, [u64]> {
+        if self.common.is_empty() {
+            return Cow::Borrowed(set);
+        }
+        let kept: Vec<u64> = set
+            .iter()
+            .copied()
+            .filter(|s| !self.common.contains(s))
+            .collect();
+        if kept.len() == set.len() || kept.len() * 5 < set.len() {
+            Cow::Borrowed(set)
+        } else {
+            Cow::Owned(kept)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shingles_in_many_documents_are_boilerplate() {
+        let template = [100u64, 101, 102];
+        let docs: Vec<Vec<u64>> = (0..5u64)
+            .map(|d| {
+                let mut s: Vec<u64> = template.to_vec();
+                s.extend((0..20).map(|i| d * 1000 + i));
+                s.sort_unstable();
+                s
+            })
+            .collect();
+        let sets: Vec<&[u64]> = docs.iter().map(Vec::as_slice).collect();
+        let boilerplate = Boilerplate::from_sets(&sets, 5);
+        assert_eq!(boilerplate.len(), 3);
+        assert_eq!(boilerplate.filter(&docs[0]).len(), 20);
+        assert!(Boilerplate::from_sets(&sets, 6).is_empty());
+        assert!(Boilerplate::from_sets(&sets, 0).is_empty());
+    }
+
+    #[test]
+    fn a_document_made_of_common_text_keeps_it() {
+        let sets: Vec<Vec<u64>> = (0..3).map(|_| vec![1, 2, 3, 4, 5, 6]).collect();
+        let refs: Vec<&[u64]> = sets.iter().map(Vec::as_slice).collect();
+        let boilerplate = Boilerplate::from_sets(&refs, 3);
+        assert_eq!(boilerplate.filter(&sets[0]).len(), 6);
+        assert_eq!(boilerplate.filter(&[1, 2, 3, 4, 5, 6, 7]).len(), 7);
+        assert_eq!(
+            boilerplate.filter(&[1, 2, 3, 4, 5, 6, 7, 8]).as_ref(),
+            &[7, 8]
+        );
+        assert_eq!(boilerplate.filter(&[1, 7]).as_ref(), &[7]);
+    }
+}

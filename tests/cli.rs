@@ -1,0 +1,1388 @@
+//! Integration tests of the `megashingle` binary: error reporting and exit codes, atomic output,
+//! the `compare`, `canon` and `config` commands, the shape and determinism of the cluster table,
+//! and a golden output over `fixtures/news`.
+//!
+//! Refresh the golden file after an intended change of the defaults with
+//! `UPDATE_GOLDEN=1 cargo test --test cli golden`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_megashingle");
+const HEADER: &str = "doc_id,cluster_id,cluster_size,similarity,status";
+const COLUMNS: [&str; 5] = [
+    "doc_id",
+    "cluster_id",
+    "cluster_size",
+    "similarity",
+    "status",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn news() -> PathBuf {
+    root().join("fixtures").join("news")
+}
+
+/// The binary, run in `dir` (a temporary directory has no pipeline.toml, so the built-in
+/// defaults apply; the crate root has the shipped pipeline.toml).
+fn megashingle(dir: &Path) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn temp() -> TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+fn write(dir: &TempDir, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).expect("write a test input");
+    path
+}
+
+fn stdout_of(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr_lines(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The one stderr line starting with `prefix`; fails unless there is exactly one.
+fn only_line_starting(output: &Output, prefix: &str) -> String {
+    let lines = stderr_lines(output);
+    let matching: Vec<&String> = lines.iter().filter(|l| l.starts_with(prefix)).collect();
+    assert_eq!(
+        matching.len(),
+        1,
+        "expected one stderr line starting with {prefix:?}, got: {lines:#?}"
+    );
+    matching[0].clone()
+}
+
+/// Asserts that stderr is exactly one line, starting `megashingle: error: `, and returns it.
+fn single_error_line(output: &Output) -> String {
+    let lines = stderr_lines(output);
+    assert_eq!(lines.len(), 1, "stderr should be one line: {lines:#?}");
+    assert!(
+        lines[0].starts_with("megashingle: error: "),
+        "not an error line: {}",
+        lines[0]
+    );
+    lines[0].clone()
+}
+
+/// One parsed row of the CSV cluster table.
+#[derive(Debug, Clone, PartialEq)]
+struct TableRow {
+    doc_id: String,
+    cluster_id: String,
+    cluster_size: usize,
+    similarity: String,
+    status: String,
+}
+
+fn parse_table(csv_text: &str) -> Vec<TableRow> {
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .expect("a header row")
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(header, COLUMNS);
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("a well-formed output row");
+            assert_eq!(r.len(), 5, "row {r:?}");
+            TableRow {
+                doc_id: r[0].to_owned(),
+                cluster_id: r[1].to_owned(),
+                cluster_size: r[2].parse().expect("cluster_size is a number"),
+                similarity: r[3].to_owned(),
+                status: r[4].to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// A CSV (`id,text`) of `records`, written with proper quoting.
+fn csv_of<'a>(records: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(["id", "text"]).unwrap();
+    for (id, text) in records {
+        writer.write_record([id, text]).unwrap();
+    }
+    writer.into_inner().unwrap()
+}
+
+/// The document files under `fixtures/news` as (id, text), id = path relative to the folder.
+fn fixture_documents() -> Vec<(String, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&news(), &mut files);
+    let mut docs: Vec<(String, String)> = files
+        .into_iter()
+        .filter(|p| {
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            ["txt", "html", "htm", "eml"].contains(&ext.to_ascii_lowercase().as_str())
+        })
+        .map(|p| {
+            let id = p
+                .strip_prefix(news())
+                .unwrap()
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let text = std::fs::read_to_string(&p).expect("fixtures are UTF-8");
+            (id, text)
+        })
+        .collect();
+    docs.sort();
+    docs
+}
+
+/// A fixed pseudo-random permutation (xorshift Fisher–Yates), so the test needs no RNG crate.
+fn shuffled<T>(mut items: Vec<T>, seed: u64) -> Vec<T> {
+    let mut state = seed | 1;
+    for i in (1..items.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let j = (state % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+    items
+}
+
+const LONG_A: &str = "the river rose above the old stone bridge on tuesday night and the council \
+                      closed the market square while volunteers filled sandbags near the school";
+const LONG_B: &str = "a new ferry timetable starts in june with an extra evening crossing on \
+                      fridays and cheaper tickets for island residents who commute to the mainland";
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: one line on stderr naming the file and line, and the right exit code
+
+#[test]
+fn malformed_csv_record_is_reported_with_its_line_and_skipped() {
+    let dir = temp();
+    write(
+        &dir,
+        "bad.csv",
+        format!("id,text\na,{LONG_A}\nb,too,many\nc,{LONG_B}\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "bad.csv"])
+        .assert()
+        .code(1);
+    let output = assert.get_output();
+    let warning = only_line_starting(output, "warning: ");
+    assert_eq!(
+        warning,
+        "warning: bad.csv:3: malformed CSV record: 3 fields where the header has 2; record skipped"
+    );
+    let ids: Vec<String> = parse_table(&stdout_of(output))
+        .into_iter()
+        .map(|r| r.doc_id)
+        .collect();
+    assert_eq!(ids, ["a", "c"]);
+    // The summary counts the skipped record.
+    let summary = only_line_starting(output, "megashingle: ");
+    assert!(summary.contains("1 records skipped"), "{summary}");
+}
+
+#[test]
+fn strict_makes_a_malformed_csv_record_fatal_and_writes_nothing() {
+    let dir = temp();
+    write(
+        &dir,
+        "bad.csv",
+        format!("id,text\na,{LONG_A}\nb,too,many\nc,{LONG_B}\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "--strict", "bad.csv", "-o", "out.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.contains("bad.csv:3: malformed CSV record") && line.contains("--strict"),
+        "{line}"
+    );
+    assert!(!dir.path().join("out.csv").exists());
+    let names: BTreeSet<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, BTreeSet::from(["bad.csv".to_owned()]));
+}
+
+#[test]
+fn malformed_jsonl_line_is_reported_with_its_line_and_skipped() {
+    let dir = temp();
+    let content = format!(
+        "{}\n{{\"id\": \"b\", \"text\": \n{}\n",
+        serde_json::json!({"id": "a", "text": LONG_A}),
+        serde_json::json!({"id": "c", "text": LONG_B}),
+    );
+    write(&dir, "bad.jsonl", content);
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "bad.jsonl"])
+        .assert()
+        .code(1);
+    let output = assert.get_output();
+    let lines = stderr_lines(output);
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(
+        lines[0].starts_with("warning: bad.jsonl:2: malformed JSON record")
+            && lines[0].ends_with("; record skipped"),
+        "{}",
+        lines[0]
+    );
+    let ids: Vec<String> = parse_table(&stdout_of(output))
+        .into_iter()
+        .map(|r| r.doc_id)
+        .collect();
+    assert_eq!(ids, ["a", "c"]);
+}
+
+#[test]
+fn line_numbers_count_the_lines_of_quoted_multiline_fields() {
+    let dir = temp();
+    write(
+        &dir,
+        "multi.csv",
+        format!("id,text\na,\"{LONG_A}\nsecond line\nthird line\"\nb,x,y\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "multi.csv"])
+        .assert()
+        .code(1);
+    let line = only_line_starting(assert.get_output(), "warning: ");
+    assert!(
+        line.starts_with("warning: multi.csv:5: malformed CSV record"),
+        "{line}"
+    );
+}
+
+#[test]
+fn csv_byte_order_mark_and_quoted_header_are_accepted() {
+    let dir = temp();
+    let mut content = b"\xEF\xBB\xBF\"id\",\"text\"\r\n".to_vec();
+    content.extend_from_slice(format!("a,\"{LONG_A}\"\r\n").as_bytes());
+    write(&dir, "bom.csv", content);
+    megashingle(dir.path())
+        .args(["cluster", "-q", "bom.csv"])
+        .assert()
+        .code(0)
+        .stderr("")
+        .stdout(format!("{HEADER}\na,a,1,1.0000,ok\n"));
+}
+
+/// A JSONL file saved with a byte order mark (as some Windows editors do) should read like the
+/// same CSV does: the mark is not part of the first record.
+#[test]
+fn jsonl_byte_order_mark_is_not_part_of_the_first_record() {
+    let dir = temp();
+    let mut content = b"\xEF\xBB\xBF".to_vec();
+    for (id, text) in [("a", LONG_A), ("b", LONG_B)] {
+        content.extend_from_slice(
+            serde_json::json!({"id": id, "text": text})
+                .to_string()
+                .as_bytes(),
+        );
+        content.push(b'\n');
+    }
+    write(&dir, "bom.jsonl", content);
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "bom.jsonl"])
+        .assert();
+    let output = assert.get_output();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {:?}",
+        stderr_lines(output)
+    );
+    let ids: Vec<String> = parse_table(&stdout_of(output))
+        .into_iter()
+        .map(|r| r.doc_id)
+        .collect();
+    assert_eq!(ids, ["a", "b"]);
+}
+
+#[test]
+fn missing_id_column_is_fatal_and_lists_the_columns_found() {
+    let dir = temp();
+    write(&dir, "noid.csv", format!("key,text\na,{LONG_A}\n"));
+    let assert = megashingle(dir.path())
+        .args(["cluster", "noid.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert_eq!(
+        line,
+        "megashingle: error: noid.csv: no column `id` (choose it with --id-column); \
+         columns found: key, text"
+    );
+    // The flag named in the message does choose the column.
+    megashingle(dir.path())
+        .args(["cluster", "-q", "--id-column", "key", "noid.csv"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("\na,a,1,1.0000,ok\n"));
+}
+
+#[test]
+fn missing_text_column_is_fatal_and_lists_the_columns_found() {
+    let dir = temp();
+    write(&dir, "notext.csv", format!("id,body,extra\na,{LONG_A},x\n"));
+    let assert = megashingle(dir.path())
+        .args(["cluster", "notext.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert_eq!(
+        line,
+        "megashingle: error: notext.csv: no column `text` (choose it with --text-column); \
+         columns found: id, body, extra"
+    );
+}
+
+#[test]
+fn missing_jsonl_field_in_the_first_record_is_fatal_and_lists_the_fields_found() {
+    let dir = temp();
+    let content = format!("{}\n", serde_json::json!({"id": "a", "body": LONG_A}));
+    write(&dir, "d.jsonl", content);
+    let assert = megashingle(dir.path())
+        .args(["cluster", "d.jsonl"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.contains("d.jsonl: no field `text`") && line.contains("fields found: body, id"),
+        "{line}"
+    );
+}
+
+#[test]
+fn invalid_utf8_in_a_csv_record_is_reported_with_its_line_and_skipped() {
+    let dir = temp();
+    let mut content = format!("id,text\na,{LONG_A}\nb,bad ").into_bytes();
+    content.extend_from_slice(b"\xFF\xFE byte sequence here\n");
+    content.extend_from_slice(format!("c,{LONG_B}\n").as_bytes());
+    write(&dir, "utf.csv", content);
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "utf.csv"])
+        .assert()
+        .code(1);
+    let output = assert.get_output();
+    let lines = stderr_lines(output);
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert_eq!(
+        lines[0],
+        "warning: utf.csv:3: invalid UTF-8 in `text` at byte 4; convert the file to UTF-8; \
+         record skipped"
+    );
+    let ids: Vec<String> = parse_table(&stdout_of(output))
+        .into_iter()
+        .map(|r| r.doc_id)
+        .collect();
+    assert_eq!(ids, ["a", "c"]);
+}
+
+#[test]
+fn empty_id_is_reported_naming_the_record() {
+    let dir = temp();
+    write(
+        &dir,
+        "eid.csv",
+        format!("id,text\na,{LONG_A}\n  ,{LONG_B}\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "eid.csv"])
+        .assert()
+        .code(1);
+    let output = assert.get_output();
+    let lines = stderr_lines(output);
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(
+        lines[0].starts_with("warning: eid.csv:3: empty id in `id`"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(parse_table(&stdout_of(output)).len(), 1);
+}
+
+#[test]
+fn duplicate_id_names_both_records_and_keeps_the_first() {
+    let dir = temp();
+    write(
+        &dir,
+        "dup.csv",
+        format!("id,text\na,{LONG_A}\nb,{LONG_B}\na,something else entirely different here\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "dup.csv"])
+        .assert()
+        .code(1);
+    let output = assert.get_output();
+    let lines = stderr_lines(output);
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    let line = &lines[0];
+    assert!(
+        line.starts_with("warning: dup.csv:4: duplicate id"),
+        "{line}"
+    );
+    assert!(line.contains("dup.csv:2"), "{line}");
+    let rows = parse_table(&stdout_of(output));
+    let ids: Vec<&str> = rows.iter().map(|r| r.doc_id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+}
+
+#[test]
+fn duplicate_id_across_two_inputs_names_both_files() {
+    let dir = temp();
+    write(&dir, "one.csv", format!("id,text\nx,{LONG_A}\n"));
+    write(
+        &dir,
+        "two.csv",
+        format!("id,text\ny,{LONG_B}\nx,{LONG_B}\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "one.csv", "two.csv"])
+        .assert()
+        .code(1);
+    let line = only_line_starting(assert.get_output(), "warning: ");
+    assert!(
+        line.starts_with("warning: two.csv:3: duplicate id") && line.contains("one.csv:2"),
+        "{line}"
+    );
+}
+
+#[test]
+fn strict_makes_a_duplicate_id_fatal() {
+    let dir = temp();
+    write(
+        &dir,
+        "dup.csv",
+        format!("id,text\na,{LONG_A}\na,{LONG_B}\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "--strict", "dup.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.contains("dup.csv:3") && line.contains("dup.csv:2"),
+        "{line}"
+    );
+}
+
+#[test]
+fn nonexistent_input_cannot_be_opened() {
+    let dir = temp();
+    let assert = megashingle(dir.path())
+        .args(["cluster", "nope.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.starts_with("megashingle: error: nope.csv: cannot open"),
+        "{line}"
+    );
+}
+
+/// The cause of an open error should be stated once, not repeated by the error chain.
+#[test]
+fn cannot_open_message_states_the_cause_once() {
+    let dir = temp();
+    let assert = megashingle(dir.path())
+        .args(["cluster", "nope.csv"])
+        .assert()
+        .code(2);
+    let line = single_error_line(assert.get_output());
+    assert_eq!(
+        line.matches("No such file or directory").count(),
+        1,
+        "the OS error is repeated: {line}"
+    );
+}
+
+/// Same for a configuration file that cannot be read.
+#[test]
+fn unreadable_config_message_states_the_cause_once() {
+    let dir = temp();
+    let assert = megashingle(dir.path())
+        .args(["config", "-c", "nope.toml"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(line.contains("nope.toml"), "{line}");
+    assert_eq!(
+        line.matches("No such file or directory").count(),
+        1,
+        "the OS error is repeated: {line}"
+    );
+}
+
+#[test]
+fn empty_input_file_is_fatal() {
+    let dir = temp();
+    write(&dir, "empty.csv", "");
+    let assert = megashingle(dir.path())
+        .args(["cluster", "empty.csv", "-o", "out.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(line.contains("empty.csv: empty input"), "{line}");
+    assert!(!dir.path().join("out.csv").exists());
+}
+
+#[test]
+fn csv_with_header_only_has_no_documents() {
+    let dir = temp();
+    write(&dir, "hdr.csv", "id,text\n");
+    let assert = megashingle(dir.path())
+        .args(["cluster", "hdr.csv", "-o", "out.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(line.contains("no documents in hdr.csv"), "{line}");
+    assert!(!dir.path().join("out.csv").exists());
+}
+
+#[test]
+fn every_record_skipped_means_no_documents() {
+    let dir = temp();
+    write(&dir, "all-bad.csv", "id,text\n,no id here\nb,x,y\n");
+    let assert = megashingle(dir.path())
+        .args(["cluster", "all-bad.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let error = only_line_starting(assert.get_output(), "megashingle: error: ");
+    assert!(
+        error.contains("no documents in all-bad.csv") && error.contains("every record was skipped"),
+        "{error}"
+    );
+}
+
+#[test]
+fn unknown_config_key_is_fatal_and_named() {
+    let dir = temp();
+    write(&dir, "c.toml", "[shingle]\nsise = 4\n");
+    write(&dir, "d.csv", format!("id,text\na,{LONG_A}\n"));
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-c", "c.toml", "d.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.contains("c.toml") && line.contains("sise"),
+        "the message should name the file and the key: {line}"
+    );
+}
+
+#[test]
+fn out_of_range_config_value_is_fatal_and_named() {
+    let dir = temp();
+    write(&dir, "c.toml", "[shingle]\nsize = 0\n");
+    write(&dir, "d.csv", format!("id,text\na,{LONG_A}\n"));
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-c", "c.toml", "d.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(line.contains("shingle.size"), "{line}");
+    // A flag is checked the same way.
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-k", "0", "d.csv"])
+        .assert()
+        .code(2);
+    let line = single_error_line(assert.get_output());
+    assert!(line.contains("shingle.size"), "{line}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomic output
+
+#[test]
+fn failed_run_leaves_an_existing_output_untouched() {
+    let dir = temp();
+    write(
+        &dir,
+        "bad.csv",
+        format!("id,text\na,{LONG_A}\nb,too,many\n"),
+    );
+    let old: &[u8] = b"doc_id,cluster_id\r\nprevious,\"content\"\n\xE2\x80\x94 kept byte for byte";
+    write(&dir, "out.csv", old);
+    megashingle(dir.path())
+        .args(["cluster", "--strict", "bad.csv", "-o", "out.csv"])
+        .assert()
+        .code(2);
+    assert_eq!(std::fs::read(dir.path().join("out.csv")).unwrap(), old);
+    let names: BTreeSet<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        BTreeSet::from(["bad.csv".to_owned(), "out.csv".to_owned()]),
+        "temporary files were left behind"
+    );
+}
+
+#[test]
+fn successful_run_replaces_the_output_and_leaves_no_temporary_files() {
+    let dir = temp();
+    write(&dir, "d.csv", format!("id,text\na,{LONG_A}\nb,{LONG_B}\n"));
+    write(&dir, "out.csv", "old content\n");
+    megashingle(dir.path())
+        .args(["cluster", "-q", "d.csv", "-o", "out.csv"])
+        .assert()
+        .code(0)
+        .stdout("");
+    let written = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    let rows = parse_table(&written);
+    assert_eq!(rows.len(), 2);
+    let names: BTreeSet<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        BTreeSet::from(["d.csv".to_owned(), "out.csv".to_owned()])
+    );
+}
+
+/// An output that cannot be written is one line naming the output, with the cause once.
+#[test]
+fn output_into_a_missing_directory_fails_with_one_clear_line() {
+    let dir = temp();
+    write(&dir, "d.csv", format!("id,text\na,{LONG_A}\n"));
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "d.csv", "-o", "no-such-dir/out.csv"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.starts_with("megashingle: error: no-such-dir/out.csv: "),
+        "{line}"
+    );
+    assert_eq!(
+        line.matches("No such file or directory").count(),
+        1,
+        "the cause is repeated: {line}"
+    );
+    assert!(!dir.path().join("no-such-dir").exists());
+}
+
+/// Replacing the output must not change its permissions, and a new output file should get the
+/// same permissions as any other new file (umask), not the 0600 of a private temporary file.
+#[cfg(unix)]
+#[test]
+fn output_file_gets_ordinary_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp();
+    write(&dir, "d.csv", format!("id,text\na,{LONG_A}\n"));
+    let mode = |name: &str| {
+        std::fs::metadata(dir.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    // A file created the ordinary way shows what the umask allows.
+    write(&dir, "reference.txt", "x");
+    megashingle(dir.path())
+        .args(["cluster", "-q", "d.csv", "-o", "new.csv"])
+        .assert()
+        .code(0);
+    write(&dir, "old.csv", "old\n");
+    std::fs::set_permissions(
+        dir.path().join("old.csv"),
+        std::fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+    megashingle(dir.path())
+        .args(["cluster", "-q", "d.csv", "-o", "old.csv"])
+        .assert()
+        .code(0);
+    assert_eq!(
+        (mode("new.csv"), mode("old.csv")),
+        (mode("reference.txt"), 0o640),
+        "(new output, replaced output) modes in octal: ({:o}, {:o})",
+        mode("new.csv"),
+        mode("old.csv")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// compare
+
+#[test]
+fn compare_json_reports_exact_measures() {
+    let dir = temp();
+    let assert = megashingle(dir.path())
+        .args([
+            "compare", "--text", "a b c d", "a b c e", "-k", "2", "--json",
+        ])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    assert_eq!(out.lines().count(), 1, "one JSON object: {out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["common"], 2);
+    assert_eq!(v["first_shingles"], 3);
+    assert_eq!(v["second_shingles"], 3);
+    assert_eq!(v["shingle_size"], 2);
+    let dice = v["dice"].as_f64().unwrap();
+    let jaccard = v["jaccard"].as_f64().unwrap();
+    assert!((dice - 0.6667).abs() < 1e-4, "dice {dice}");
+    assert!((jaccard - 0.5).abs() < 1e-12, "jaccard {jaccard}");
+    let estimated = v["estimated_jaccard"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&estimated), "{estimated}");
+    assert_eq!(v["minima"], 84);
+}
+
+#[test]
+fn compare_text_output_mentions_dice_and_jaccard() {
+    let dir = temp();
+    megashingle(dir.path())
+        .args(["compare", "--text", "a b c d", "a b c e", "-k", "2"])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains("Dice:")
+                .and(predicate::str::contains("0.6667"))
+                .and(predicate::str::contains("Jaccard:"))
+                .and(predicate::str::contains("0.5000")),
+        );
+}
+
+#[test]
+fn compare_rejects_a_text_shorter_than_k() {
+    let dir = temp();
+    let assert = megashingle(dir.path())
+        .args(["compare", "--text", "a b", "a b c d e f", "-k", "5"])
+        .assert()
+        .code(2)
+        .stdout("");
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.contains("first text has 2 words") && line.contains("k = 5"),
+        "{line}"
+    );
+    // The second text is checked too.
+    let assert = megashingle(dir.path())
+        .args(["compare", "--text", "a b c d e f", "x y z", "-k", "4"])
+        .assert()
+        .code(2);
+    let line = single_error_line(assert.get_output());
+    assert!(
+        line.contains("second text has 3 words") && line.contains("k = 4"),
+        "{line}"
+    );
+}
+
+#[test]
+fn compare_of_a_file_with_itself_is_identity() {
+    let file = news().join("en/flood-original.txt");
+    let file = file.to_str().unwrap();
+    let assert = megashingle(&root())
+        .args(["compare", file, file, "--json"])
+        .assert()
+        .code(0);
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
+    assert_eq!(v["jaccard"], 1.0);
+    assert_eq!(v["estimated_jaccard"], 1.0);
+    assert_eq!(v["dice"], 1.0);
+    assert_eq!(v["common"], v["first_shingles"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// canon
+
+#[test]
+fn canon_drops_markup_and_decodes_numeric_entities() {
+    let file = news().join("ru/lynx-gorvestnik.html");
+    // The words below exist only as numeric character references in the file.
+    let raw = std::fs::read_to_string(&file).unwrap();
+    assert!(!raw.contains("шестилетняя") && raw.contains("&#1096;&#1077;&#1089;"));
+    let assert = megashingle(&root())
+        .args(["canon", "--lines", file.to_str().unwrap()])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    let words: BTreeSet<&str> = out.lines().collect();
+    for expected in ["шестилетняя", "реабилитационного", "рысят", "ветка"]
+    {
+        assert!(words.contains(expected), "missing {expected:?}");
+    }
+    // Tag names, attributes, script, style and comment content are gone.
+    for unexpected in [
+        "html",
+        "head",
+        "body",
+        "div",
+        "p",
+        "script",
+        "style",
+        "meta",
+        "header",
+        "class",
+        "href",
+        "function",
+        "window",
+        "document",
+        "createelement",
+        "clickmap",
+        "counter",
+        "js",
+        "cnt",
+        "px",
+        "font",
+        "wrap",
+        "шапка",
+    ] {
+        assert!(
+            !words.contains(unexpected),
+            "markup word {unexpected:?} kept"
+        );
+    }
+    assert!(!out.contains('<') && !out.contains('&') && !out.contains('{'));
+}
+
+#[test]
+fn canon_reads_stdin() {
+    let dir = temp();
+    megashingle(dir.path())
+        .args(["canon", "-"])
+        .write_stdin("<p>Hello&nbsp;<b>World</b></p> &#1052;&#x438;&#1088; Ёж\n")
+        .assert()
+        .code(0)
+        .stdout("hello world мир еж\n");
+    megashingle(dir.path())
+        .args(["canon", "--lines", "-"])
+        .write_stdin("One, two; THREE")
+        .assert()
+        .code(0)
+        .stdout("one\ntwo\nthree\n");
+}
+
+#[test]
+fn canon_strips_mail_headers() {
+    let file = news().join("en/flood-newsletter.eml");
+    let assert = megashingle(&root())
+        .args(["canon", "--lines", file.to_str().unwrap()])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    let words: Vec<&str> = out.lines().collect();
+    assert!(words.contains(&"evacuated"), "{words:?}");
+    for header_word in ["subject", "mime", "utf", "8bit", "example"] {
+        assert!(!words.contains(&header_word), "{header_word:?} kept");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// config
+
+fn printed_config(dir: &Path, args: &[&str]) -> toml::Table {
+    let assert = megashingle(dir).arg("config").args(args).assert().code(0);
+    let out = stdout_of(assert.get_output());
+    out.parse::<toml::Table>()
+        .unwrap_or_else(|e| panic!("printed config is not TOML: {e}\n{out}"))
+}
+
+#[test]
+fn config_prints_the_defaults_as_toml() {
+    let dir = temp();
+    let table = printed_config(dir.path(), &[]);
+    assert_eq!(table["shingle"]["size"].as_integer(), Some(3));
+    assert_eq!(table["signature"]["minima"].as_integer(), Some(84));
+    // The shipped pipeline.toml says the same as the built-in defaults.
+    assert_eq!(printed_config(&root(), &[]), table);
+}
+
+#[test]
+fn config_flags_override_the_defaults() {
+    let dir = temp();
+    let table = printed_config(dir.path(), &["-k", "7"]);
+    assert_eq!(table["shingle"]["size"].as_integer(), Some(7));
+    // A file, then a flag over it.
+    write(&dir, "c.toml", "[shingle]\nsize = 3\n");
+    let table = printed_config(dir.path(), &["-c", "c.toml"]);
+    assert_eq!(table["shingle"]["size"].as_integer(), Some(3));
+    let table = printed_config(dir.path(), &["-c", "c.toml", "-k", "9"]);
+    assert_eq!(table["shingle"]["size"].as_integer(), Some(9));
+}
+
+// ---------------------------------------------------------------------------------------------
+// cluster: short documents, output shape
+
+#[test]
+fn short_document_is_too_short_and_counted() {
+    let dir = temp();
+    write(
+        &dir,
+        "d.csv",
+        format!("id,text\nlong,{LONG_A}\nshort,two words\n"),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "d.csv"])
+        .assert()
+        .code(0);
+    let output = assert.get_output();
+    let rows = parse_table(&stdout_of(output));
+    let short = rows.iter().find(|r| r.doc_id == "short").unwrap();
+    assert_eq!(
+        (
+            short.cluster_id.as_str(),
+            short.cluster_size,
+            short.similarity.as_str(),
+            short.status.as_str()
+        ),
+        ("short", 1, "", "too_short")
+    );
+    let long = rows.iter().find(|r| r.doc_id == "long").unwrap();
+    assert_eq!(long.status, "ok");
+    let summary = only_line_starting(output, "megashingle: ");
+    assert!(summary.contains("1 too short"), "{summary}");
+    assert!(summary.contains("2 documents"), "{summary}");
+}
+
+#[test]
+fn identical_short_documents_are_never_duplicates() {
+    let dir = temp();
+    write(&dir, "d.csv", "id,text\na,two words\nb,two words\n");
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "d.csv"])
+        .assert()
+        .code(0);
+    let rows = parse_table(&stdout_of(assert.get_output()));
+    assert_eq!(rows.len(), 2);
+    assert!(rows
+        .iter()
+        .all(|r| r.cluster_size == 1 && r.status == "too_short" && r.similarity.is_empty()));
+}
+
+/// A small collection with two near-duplicate pairs and a singleton.
+fn near_duplicate_csv() -> Vec<u8> {
+    let flood = std::fs::read_to_string(news().join("en/flood-original.txt")).unwrap();
+    let atlas = std::fs::read_to_string(news().join("en/atlas-original.txt")).unwrap();
+    let flood_plus = format!("{flood}\nUpdated at noon.");
+    csv_of([
+        ("p-flood", flood.as_str()),
+        ("q-flood-updated", flood_plus.as_str()),
+        ("m-atlas", atlas.as_str()),
+        ("z-atlas-copy", atlas.as_str()),
+        ("k-other", LONG_B),
+    ])
+}
+
+#[test]
+fn csv_output_has_the_header_and_one_row_per_document() {
+    let dir = temp();
+    write(&dir, "d.csv", near_duplicate_csv());
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "d.csv"])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    assert_eq!(out.lines().next(), Some(HEADER));
+    assert!(out.ends_with('\n'));
+    let rows = parse_table(&out);
+    assert_eq!(rows.len(), 5);
+    let ids: BTreeSet<&str> = rows.iter().map(|r| r.doc_id.as_str()).collect();
+    assert_eq!(ids.len(), 5);
+    // Rows are grouped by cluster, larger clusters first; cluster_id is the smallest id; the
+    // representative (the fullest version) comes first with similarity 1.0000.
+    let shape: Vec<(&str, &str, usize)> = rows
+        .iter()
+        .map(|r| (r.doc_id.as_str(), r.cluster_id.as_str(), r.cluster_size))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("m-atlas", "m-atlas", 2),
+            ("z-atlas-copy", "m-atlas", 2),
+            ("q-flood-updated", "p-flood", 2),
+            ("p-flood", "p-flood", 2),
+            ("k-other", "k-other", 1),
+        ]
+    );
+    assert_eq!(rows[0].similarity, "1.0000");
+    assert_eq!(rows[1].similarity, "1.0000");
+    assert_eq!(rows[2].similarity, "1.0000");
+    let near: f64 = rows[3].similarity.parse().unwrap();
+    assert!((0.9..=1.0).contains(&near), "{near}");
+    assert!(rows.iter().all(|r| r.status == "ok"));
+}
+
+#[test]
+fn jsonl_output_has_one_object_per_document() {
+    let dir = temp();
+    let mut csv = near_duplicate_csv();
+    csv.extend_from_slice(b"short,too short\n");
+    write(&dir, "d.csv", csv);
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "--format", "jsonl", "d.csv"])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    let objects: Vec<serde_json::Map<String, serde_json::Value>> = out
+        .lines()
+        .map(|l| match serde_json::from_str(l) {
+            Ok(serde_json::Value::Object(o)) => o,
+            other => panic!("not a JSON object: {l} ({other:?})"),
+        })
+        .collect();
+    assert_eq!(objects.len(), 6);
+    for o in &objects {
+        let keys: BTreeSet<&str> = o.keys().map(String::as_str).collect();
+        assert_eq!(keys, BTreeSet::from(COLUMNS));
+        assert!(o["doc_id"].is_string() && o["cluster_id"].is_string());
+        assert!(o["cluster_size"].is_u64());
+        assert!(o["similarity"].is_number() || o["similarity"].is_null());
+    }
+    let short = objects.iter().find(|o| o["doc_id"] == "short").unwrap();
+    assert!(short["similarity"].is_null());
+    assert_eq!(short["status"], "too_short");
+    // The same rows as the CSV output.
+    let csv_out = megashingle(dir.path())
+        .args(["cluster", "-q", "d.csv"])
+        .output()
+        .unwrap();
+    let rows = parse_table(&stdout_of(&csv_out));
+    let from_json: Vec<(String, String, u64)> = objects
+        .iter()
+        .map(|o| {
+            (
+                o["doc_id"].as_str().unwrap().to_owned(),
+                o["cluster_id"].as_str().unwrap().to_owned(),
+                o["cluster_size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let from_csv: Vec<(String, String, u64)> = rows
+        .into_iter()
+        .map(|r| (r.doc_id, r.cluster_id, r.cluster_size as u64))
+        .collect();
+    assert_eq!(from_json, from_csv);
+}
+
+#[test]
+fn cluster_reads_csv_from_stdin() {
+    let dir = temp();
+    megashingle(dir.path())
+        .args(["cluster", "-q", "-"])
+        .write_stdin(format!("id,text\na,{LONG_A}\n"))
+        .assert()
+        .code(0)
+        .stdout(format!("{HEADER}\na,a,1,1.0000,ok\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Determinism
+
+#[test]
+fn thread_count_does_not_change_the_output() {
+    let run = |threads: &str| {
+        megashingle(&root())
+            .args(["cluster", "fixtures/news", "-q", "-j", threads])
+            .output()
+            .unwrap()
+    };
+    let one = run("1");
+    assert_eq!(one.status.code(), Some(0));
+    for threads in ["2", "4", "0"] {
+        let other = run(threads);
+        assert_eq!(other.status.code(), Some(0));
+        assert!(
+            one.stdout == other.stdout,
+            "-j 1 and -j {threads} differ:\n{}\n---\n{}",
+            stdout_of(&one),
+            stdout_of(&other)
+        );
+    }
+}
+
+#[test]
+fn input_order_does_not_change_the_output() {
+    let dir = temp();
+    let docs = fixture_documents();
+    let folder = megashingle(&root())
+        .args(["cluster", "fixtures/news", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(folder.status.code(), Some(0));
+    let orders: Vec<(&str, Vec<(String, String)>)> = vec![
+        ("forward.csv", docs.clone()),
+        ("reversed.csv", docs.iter().rev().cloned().collect()),
+        ("shuffled.csv", shuffled(docs.clone(), 0x5eed)),
+        ("shuffled2.csv", shuffled(docs.clone(), 0xdecaf)),
+    ];
+    for (name, order) in &orders {
+        write(
+            &dir,
+            name,
+            csv_of(order.iter().map(|(i, t)| (i.as_str(), t.as_str()))),
+        );
+        let out = megashingle(dir.path())
+            .args(["cluster", "-q", name])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {:?}",
+            stderr_lines(&out)
+        );
+        assert!(
+            out.stdout == folder.stdout,
+            "{name} differs from the folder output:\n{}\n---\n{}",
+            stdout_of(&out),
+            stdout_of(&folder)
+        );
+    }
+}
+
+#[test]
+fn input_order_and_threads_do_not_change_clusters_of_near_duplicates() {
+    let dir = temp();
+    let mut docs = fixture_documents();
+    // Near-duplicates so that the clusters are not all singletons.
+    let text_of = |id: &str| docs.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    let extras = vec![
+        ("x/flood-copy".to_owned(), text_of("en/flood-original.txt")),
+        (
+            "x/flood-plus".to_owned(),
+            text_of("en/flood-original.txt") + "\nMore updates will follow.",
+        ),
+        ("x/metro-copy".to_owned(), text_of("ru/metro-original.txt")),
+        ("x/tram-copy".to_owned(), text_of("uk/tram-original.txt")),
+    ];
+    docs.extend(extras);
+    let mut outputs = Vec::new();
+    for (name, order, threads) in [
+        ("a.csv", docs.clone(), "1"),
+        ("b.csv", docs.iter().rev().cloned().collect(), "2"),
+        ("c.csv", shuffled(docs.clone(), 42), "3"),
+        ("d.csv", shuffled(docs.clone(), 7), "1"),
+    ] {
+        write(
+            &dir,
+            name,
+            csv_of(order.iter().map(|(i, t)| (i.as_str(), t.as_str()))),
+        );
+        let out = megashingle(dir.path())
+            .args(["cluster", "-q", "-j", threads, name])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {:?}",
+            stderr_lines(&out)
+        );
+        outputs.push((name, out.stdout));
+    }
+    for (name, out) in &outputs[1..] {
+        assert!(
+            *out == outputs[0].1,
+            "{name} differs from a.csv:\n{}\n---\n{}",
+            String::from_utf8_lossy(out),
+            String::from_utf8_lossy(&outputs[0].1)
+        );
+    }
+    let rows = parse_table(&String::from_utf8(outputs[0].1.clone()).unwrap());
+    assert_eq!(rows.len(), docs.len());
+    let cluster_of: BTreeMap<&str, &str> = rows
+        .iter()
+        .map(|r| (r.doc_id.as_str(), r.cluster_id.as_str()))
+        .collect();
+    assert_eq!(
+        cluster_of["x/flood-copy"],
+        cluster_of["en/flood-original.txt"]
+    );
+    assert_eq!(
+        cluster_of["x/flood-plus"],
+        cluster_of["en/flood-original.txt"]
+    );
+    assert_eq!(
+        cluster_of["x/metro-copy"],
+        cluster_of["ru/metro-original.txt"]
+    );
+    assert_eq!(
+        cluster_of["x/tram-copy"],
+        cluster_of["uk/tram-original.txt"]
+    );
+    assert!(
+        rows[0].cluster_size >= 3,
+        "the largest cluster holds the flood copies"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Golden output over the fixtures
+
+#[test]
+fn golden_fixture_clusters() {
+    let golden = root().join("tests/golden/fixtures-clusters.csv");
+    let assert = megashingle(&root())
+        .args(["cluster", "fixtures/news", "--quiet"])
+        .assert()
+        .code(0)
+        .stderr("");
+    let actual = &assert.get_output().stdout;
+    if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(&golden, actual).unwrap();
+        eprintln!("rewrote {}", golden.display());
+        return;
+    }
+    let expected = std::fs::read(&golden).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; create it with UPDATE_GOLDEN=1 cargo test --test cli golden",
+            golden.display()
+        )
+    });
+    if *actual != expected {
+        let (a, e) = (
+            String::from_utf8_lossy(actual),
+            String::from_utf8_lossy(&expected),
+        );
+        let first = a
+            .lines()
+            .zip(e.lines())
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.lines().count().min(e.lines().count()));
+        panic!(
+            "output differs from {} at line {}:\n  actual:   {:?}\n  expected: {:?}\n\
+             If the change is intended, refresh it with UPDATE_GOLDEN=1 cargo test --test cli golden",
+            golden.display(),
+            first + 1,
+            a.lines().nth(first),
+            e.lines().nth(first),
+        );
+    }
+}
+
+#[test]
+fn every_fixture_file_appears_exactly_once() {
+    let assert = megashingle(&root())
+        .args(["cluster", "fixtures/news", "-q", "-k", "5"])
+        .assert()
+        .code(0);
+    let rows = parse_table(&stdout_of(assert.get_output()));
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for row in &rows {
+        *counts.entry(row.doc_id.clone()).or_default() += 1;
+    }
+    let files: BTreeSet<String> = fixture_documents().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(files.len(), 44, "fixtures/README.md promises 44 files");
+    assert_eq!(counts.keys().cloned().collect::<BTreeSet<_>>(), files);
+    assert!(counts.values().all(|&n| n == 1), "{counts:?}");
+    // truth.csv lists the same files.
+    let truth = std::fs::read_to_string(root().join("fixtures/truth.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(truth.as_bytes());
+    let truth_ids: BTreeSet<String> = reader.records().map(|r| r.unwrap()[0].to_owned()).collect();
+    assert_eq!(truth_ids, files);
+    // Every cluster's rows agree on its size and id, and the four-word caption is too short for
+    // five-word shingles.
+    let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in &rows {
+        *sizes.entry(row.cluster_id.as_str()).or_default() += 1;
+    }
+    for row in &rows {
+        assert_eq!(row.cluster_size, sizes[row.cluster_id.as_str()], "{row:?}");
+        assert!(row.cluster_id <= row.doc_id, "{row:?}");
+    }
+    let caption = rows
+        .iter()
+        .find(|r| r.doc_id == "ru/photo-caption.txt")
+        .unwrap();
+    assert_eq!(
+        (caption.status.as_str(), caption.similarity.as_str()),
+        ("too_short", "")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Broken pipe: a closed stdout (`megashingle cluster ... | head -1`) is not an error
+
+fn run_with_closed_stdout(args: &[&str]) -> Output {
+    let mut child = std::process::Command::new(BIN)
+        .current_dir(root())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn megashingle");
+    // Close the only read end before the child writes anything: every write gets EPIPE.
+    drop(child.stdout.take());
+    child.wait_with_output().expect("wait for megashingle")
+}
+
+#[test]
+fn closed_stdout_is_not_an_error() {
+    for args in [
+        &["cluster", "fixtures/news", "-q"][..],
+        &["cluster", "fixtures/news", "--format", "jsonl"][..],
+        &["canon", "fixtures/news/ru/lynx-gorvestnik.html"][..],
+        &["config"][..],
+    ] {
+        let out = run_with_closed_stdout(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: stderr {:?}",
+            stderr_lines(&out)
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("error"),
+            "{args:?}: {:?}",
+            stderr_lines(&out)
+        );
+    }
+}
