@@ -42,8 +42,29 @@ pub enum Command {
     /// Compare two texts: exact Dice and Jaccard of their shingle sets, the estimate from the
     /// minima, shared supershingles and megashingles, and the shared fragments.
     Compare(CompareArgs),
+    /// Choose the candidate grouping for a target similarity and show its S-curve.
+    ///
+    /// Prints, for each Jaccard similarity, the probability that a pair becomes a candidate,
+    /// with the false-positive area (pairs below the target that get checked) and the
+    /// false-negative area (pairs above it that are never seen), next to the classic 6
+    /// supershingles of 14 minima matched as megashingles. Set the target as
+    /// supershingle.target-similarity in pipeline.toml to use the grouping.
+    Tune(TuneArgs),
     /// Print the effective configuration (defaults < file < flags) as TOML.
     Config(ConfigOnlyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// The Jaccard similarity to find pairs at (0 < T < 1); default: the configuration's
+    /// supershingle.target-similarity.
+    #[arg(short = 't', long, value_name = "T")]
+    pub threshold: Option<f64>,
+    /// Draw the S-curve into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// Flags that override keys of the configuration file.
@@ -68,6 +89,10 @@ pub struct ConfigArgs {
     /// When to treat a text as HTML (canonicalize.html).
     #[arg(long, value_name = "WHEN")]
     pub html: Option<HtmlMode>,
+    /// Set any key of the configuration, e.g. --set boilerplate.min-documents=0 or
+    /// --set canonicalize.main-text=false; repeatable, applied after the other flags.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<String>,
 }
 
 /// A language code on the command line, or `none`.
@@ -116,6 +141,9 @@ impl ConfigArgs {
             config.canonicalize.html = html;
         }
         config.validate()?;
+        for setting in &self.settings {
+            config = config.with_setting(setting)?;
+        }
         Ok(config)
     }
 }
@@ -171,6 +199,10 @@ pub struct CanonArgs {
     /// Print one word per line instead of one line of words.
     #[arg(long)]
     pub lines: bool,
+    /// Also print, after the words, the lines of the page that main-text extraction dropped
+    /// (navigation, footers, share lines, signatures...).
+    #[arg(long)]
+    pub dropped: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

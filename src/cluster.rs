@@ -12,6 +12,10 @@
 //! cluster's fullest member) also pass a check at half the thresholds: one bridge document
 //! similar to two different stories cannot glue them together.
 //!
+//! Last, a document still alone joins the story of its most similar candidate when their
+//! estimated Jaccard reaches `cluster.attach-similarity` (a heavy rewrite of a story that is
+//! already established); it can join one story only, so it cannot bridge two.
+//!
 //! Documents are numbered in id order and ties are broken by number, so the result does not
 //! depend on the order of the input or the number of threads.
 
@@ -107,6 +111,8 @@ pub struct ClusterStats {
     pub verified_pairs: usize,
     /// Verified pairs not joined because their clusters' representatives disagree.
     pub representative_rejections: usize,
+    /// Lone documents attached to a story on a weaker link.
+    pub attached: usize,
 }
 
 /// Buckets up to this size give all their pairs.
@@ -143,7 +149,11 @@ impl Verifier {
 
     /// The pair's score when it passes: its estimated Jaccard, or its estimated containment.
     pub fn score(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
-        let jaccard = estimate_jaccard(&a.signature, &b.signature);
+        self.score_with(estimate_jaccard(&a.signature, &b.signature), a, b)
+    }
+
+    /// [`Verifier::score`] with the pair's estimated Jaccard already known.
+    pub fn score_with(&self, jaccard: f64, a: &Sketch, b: &Sketch) -> Option<f64> {
         if jaccard >= self.min_similarity {
             return Some(jaccard);
         }
@@ -173,13 +183,21 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
     let pairs = candidate_pairs(sketches, config, &mut stats);
     stats.candidate_pairs = pairs.len();
     let verifier = Verifier::new(config);
-    let mut verified: Vec<(f64, u32, u32)> = pairs
+    let attach = config.cluster.attach_similarity;
+    // Each candidate pair with its estimated Jaccard and, when it passes, its score.
+    let scored: Vec<(f64, Option<f64>, u32, u32)> = pairs
         .into_par_iter()
         .filter_map(|(a, b)| {
-            verifier
-                .score(&sketches[a as usize], &sketches[b as usize])
-                .map(|score| (score, a, b))
+            let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
+            let jaccard = estimate_jaccard(&sa.signature, &sb.signature);
+            let score = verifier.score_with(jaccard, sa, sb);
+            (score.is_some() || (attach > 0.0 && jaccard >= attach))
+                .then_some((jaccard, score, a, b))
         })
+        .collect();
+    let mut verified: Vec<(f64, u32, u32)> = scored
+        .iter()
+        .filter_map(|&(_, score, a, b)| score.map(|s| (s, a, b)))
         .collect();
     stats.verified_pairs = verified.len();
     verified
@@ -205,12 +223,54 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
         let root = sets.find(a);
         representative[root as usize] = fuller(pa, pb, sketches);
     }
+    if attach > 0.0 {
+        let weak = scored.iter().map(|&(jaccard, _, a, b)| (jaccard, a, b));
+        stats.attached = attach_lone_documents(&mut sets, weak, attach);
+    }
     let clusters = sets
         .sets()
         .into_iter()
         .map(|members| order_members(members, sketches))
         .collect::<Vec<_>>();
     (sort_clusters(clusters), stats)
+}
+
+/// Joins each document that is still alone to the cluster of its most similar candidate, when
+/// that candidate is in a cluster of two or more and their estimated Jaccard is at least
+/// `attach`. A lone document can only join one story, never bridge two, and two lone documents
+/// are never joined on a weak link. Returns the number of documents attached.
+fn attach_lone_documents(
+    sets: &mut UnionFind,
+    pairs: impl Iterator<Item = (f64, u32, u32)>,
+    attach: f64,
+) -> usize {
+    let n = sets.parent.len();
+    let mut size = vec![0u32; n];
+    for d in 0..n as u32 {
+        size[sets.find(d) as usize] += 1;
+    }
+    let mut best: Vec<Option<(f64, u32)>> = vec![None; n];
+    for (jaccard, a, b) in pairs.filter(|p| p.0 >= attach) {
+        for (lone, other) in [(a, b), (b, a)] {
+            if size[sets.find(lone) as usize] != 1 || size[sets.find(other) as usize] < 2 {
+                continue;
+            }
+            let better = best[lone as usize].is_none_or(|(j, o)| {
+                jaccard.total_cmp(&j).then(o.cmp(&other)) == std::cmp::Ordering::Greater
+            });
+            if better {
+                best[lone as usize] = Some((jaccard, other));
+            }
+        }
+    }
+    let mut attached = 0;
+    for (lone, choice) in best.into_iter().enumerate() {
+        if let Some((_, other)) = choice {
+            sets.union(lone as u32, other);
+            attached += 1;
+        }
+    }
+    attached
 }
 
 /// Of two documents, the one with more shingles; on a tie, the one with the smaller number.

@@ -212,6 +212,9 @@ pub struct ClusterConfig {
     /// ... or when the estimated share of the smaller text's shingles found in the larger is at
     /// least this (a text cut to its lead); above 1.0 turns containment off.
     pub min_containment: f64,
+    /// A document left alone joins the cluster (of two or more) of its most similar candidate
+    /// when their estimated Jaccard is at least this; 0 turns it off.
+    pub attach_similarity: f64,
     /// A candidate key shared by more documents than this is boilerplate and makes no pairs.
     pub max_bucket: usize,
 }
@@ -221,6 +224,7 @@ impl Default for ClusterConfig {
         ClusterConfig {
             min_similarity: 0.3,
             min_containment: 0.7,
+            attach_similarity: 0.25,
             max_bucket: 5000,
         }
     }
@@ -243,6 +247,14 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
         /// What the parser said, with the key and line.
+        message: String,
+    },
+    /// A `--set KEY=VALUE` that names no key or gives a value of the wrong type.
+    #[error("--set {setting}: {message}")]
+    Setting {
+        /// The assignment as given.
+        setting: String,
+        /// What is wrong.
         message: String,
     },
     /// A value is out of its range.
@@ -342,6 +354,14 @@ impl Config {
         if !(0.0..=1.0).contains(&t) {
             return range("cluster.min-similarity", t.to_string(), "0.0 to 1.0".into());
         }
+        let a = self.cluster.attach_similarity;
+        if !(0.0..=1.0).contains(&a) {
+            return range(
+                "cluster.attach-similarity",
+                a.to_string(),
+                "0.0 (off) to 1.0".into(),
+            );
+        }
         let c = self.cluster.min_containment;
         if !(0.0..=2.0).contains(&c) {
             return range(
@@ -372,6 +392,44 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// The configuration with one `section.key=value` assignment applied; the value is read
+    /// as TOML (`5`, `0.3`, `true`, `["ru", "uk"]`), or as a string when it is not TOML.
+    pub fn with_setting(&self, setting: &str) -> Result<Config, ConfigError> {
+        let fail = |message: String| ConfigError::Setting {
+            setting: setting.to_owned(),
+            message,
+        };
+        let (key, value) = setting
+            .split_once('=')
+            .ok_or_else(|| fail("expected KEY=VALUE, e.g. cluster.min-similarity=0.4".into()))?;
+        let value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.to_owned()));
+        let mut table = toml::Table::try_from(self).expect("a Config always serializes");
+        let parts: Vec<&str> = key.trim().split('.').collect();
+        let (leaf, sections) = parts.split_last().expect("split gives one part at least");
+        let mut at = &mut table;
+        for section in sections {
+            let sections: Vec<String> = at.keys().cloned().collect();
+            at = at
+                .get_mut(*section)
+                .and_then(toml::Value::as_table_mut)
+                .ok_or_else(|| {
+                    fail(format!(
+                        "no section `{section}`; sections are {}",
+                        sections.join(", ")
+                    ))
+                })?;
+        }
+        at.insert((*leaf).to_owned(), value);
+        let config: Config = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| fail(one_line(&e.to_string())))?;
+        config.validate()?;
+        Ok(config)
     }
 
     /// The configuration as TOML, as `megashingle config` prints it.
@@ -432,6 +490,37 @@ mod tests {
         let err = Config::from_toml("[cluster]\nmin-similarity = 1.5\n", Path::new("p.toml"))
             .unwrap_err();
         assert!(err.to_string().contains("0.0 to 1.0"), "{err}");
+    }
+
+    #[test]
+    fn settings_override_one_key() {
+        let config = Config::default()
+            .with_setting("cluster.min-similarity=0.45")
+            .unwrap()
+            .with_setting("canonicalize.stem=[\"ru\", \"uk\"]")
+            .unwrap()
+            .with_setting("canonicalize.html=never")
+            .unwrap();
+        assert_eq!(config.cluster.min_similarity, 0.45);
+        assert_eq!(config.canonicalize.stem, [Language::Ru, Language::Uk]);
+        assert_eq!(config.canonicalize.html, HtmlMode::Never);
+    }
+
+    #[test]
+    fn bad_settings_say_what_is_wrong() {
+        let base = Config::default();
+        let err = base.with_setting("cluster.min-similarity").unwrap_err();
+        assert!(err.to_string().contains("expected KEY=VALUE"), "{err}");
+        let err = base.with_setting("clustr.min-similarity=1").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("--set clustr.min-similarity=1: no section `clustr`"),
+            "{err}"
+        );
+        let err = base.with_setting("cluster.min-simlarity=0.4").unwrap_err();
+        assert!(err.to_string().contains("min-simlarity"), "{err}");
+        let err = base.with_setting("cluster.min-similarity=2").unwrap_err();
+        assert!(err.to_string().contains("cluster.min-similarity"), "{err}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use cli::{CanonArgs, Cli, ClusterArgs, Command, CompareArgs};
+use cli::{CanonArgs, Cli, ClusterArgs, Command, CompareArgs, TuneArgs};
 use megashingle::compare::{compare, Comparison};
 use megashingle::io::read::ReadOptions;
 use megashingle::io::write::{write_atomically, write_rows};
@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         Command::Cluster(args) => run_cluster(args),
         Command::Canon(args) => run_canon(args).map(|()| Outcome::Clean),
         Command::Compare(args) => run_compare(args).map(|()| Outcome::Clean),
+        Command::Tune(args) => run_tune(args).map(|()| Outcome::Clean),
         Command::Config(args) => args
             .config
             .resolve()
@@ -137,6 +138,13 @@ fn run_canon(args: CanonArgs) -> Result<()> {
     if !out.is_empty() {
         out.push('\n');
     }
+    if args.dropped {
+        let dropped = canonicalizer.dropped_lines(&text);
+        out.push_str(&format!("\ndropped ({} lines):\n", dropped.len()));
+        for line in dropped {
+            out.push_str(&format!("  - {line}\n"));
+        }
+    }
     print(&out)
 }
 
@@ -163,6 +171,66 @@ fn run_compare(args: CompareArgs) -> Result<()> {
     } else {
         print(&report(&comparison))
     }
+}
+
+fn run_tune(args: TuneArgs) -> Result<()> {
+    use megashingle::config::Matching;
+    use megashingle::tune::{choose, svg, Grouping};
+    let config = args.config.resolve()?;
+    let target = args
+        .threshold
+        .unwrap_or(config.supershingle.target_similarity);
+    anyhow::ensure!(
+        target > 0.0 && target < 1.0,
+        "--threshold {target} is out of range: give a Jaccard similarity above 0 and below 1"
+    );
+    let minima = config.signature.minima;
+    let chosen = choose(target, minima);
+    let classic = Grouping {
+        groups: 6,
+        minima_per_group: 14,
+        matching: Matching::Megashingle,
+    };
+    let describe = |g: &Grouping| {
+        let kind = match g.matching {
+            Matching::Megashingle => "megashingles (pairs of supershingles)",
+            Matching::Supershingle => "single supershingles",
+        };
+        format!(
+            "{} supershingles of {} minima, matched as {kind}: {} keys per document",
+            g.groups,
+            g.minima_per_group,
+            g.keys()
+        )
+    };
+    let (fp, fneg) = chosen.areas(target);
+    let (cfp, cfn) = classic.areas(target);
+    let mut out = format!(
+        "target Jaccard {target:.2}, {minima} minima\n\
+         chosen:  {}\n         false-positive area {fp:.4}, false-negative area {fneg:.4}\n\
+         classic: {}\n         false-positive area {cfp:.4}, false-negative area {cfn:.4}\n\n\
+         Jaccard  P(candidate) chosen            classic\n",
+        describe(&chosen),
+        describe(&classic),
+    );
+    for i in 1..=20 {
+        let j = f64::from(i) * 0.05;
+        let (p, c) = (chosen.probability(j), classic.probability(j));
+        let bar = "#".repeat((p * 20.0).round() as usize);
+        let mark = if (j - target).abs() < 0.025 {
+            " <- target"
+        } else {
+            ""
+        };
+        out.push_str(&format!("  {j:.2}   {p:.3} {bar:<20}   {c:.3}{mark}\n"));
+    }
+    print(&out)?;
+    if let Some(path) = &args.plot {
+        let picture = svg(&chosen, target);
+        write_atomically(path, |file| file.write_all(picture.as_bytes()))?;
+        eprintln!("megashingle: S-curve written to {}", path.display());
+    }
+    Ok(())
 }
 
 fn report(c: &Comparison) -> String {

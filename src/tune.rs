@@ -30,12 +30,13 @@ impl Grouping {
     pub fn probability(&self, j: f64) -> f64 {
         let q = j.powi(self.minima_per_group as i32);
         let g = self.groups as i32;
-        match self.matching {
+        let p = match self.matching {
             Matching::Supershingle => 1.0 - (1.0 - q).powi(g),
             Matching::Megashingle => {
                 1.0 - (1.0 - q).powi(g) - f64::from(g) * q * (1.0 - q).powi(g - 1)
             }
-        }
+        };
+        p.clamp(0.0, 1.0)
     }
 
     /// Candidate keys per document.

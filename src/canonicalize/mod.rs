@@ -80,6 +80,22 @@ impl Canonicalizer {
         }
     }
 
+    /// The lines of the whole page that main-text extraction dropped, in page order.
+    pub fn dropped_lines(&self, raw: &str) -> Vec<String> {
+        let (main, page) = self.texts(raw, true);
+        let Some(page) = page else {
+            return Vec::new();
+        };
+        let kept: std::collections::HashSet<String> = main
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        page.lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|l| !l.is_empty() && !kept.contains(l))
+            .collect()
+    }
+
     /// The normalized text: visible text after NFKC, format-character deletion, case folding
     /// and `ё`→`е`.
     pub fn normalized_text(&self, raw: &str) -> String {
