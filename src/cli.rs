@@ -33,9 +33,10 @@ pub enum Command {
     /// `too_short` for a document with fewer words than the shingle size: such a document is
     /// never called a duplicate and stays a cluster of its own, with an empty similarity.
     ///
-    /// Memory grows with the number of documents (one signature each), not with their size:
-    /// each text is dropped as soon as its signature is made. The output is the same for any
-    /// input order and any number of threads.
+    /// Each text is dropped as soon as its shingle set is made. The shingle sets (8 bytes per
+    /// distinct shingle, about 8 bytes per word) are kept until every input is read, to find the
+    /// boilerplate shingles common to many documents; then each becomes a signature of fixed
+    /// size. The output is the same for any input order and any number of threads.
     Cluster(ClusterArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
     Canon(CanonArgs),

@@ -211,7 +211,8 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
             continue;
         }
         let (pa, pb) = (representative[ra as usize], representative[rb as usize]);
-        if (pa, pb) != (a, b)
+        if config.cluster.check_representatives
+            && (pa, pb) != (a, b)
             && relaxed
                 .score(&sketches[pa as usize], &sketches[pb as usize])
                 .is_none()
@@ -410,5 +411,68 @@ mod tests {
         let (clusters, stats) = cluster(&sketches, &config);
         assert_eq!(clusters.len(), 3);
         assert_eq!(stats.boilerplate_keys, stats.keys);
+    }
+
+    #[test]
+    fn a_huge_bucket_costs_linear_pairs() {
+        let mut config = Config::default();
+        config.signature.minima = 4;
+        config.supershingle.target_similarity = 0.0;
+        config.supershingle.groups = 1;
+        config.supershingle.minima_per_group = 4;
+        config.supershingle.matching = crate::config::Matching::Supershingle;
+        config.cluster.max_bucket = 200_000;
+        let n = 100_000;
+        let sketches = vec![sketch(vec![1, 2, 3, 4], 10); n];
+        let mut stats = ClusterStats::default();
+        let pairs = candidate_pairs(&sketches, &config, &mut stats);
+        assert_eq!(pairs.len(), n - 1);
+        assert!(pairs.iter().all(|&(a, _)| a == 0));
+        let (clusters, _) = cluster(&sketches, &config);
+        assert_eq!(clusters.len(), 1);
+    }
+
+    #[test]
+    fn a_lone_document_attaches_to_a_story_but_not_to_another_lone_one() {
+        let mut sets = UnionFind::new(5);
+        sets.union(0, 1);
+        // 2 is weakly like 1 (in a story) and more weakly like 3 (alone); 3 and 4 are alone.
+        let pairs = vec![(0.26, 1, 2), (0.25, 2, 3), (0.3, 3, 4)];
+        let attached = attach_lone_documents(&mut sets, pairs.into_iter(), 0.25);
+        assert_eq!(attached, 1);
+        assert_eq!(sets.sets(), vec![vec![0, 1, 2], vec![3], vec![4]]);
+    }
+
+    #[test]
+    fn representatives_keep_a_bridge_from_gluing_two_stories() {
+        let config = Config::default();
+        // Story A has minima 0..84, story B 1000..1084; the bridge shares half of each.
+        let a: Vec<u64> = (0..84).collect();
+        let b: Vec<u64> = (1000..1084).collect();
+        let bridge: Vec<u64> = (0..42).chain(1042..1084).collect();
+        let sketches = vec![
+            sketch(a.clone(), 100),
+            sketch(a, 100),
+            sketch(bridge, 100),
+            sketch(b.clone(), 100),
+            sketch(b, 100),
+        ];
+        let (clusters, stats) = cluster(&sketches, &config);
+        let together = |x: u32, y: u32| {
+            clusters
+                .iter()
+                .any(|c| c.members.iter().any(|m| m.0 == x) && c.members.iter().any(|m| m.0 == y))
+        };
+        assert!(together(0, 1) && together(3, 4));
+        assert!(!together(0, 3), "{clusters:?}");
+        assert!(stats.representative_rejections >= 1);
+    }
+
+    #[test]
+    fn containment_is_estimated_from_jaccard_and_sizes() {
+        // A ⊂ B with |A| = 50, |B| = 150: J = 1/3, containment of A in B = 1.
+        assert!((estimate_containment(1.0 / 3.0, 50, 150) - 1.0).abs() < 1e-9);
+        assert!((estimate_containment(0.0, 50, 150)).abs() < 1e-9);
+        assert_eq!(estimate_containment(0.5, 0, 10), 0.0);
     }
 }

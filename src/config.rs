@@ -212,6 +212,9 @@ pub struct ClusterConfig {
     /// ... or when the estimated share of the smaller text's shingles found in the larger is at
     /// least this (a text cut to its lead); above 1.0 turns containment off.
     pub min_containment: f64,
+    /// Two clusters merge only when their representatives also pass the checks at half the
+    /// thresholds.
+    pub check_representatives: bool,
     /// A document left alone joins the cluster (of two or more) of its most similar candidate
     /// when their estimated Jaccard is at least this; 0 turns it off.
     pub attach_similarity: f64,
@@ -224,6 +227,7 @@ impl Default for ClusterConfig {
         ClusterConfig {
             min_similarity: 0.3,
             min_containment: 0.7,
+            check_representatives: true,
             attach_similarity: 0.25,
             max_bucket: 5000,
         }

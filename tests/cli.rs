@@ -1386,3 +1386,563 @@ fn closed_stdout_is_not_an_error() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// tune: the chosen grouping, its S-curve table and plot
+
+/// The rows of the `tune` table as (Jaccard, P(candidate) of the chosen grouping, line).
+fn tune_rows(out: &str) -> Vec<(String, f64, String)> {
+    out.lines()
+        .filter(|l| l.starts_with("  "))
+        .filter_map(|l| {
+            let mut fields = l.split_whitespace();
+            let j = fields.next()?;
+            j.parse::<f64>().ok()?;
+            let p = fields.next()?.parse::<f64>().ok()?;
+            Some((j.to_owned(), p, l.to_owned()))
+        })
+        .collect()
+}
+
+/// N in the "chosen: G supershingles of N minima" line.
+fn chosen_minima_per_group(out: &str) -> usize {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("chosen:"))
+        .unwrap_or_else(|| panic!("no `chosen:` line in\n{out}"));
+    let rest = line
+        .split_once("supershingles of ")
+        .unwrap_or_else(|| panic!("the chosen grouping is not named: {line}"))
+        .1;
+    rest.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number of minima in {line}"))
+}
+
+#[test]
+fn tune_shows_the_chosen_grouping_and_its_s_curve() {
+    let dir = temp();
+    let assert = megashingle(dir.path())
+        .args(["tune", "--threshold", "0.3"])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    let chosen = out
+        .lines()
+        .find(|l| l.starts_with("chosen:"))
+        .unwrap_or_else(|| panic!("no chosen grouping:\n{out}"));
+    assert!(chosen.contains("supershingles of "), "{chosen}");
+    assert!(chosen_minima_per_group(&out) >= 1);
+    assert!(out.contains("false-positive area"), "{out}");
+    assert!(out.contains("false-negative area"), "{out}");
+    // One row for each Jaccard 0.05, 0.10, ..., 1.00, in order.
+    let rows = tune_rows(&out);
+    let js: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    let expected: Vec<String> = (1..=20)
+        .map(|i| format!("{:.2}", f64::from(i) * 0.05))
+        .collect();
+    assert_eq!(js, expected, "{out}");
+    // The target row, and only it, is marked.
+    let marked: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.2.contains("<- target"))
+        .map(|r| r.0.as_str())
+        .collect();
+    assert_eq!(marked, ["0.30"], "{out}");
+    // An S-curve: the probability never falls as the similarity grows, and it is a probability.
+    for pair in rows.windows(2) {
+        assert!(
+            pair[0].1 <= pair[1].1,
+            "P(candidate) falls from {} at {} to {} at {}",
+            pair[0].1,
+            pair[0].0,
+            pair[1].1,
+            pair[1].0
+        );
+    }
+    assert!(rows.iter().all(|r| (0.0..=1.0).contains(&r.1)), "{out}");
+    assert!(
+        rows.last().unwrap().1 > 0.99,
+        "identical texts are candidates"
+    );
+}
+
+#[test]
+fn tune_for_a_higher_target_takes_more_minima_per_supershingle() {
+    let dir = temp();
+    let run = |threshold: &str| {
+        let assert = megashingle(dir.path())
+            .args(["tune", "--threshold", threshold])
+            .assert()
+            .code(0);
+        chosen_minima_per_group(&stdout_of(assert.get_output()))
+    };
+    let (low, high) = (run("0.3"), run("0.9"));
+    assert!(
+        high > low,
+        "0.9 takes {high} minima per supershingle, 0.3 takes {low}"
+    );
+}
+
+#[test]
+fn tune_rejects_a_threshold_out_of_range() {
+    let dir = temp();
+    for threshold in ["1.5", "0"] {
+        let assert = megashingle(dir.path())
+            .args(["tune", "--threshold", threshold])
+            .assert()
+            .code(2)
+            .stdout("");
+        let line = single_error_line(assert.get_output());
+        assert!(line.contains("--threshold"), "{threshold}: {line}");
+    }
+}
+
+/// Checks that `svg` is one well-formed element: tags nest and close, quotes balance.
+fn assert_well_formed_xml(svg: &str) {
+    let mut open: Vec<&str> = Vec::new();
+    let mut rest = svg;
+    while let Some(at) = rest.find('<') {
+        assert!(
+            !rest[..at].contains('>'),
+            "stray `>` in text: {:?}",
+            &rest[..at]
+        );
+        let end = rest[at..]
+            .find('>')
+            .unwrap_or_else(|| panic!("unclosed tag at {:?}", &rest[at..]))
+            + at;
+        let tag = &rest[at + 1..end];
+        assert!(!tag.contains('<'), "`<` inside a tag: {tag:?}");
+        assert_eq!(
+            tag.matches('"').count() % 2,
+            0,
+            "unbalanced quotes: {tag:?}"
+        );
+        if let Some(name) = tag.strip_prefix('/') {
+            let top = open.pop().unwrap_or_else(|| panic!("stray </{name}>"));
+            assert_eq!(top, name.trim(), "</{name}> closes <{top}>");
+        } else if !tag.ends_with('/') {
+            let name = tag.split_whitespace().next().expect("a tag name");
+            open.push(name);
+        }
+        if open.is_empty() {
+            assert!(
+                rest[end + 1..].trim().is_empty(),
+                "content after the root element: {:?}",
+                &rest[end + 1..]
+            );
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(open.is_empty(), "unclosed elements: {open:?}");
+}
+
+#[test]
+fn tune_plot_writes_an_svg_file() {
+    let dir = temp();
+    megashingle(dir.path())
+        .args(["tune", "--threshold", "0.3", "--plot", "out.svg"])
+        .assert()
+        .code(0);
+    let svg = std::fs::read_to_string(dir.path().join("out.svg")).expect("the plot is written");
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+    assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
+    assert!(svg.contains("<polyline"), "no curve: {svg}");
+    assert_well_formed_xml(&svg);
+    let names: BTreeSet<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, BTreeSet::from(["out.svg".to_owned()]));
+}
+
+#[test]
+fn tune_plot_into_a_missing_directory_fails_and_leaves_nothing() {
+    let dir = temp();
+    let assert = megashingle(dir.path())
+        .args(["tune", "--plot", "no-such-dir/out.svg"])
+        .assert()
+        .code(2);
+    let error = only_line_starting(assert.get_output(), "megashingle: error: ");
+    assert!(error.contains("no-such-dir/out.svg"), "{error}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "something was left behind"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// --set KEY=VALUE
+
+#[test]
+fn set_overrides_one_key() {
+    let dir = temp();
+    let table = printed_config(dir.path(), &["--set", "cluster.min-similarity=0.45"]);
+    assert_eq!(table["cluster"]["min-similarity"].as_float(), Some(0.45));
+    // The rest is untouched.
+    assert_eq!(table["shingle"]["size"].as_integer(), Some(3));
+    let assert = megashingle(dir.path())
+        .args(["config", "--set", "cluster.min-similarity=0.45"])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    let cluster = out.split_once("[cluster]").expect("a [cluster] section").1;
+    let cluster = cluster.split("\n[").next().unwrap();
+    assert!(
+        cluster.lines().any(|l| l == "min-similarity = 0.45"),
+        "{out}"
+    );
+    let table = printed_config(dir.path(), &["--set", "canonicalize.stem=[\"ru\"]"]);
+    let stem: Vec<&str> = table["canonicalize"]["stem"]
+        .as_array()
+        .expect("stem is a list")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(stem, ["ru"]);
+}
+
+#[test]
+fn bad_set_is_one_line_naming_what_is_wrong() {
+    let dir = temp();
+    let error = |setting: &str| {
+        let assert = megashingle(dir.path())
+            .args(["config", "--set", setting])
+            .assert()
+            .code(2)
+            .stdout("");
+        single_error_line(assert.get_output())
+    };
+    let line = error("nosuch.key=1");
+    assert!(
+        line.starts_with("megashingle: error: --set nosuch.key=1: no section `nosuch`"),
+        "{line}"
+    );
+    let line = error("cluster.nosuch=1");
+    assert!(line.contains("nosuch"), "{line}");
+    let line = error("cluster.min-similarity=7");
+    assert!(
+        line.contains("cluster.min-similarity") && line.contains("0.0 to 1.0"),
+        "{line}"
+    );
+    let line = error("cluster.min-similarity");
+    assert!(line.contains("expected KEY=VALUE"), "{line}");
+}
+
+#[test]
+fn cluster_honours_set() {
+    let dir = temp();
+    write(&dir, "d.csv", csv_of([("a", LONG_A), ("b", LONG_B)]));
+    let statuses = |extra: &[&str]| {
+        let assert = megashingle(dir.path())
+            .args(["cluster", "-q", "d.csv"])
+            .args(extra)
+            .assert()
+            .code(0);
+        parse_table(&stdout_of(assert.get_output()))
+            .into_iter()
+            .map(|r| r.status)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(statuses(&[]), ["ok", "ok"]);
+    assert_eq!(
+        statuses(&["--set", "shingle.size=50"]),
+        ["too_short", "too_short"]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// canon: main-text extraction and what it drops
+
+/// The `dropped (N lines):` section of `canon --dropped`: N and the listed lines.
+fn dropped_section(out: &str) -> (usize, Vec<String>) {
+    let (_, section) = out
+        .split_once("dropped (")
+        .unwrap_or_else(|| panic!("no dropped section:\n{out}"));
+    let (count, list) = section
+        .split_once(" lines):\n")
+        .unwrap_or_else(|| panic!("malformed dropped section:\n{out}"));
+    let count: usize = count.parse().expect("a line count");
+    let lines: Vec<String> = list
+        .lines()
+        .map(|l| {
+            l.strip_prefix("  - ")
+                .unwrap_or_else(|| panic!("not a dropped line: {l:?}"))
+                .to_owned()
+        })
+        .collect();
+    (count, lines)
+}
+
+#[test]
+fn canon_dropped_lists_the_page_furniture() {
+    let assert = megashingle(&root())
+        .args([
+            "canon",
+            "--dropped",
+            "fixtures/news/en/flood-dailyherald.html",
+        ])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    let kept = out.lines().next().unwrap();
+    assert!(kept.contains("evacuated"), "{kept}");
+    assert!(
+        !kept.contains("cookies"),
+        "the cookie banner was kept: {kept}"
+    );
+    let (count, lines) = dropped_section(&out);
+    assert_eq!(count, lines.len(), "{out}");
+    assert!(count > 0, "{out}");
+    assert!(
+        lines.iter().any(|l| l.contains("cookies")),
+        "the cookie banner is not listed: {lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("© 2024")),
+        "the copyright line is not listed: {lines:#?}"
+    );
+}
+
+#[test]
+fn canon_dropped_is_empty_for_a_plain_text() {
+    let assert = megashingle(&root())
+        .args(["canon", "--dropped", "fixtures/news/en/flood-original.txt"])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    assert!(out.contains("\ndropped (0 lines):\n"), "{out}");
+    assert_eq!(dropped_section(&out), (0, Vec::new()));
+}
+
+const HARBOUR_PAGE: &str = r#"<!DOCTYPE html>
+<html><head><title>Harbour wall repaired | Coast Gazette</title></head>
+<body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/local">Local</a></li><li><a href="/sport">Sport</a></li></ul></nav>
+<div class="cookie-banner">We use cookies to improve your visit. <button>Accept all</button></div>
+<article>
+<p>Engineers finished repairing the harbour wall on Monday after winter storms cracked it.</p>
+<p>Fishing boats can moor at the east quay again from Friday, the harbour master said.</p>
+</article>
+<aside><h2>Related</h2><ul><li><a href="/a">Lighthouse opens to visitors</a></li><li><a href="/b">Ferry fares frozen</a></li></ul></aside>
+<footer>Copyright 2024 Coast Gazette. Privacy policy.</footer>
+</body></html>
+"#;
+
+#[test]
+fn canon_keeps_only_the_article_of_a_page() {
+    let dir = temp();
+    write(&dir, "page.html", HARBOUR_PAGE);
+    megashingle(dir.path())
+        .args(["canon", "page.html"])
+        .assert()
+        .code(0)
+        .stdout(
+            "engineers finished repairing the harbour wall on monday after winter storms cracked \
+             it fishing boats can moor at the east quay again from friday the harbour master said\n",
+        );
+}
+
+#[test]
+fn canon_without_main_text_keeps_the_menu() {
+    let dir = temp();
+    write(&dir, "page.html", HARBOUR_PAGE);
+    let assert = megashingle(dir.path())
+        .args([
+            "canon",
+            "page.html",
+            "--set",
+            "canonicalize.main-text=false",
+        ])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    assert!(out.starts_with("home local sport "), "{out}");
+    for word in ["cookies", "lighthouse", "copyright", "engineers"] {
+        assert!(
+            out.split_whitespace().any(|w| w == word),
+            "{word:?} missing: {out}"
+        );
+    }
+}
+
+#[test]
+fn canon_keeps_the_quoted_story_of_a_mail_and_drops_its_furniture() {
+    let dir = temp();
+    let mail = "From: Parish Clerk <clerk@stmarys.example>\n\
+                To: residents@lists.stmarys.example\n\
+                Subject: Re: Packhorse crossing\n\
+                Date: Wed, 13 Mar 2024 09:12:44 +0000\n\
+                Message-ID: <20240313091244.ab12@stmarys.example>\n\
+                \n\
+                Dear residents, please see the update below.\n\
+                \n\
+                On Tue, 12 Mar 2024 at 18:40, Highways Office <highways@county.example> wrote:\n\
+                > The old packhorse bridge will stay closed until surveyors confirm\n\
+                > the arch is sound after the flood damage.\n\
+                > A temporary footbridge opens beside it on Saturday morning.\n\
+                \n\
+                ---------- Forwarded message ---------\n\
+                From: Survey Desk <survey@county.example>\n\
+                Date: Mon, 11 Mar 2024\n\
+                Subject: Inspection booked\n\
+                To: highways@county.example\n\
+                \n\
+                Divers will inspect the piers at low tide on Thursday.\n\
+                \n\
+                -- \n\
+                Margaret Quill\n\
+                Parish Clerk, St Marys\n\
+                Tel 01632 960123\n";
+    write(&dir, "reply.eml", mail);
+    let assert = megashingle(dir.path())
+        .args(["canon", "reply.eml"])
+        .assert()
+        .code(0);
+    let out = stdout_of(assert.get_output());
+    assert_eq!(
+        out,
+        "dear residents please see the update below \
+         the old packhorse bridge will stay closed until surveyors confirm the arch is sound \
+         after the flood damage a temporary footbridge opens beside it on saturday morning \
+         divers will inspect the piers at low tide on thursday\n"
+    );
+    let words: BTreeSet<&str> = out.split_whitespace().collect();
+    for dropped in [
+        // headers
+        "clerk",
+        "stmarys",
+        "re",
+        "crossing",
+        "20240313091244",
+        "0000",
+        // the attribution line
+        "highways",
+        "wrote",
+        "18",
+        // the forwarded message's headers
+        "forwarded",
+        "desk",
+        "inspection",
+        "booked",
+        // the signature
+        "margaret",
+        "quill",
+        "tel",
+        "01632",
+    ] {
+        assert!(!words.contains(dropped), "{dropped:?} kept: {out}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// cluster: bridges do not chain stories, heavy rewrites attach to established stories
+
+/// A made-up word for each number, letters only: different numbers give different words (the
+/// number's base-16 digits as syllables, least significant first).
+fn made_up_word(n: usize) -> String {
+    const SYLLABLES: [&str; 16] = [
+        "ka", "lo", "mi", "nu", "pe", "ra", "si", "to", "vu", "ze", "bo", "da", "fi", "gu", "he",
+        "jo",
+    ];
+    let (mut n, mut word) = (n, String::new());
+    loop {
+        word.push_str(SYLLABLES[n % 16]);
+        n /= 16;
+        if n == 0 {
+            return word;
+        }
+    }
+}
+
+/// The words numbered `numbers` as prose: sentences of ten words each.
+fn prose(numbers: &[usize]) -> String {
+    numbers
+        .chunks(10)
+        .map(|sentence| {
+            let words: Vec<String> = sentence.iter().map(|&n| made_up_word(n)).collect();
+            let mut sentence = words.join(" ");
+            sentence[..1].make_ascii_uppercase();
+            sentence + "."
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `words` with the words at `positions` replaced by new words numbered from `fresh`.
+fn with_words_replaced(words: &[usize], positions: &[usize], fresh: usize) -> Vec<usize> {
+    let mut out = words.to_vec();
+    for (i, &at) in positions.iter().enumerate() {
+        out[at] = fresh + i;
+    }
+    out
+}
+
+/// Estimated and exact Jaccard of two texts, from `compare --json`.
+fn compare_texts(dir: &Path, a: &str, b: &str) -> (f64, f64) {
+    let assert = megashingle(dir)
+        .args(["compare", "--json", "--text", a, b])
+        .assert()
+        .code(0);
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(assert.get_output())).expect("valid JSON");
+    (
+        v["estimated_jaccard"].as_f64().unwrap(),
+        v["jaccard"].as_f64().unwrap(),
+    )
+}
+
+/// doc_id → cluster_id of a cluster run over `csv`.
+fn clusters_of(dir: &TempDir, csv: Vec<u8>, extra: &[&str]) -> BTreeMap<String, TableRow> {
+    write(dir, "stories.csv", csv);
+    let assert = megashingle(dir.path())
+        .args(["cluster", "-q", "stories.csv"])
+        .args(extra)
+        .assert()
+        .code(0);
+    parse_table(&stdout_of(assert.get_output()))
+        .into_iter()
+        .map(|r| (r.doc_id.clone(), r))
+        .collect()
+}
+
+#[test]
+fn scratch_probe() {
+    let dir = temp();
+    let heavy_of = |words: &[usize], run: usize, offset: usize, fresh: usize| -> Vec<usize> {
+        words
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                if ((i + offset) / run) % 2 == 0 {
+                    w
+                } else {
+                    fresh + i
+                }
+            })
+            .collect()
+    };
+    let a: Vec<usize> = (0..150).collect();
+    let versions: Vec<Vec<usize>> = vec![
+        a.clone(),
+        with_words_replaced(&a, &[40], 9000),
+        with_words_replaced(&a, &[90], 9100),
+        with_words_replaced(&a, &[20, 130], 9200),
+    ];
+    let l: Vec<usize> = (2000..2150).collect();
+    for run in [11usize, 12, 13] {
+        for offset in 0..12usize {
+            let h = heavy_of(&a, run, offset, 5000);
+            let ests: Vec<f64> = versions
+                .iter()
+                .map(|v| compare_texts(dir.path(), &prose(v), &prose(&h)).0)
+                .collect();
+            let lh = heavy_of(&l, run, offset, 7000);
+            let (le, lx) = compare_texts(dir.path(), &prose(&l), &prose(&lh));
+            println!("run {run} offset {offset}: story {ests:.3?} lone {le:.3} ({lx:.3})");
+        }
+    }
+}
