@@ -1,8 +1,15 @@
-//! Corpus statistics: a shingle found in many documents is boilerplate (a site template, a
-//! mailing-list footer, a cookie notice) and is left out of the signatures, as Broder dropped
-//! the most common shingles. Where that would leave a document with less than a fifth of its
-//! shingles, the document is itself common text (a wire story copied by many sites) and keeps
-//! all of them.
+//! Corpus statistics: boilerplate shingles (a site template, a mailing-list footer, a cookie
+//! notice) are left out of the signatures, as Broder dropped the most common shingles. Two
+//! counts find them:
+//!
+//! - document frequency: a shingle found in many pages is boilerplate, whatever they are;
+//! - story frequency: a shingle found in the pages of many different stories is boilerplate,
+//!   even on a small site. Stories here are a first clustering made with the boilerplate found
+//!   by document frequency; a wire story copied by a thousand sites is one story, so its text
+//!   is never taken for boilerplate this way.
+//!
+//! Where leaving out boilerplate would leave a document with less than a fifth of its shingles,
+//! the document is itself common text and keeps all of them.
 
 use std::borrow::Cow;
 
@@ -38,6 +45,33 @@ impl Boilerplate {
             .map(|run| run[0])
             .collect();
         Boilerplate { common }
+    }
+
+    /// Adds the shingles found in documents of at least `min_stories` different stories;
+    /// `story_of[d]` is the story of the document whose set is `sets[d]`. Nothing when
+    /// `min_stories` is 0.
+    pub fn add_spread_across_stories(
+        &mut self,
+        sets: &[&[u64]],
+        story_of: &[u32],
+        min_stories: usize,
+    ) {
+        if min_stories == 0 {
+            return;
+        }
+        let mut pairs: Vec<(u64, u32)> = sets
+            .par_iter()
+            .zip(story_of.par_iter())
+            .flat_map_iter(|(set, &story)| set.iter().map(move |&s| (s, story)))
+            .collect();
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        self.common.extend(
+            pairs
+                .chunk_by(|a, b| a.0 == b.0)
+                .filter(|run| run.len() >= min_stories)
+                .map(|run| run[0].0),
+        );
     }
 
     /// Number of boilerplate shingles.
@@ -90,6 +124,21 @@ mod tests {
         assert_eq!(boilerplate.filter(&docs[0]).len(), 20);
         assert!(Boilerplate::from_sets(&sets, 6).is_empty());
         assert!(Boilerplate::from_sets(&sets, 0).is_empty());
+    }
+
+    #[test]
+    fn shingles_spread_over_many_stories_are_boilerplate() {
+        // Four pages of one small site: two stories, each on two pages; footer shingle 9.
+        let pages: Vec<Vec<u64>> = vec![vec![1, 2, 9], vec![1, 2, 9], vec![3, 4, 9], vec![5, 6, 9]];
+        let sets: Vec<&[u64]> = pages.iter().map(Vec::as_slice).collect();
+        let mut boilerplate = Boilerplate::from_sets(&sets, 10);
+        assert!(boilerplate.is_empty());
+        boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3);
+        assert_eq!(boilerplate.len(), 1);
+        assert_eq!(boilerplate.filter(&pages[0]).as_ref(), &[1, 2]);
+        // The story's own text, on two pages of one story, stays.
+        boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 2);
+        assert_eq!(boilerplate.len(), 1);
     }
 
     #[test]

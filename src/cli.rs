@@ -141,10 +141,10 @@ impl ConfigArgs {
         if let Some(html) = self.html {
             config.canonicalize.html = html;
         }
-        config.validate()?;
         for setting in &self.settings {
             config = config.with_setting(setting)?;
         }
+        config.validate()?;
         Ok(config)
     }
 }

@@ -9,7 +9,8 @@
 //! A pair is verified by its estimated Jaccard, or by its estimated containment (the share of
 //! the smaller text's shingles found in the larger: a text cut to its lead). Verified pairs are
 //! then joined strongest first, and two clusters merge only when their representatives (each
-//! cluster's fullest member) also pass a check at half the thresholds: one bridge document
+//! cluster's fullest member when it formed; a larger cluster keeps its own when a smaller one
+//! joins) also pass a check at half the thresholds: one bridge document
 //! similar to two different stories cannot glue them together.
 //!
 //! Last, a document still alone joins the story of its most similar candidate when their
@@ -50,6 +51,11 @@ impl UnionFind {
             x = grandparent;
         }
         x
+    }
+
+    /// The number of members of the set whose representative is `root`.
+    pub fn size_of(&self, root: u32) -> u32 {
+        self.size[root as usize]
     }
 
     /// Joins the sets of `a` and `b`; true when they were apart.
@@ -220,9 +226,16 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
             stats.representative_rejections += 1;
             continue;
         }
+        // The larger cluster keeps its representative, so a newcomer, however full, never
+        // speaks for a story it has just joined.
+        let keep = match sets.size_of(ra).cmp(&sets.size_of(rb)) {
+            std::cmp::Ordering::Greater => pa,
+            std::cmp::Ordering::Less => pb,
+            std::cmp::Ordering::Equal => fuller(pa, pb, sketches),
+        };
         sets.union(a, b);
         let root = sets.find(a);
-        representative[root as usize] = fuller(pa, pb, sketches);
+        representative[root as usize] = keep;
     }
     if attach > 0.0 {
         let weak = scored.iter().map(|&(jaccard, _, a, b)| (jaccard, a, b));

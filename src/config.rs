@@ -90,11 +90,17 @@ pub struct Config {
 pub struct BoilerplateConfig {
     /// A shingle found in at least this many documents is left out of signatures; 0 turns it off.
     pub min_documents: usize,
+    /// A shingle found in documents of at least this many different stories is left out of
+    /// signatures; 0 turns it off.
+    pub min_stories: usize,
 }
 
 impl Default for BoilerplateConfig {
     fn default() -> Self {
-        BoilerplateConfig { min_documents: 30 }
+        BoilerplateConfig {
+            min_documents: 30,
+            min_stories: 8,
+        }
     }
 }
 
@@ -198,7 +204,7 @@ impl Default for SupershingleConfig {
             groups: 6,
             minima_per_group: 14,
             matching: Matching::Megashingle,
-            target_similarity: 0.3,
+            target_similarity: 0.25,
         }
     }
 }
@@ -225,7 +231,7 @@ pub struct ClusterConfig {
 impl Default for ClusterConfig {
     fn default() -> Self {
         ClusterConfig {
-            min_similarity: 0.3,
+            min_similarity: 0.35,
             min_containment: 0.7,
             check_representatives: true,
             attach_similarity: 0.25,
@@ -399,7 +405,9 @@ impl Config {
     }
 
     /// The configuration with one `section.key=value` assignment applied; the value is read
-    /// as TOML (`5`, `0.3`, `true`, `["ru", "uk"]`), or as a string when it is not TOML.
+    /// as TOML (`5`, `0.3`, `true`, `["ru", "uk"]`), or as a string when it is not TOML. Ranges
+    /// are not checked here, so that several settings can be applied in any order: call
+    /// [`Config::validate`] after the last.
     pub fn with_setting(&self, setting: &str) -> Result<Config, ConfigError> {
         let fail = |message: String| ConfigError::Setting {
             setting: setting.to_owned(),
@@ -429,11 +437,9 @@ impl Config {
                 })?;
         }
         at.insert((*leaf).to_owned(), value);
-        let config: Config = toml::Value::Table(table)
+        toml::Value::Table(table)
             .try_into()
-            .map_err(|e: toml::de::Error| fail(one_line(&e.to_string())))?;
-        config.validate()?;
-        Ok(config)
+            .map_err(|e: toml::de::Error| fail(one_line(&e.to_string())))
     }
 
     /// The configuration as TOML, as `megashingle config` prints it.
@@ -523,7 +529,11 @@ mod tests {
         );
         let err = base.with_setting("cluster.min-simlarity=0.4").unwrap_err();
         assert!(err.to_string().contains("min-simlarity"), "{err}");
-        let err = base.with_setting("cluster.min-similarity=2").unwrap_err();
+        let err = base
+            .with_setting("cluster.min-similarity=2")
+            .unwrap()
+            .validate()
+            .unwrap_err();
         assert!(err.to_string().contains("cluster.min-similarity"), "{err}");
     }
 

@@ -177,13 +177,24 @@ fn run_tune(args: TuneArgs) -> Result<()> {
     use megashingle::config::Matching;
     use megashingle::tune::{choose, svg, Grouping};
     let config = args.config.resolve()?;
-    let target = args
-        .threshold
-        .unwrap_or(config.supershingle.target_similarity);
-    anyhow::ensure!(
-        target > 0.0 && target < 1.0,
-        "--threshold {target} is out of range: give a Jaccard similarity above 0 and below 1"
-    );
+    let target = match args.threshold {
+        Some(t) => {
+            anyhow::ensure!(
+                t > 0.0 && t < 1.0,
+                "--threshold {t} is out of range: give a Jaccard similarity above 0 and below 1"
+            );
+            t
+        }
+        None => {
+            let t = config.supershingle.target_similarity;
+            anyhow::ensure!(
+                t > 0.0,
+                "supershingle.target-similarity is 0 (the grouping is given by hand): \
+                 give a target with --threshold T"
+            );
+            t
+        }
+    };
     let minima = config.signature.minima;
     let chosen = choose(target, minima);
     let classic = Grouping {
@@ -224,13 +235,12 @@ fn run_tune(args: TuneArgs) -> Result<()> {
         };
         out.push_str(&format!("  {j:.2}   {p:.3} {bar:<20}   {c:.3}{mark}\n"));
     }
-    print(&out)?;
     if let Some(path) = &args.plot {
         let picture = svg(&chosen, target);
         write_atomically(path, |file| file.write_all(picture.as_bytes()))?;
         eprintln!("megashingle: S-curve written to {}", path.display());
     }
-    Ok(())
+    print(&out)
 }
 
 fn report(c: &Comparison) -> String {

@@ -164,15 +164,28 @@ pub fn sketch_inputs(
     let duplicates = drop_duplicate_ids(&mut documents, options.strict, reporter)?;
     let sketching = reporter.bar("sketching", "docs");
     let (boilerplate, sketches) = pool.install(|| {
-        let sets: Vec<&[u64]> = documents.iter().map(|d| d.shingles.page_set()).collect();
-        let boilerplate = Boilerplate::from_sets(&sets, config.boilerplate.min_documents);
-        let sketches: Vec<Sketch> = documents
-            .par_iter()
-            .map(|d| {
-                sketching.inc(1);
-                sketcher.sketch_shingles(&d.shingles, &boilerplate)
-            })
-            .collect();
+        let sketch_all = |boilerplate: &Boilerplate| -> Vec<Sketch> {
+            documents
+                .par_iter()
+                .map(|d| {
+                    sketching.inc(1);
+                    sketcher.sketch_shingles(&d.shingles, boilerplate)
+                })
+                .collect()
+        };
+        let pages: Vec<&[u64]> = documents.iter().map(|d| d.shingles.page_set()).collect();
+        let mut boilerplate = Boilerplate::from_sets(&pages, config.boilerplate.min_documents);
+        let mut sketches = sketch_all(&boilerplate);
+        if config.boilerplate.min_stories > 0 {
+            let stories = preliminary_stories(&sketches, config);
+            let mains: Vec<&[u64]> = documents
+                .iter()
+                .map(|d| d.shingles.set.as_slice())
+                .collect();
+            boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories);
+            sketching.set_position(0);
+            sketches = sketch_all(&boilerplate);
+        }
         (boilerplate, sketches)
     });
     sketching.finish();
@@ -185,6 +198,18 @@ pub fn sketch_inputs(
         duplicates,
         boilerplate_shingles: boilerplate.len(),
     })
+}
+
+/// The story of each document in a first clustering, made with the boilerplate found so far.
+fn preliminary_stories(sketches: &[Sketch], config: &Config) -> Vec<u32> {
+    let (clusters, _) = cluster(sketches, config);
+    let mut story = vec![0u32; sketches.len()];
+    for (index, c) in clusters.iter().enumerate() {
+        for &(doc, _) in &c.members {
+            story[doc as usize] = index as u32;
+        }
+    }
+    story
 }
 
 /// Sorts documents by id and drops the later of two records with the same id, reporting it.

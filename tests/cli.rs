@@ -1,6 +1,7 @@
 //! Integration tests of the `megashingle` binary: error reporting and exit codes, atomic output,
-//! the `compare`, `canon` and `config` commands, the shape and determinism of the cluster table,
-//! and a golden output over `fixtures/news`.
+//! the `compare`, `canon` (main-text extraction, `--dropped`), `config` and `tune` commands,
+//! `--set KEY=VALUE`, the shape and determinism of the cluster table, bridges and heavy
+//! rewrites in clustering, and a golden output over `fixtures/news`.
 //!
 //! Refresh the golden file after an intended change of the defaults with
 //! `UPDATE_GOLDEN=1 cargo test --test cli golden`.
@@ -1895,7 +1896,7 @@ fn compare_texts(dir: &Path, a: &str, b: &str) -> (f64, f64) {
     )
 }
 
-/// doc_id → cluster_id of a cluster run over `csv`.
+/// The rows of a cluster run over `csv` (with `extra` flags), by doc_id.
 fn clusters_of(dir: &TempDir, csv: Vec<u8>, extra: &[&str]) -> BTreeMap<String, TableRow> {
     write(dir, "stories.csv", csv);
     let assert = megashingle(dir.path())
@@ -1909,40 +1910,180 @@ fn clusters_of(dir: &TempDir, csv: Vec<u8>, extra: &[&str]) -> BTreeMap<String, 
         .collect()
 }
 
-#[test]
-fn scratch_probe() {
-    let dir = temp();
-    let heavy_of = |words: &[usize], run: usize, offset: usize, fresh: usize| -> Vec<usize> {
-        words
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| {
-                if ((i + offset) / run) % 2 == 0 {
-                    w
-                } else {
-                    fresh + i
-                }
-            })
-            .collect()
-    };
+/// A story: its original (`words`) and three light rewrites, each with two words changed.
+fn story_with_light_rewrites(name: &str, words: &[usize], fresh: usize) -> Vec<(String, String)> {
+    let mut docs = vec![(format!("{name}-original"), prose(words))];
+    for (v, positions) in [[30, 100], [60, 140], [10, 80]].iter().enumerate() {
+        docs.push((
+            format!("{name}-rewrite{v}"),
+            prose(&with_words_replaced(words, positions, fresh + 10 * v)),
+        ));
+    }
+    docs
+}
+
+/// Story A (`a-*`, words 0..150) and story B (`b-*`, words 1000..1150), four versions each,
+/// unrelated, and `bridge` under `bridge_id`; returns the cluster table.
+fn bridged_stories(bridge_id: &str, bridge: &[usize]) -> BTreeMap<String, TableRow> {
     let a: Vec<usize> = (0..150).collect();
-    let versions: Vec<Vec<usize>> = vec![
-        a.clone(),
-        with_words_replaced(&a, &[40], 9000),
-        with_words_replaced(&a, &[90], 9100),
-        with_words_replaced(&a, &[20, 130], 9200),
-    ];
-    let l: Vec<usize> = (2000..2150).collect();
-    for run in [11usize, 12, 13] {
-        for offset in 0..12usize {
-            let h = heavy_of(&a, run, offset, 5000);
-            let ests: Vec<f64> = versions
-                .iter()
-                .map(|v| compare_texts(dir.path(), &prose(v), &prose(&h)).0)
-                .collect();
-            let lh = heavy_of(&l, run, offset, 7000);
-            let (le, lx) = compare_texts(dir.path(), &prose(&l), &prose(&lh));
-            println!("run {run} offset {offset}: story {ests:.3?} lone {le:.3} ({lx:.3})");
+    let b: Vec<usize> = (1000..1150).collect();
+    let mut docs = story_with_light_rewrites("a", &a, 3000);
+    docs.extend(story_with_light_rewrites("b", &b, 4000));
+    let bridge_text = prose(bridge);
+    let dir = temp();
+    let rows = clusters_of(
+        &dir,
+        csv_of(
+            docs.iter()
+                .map(|(i, t)| (i.as_str(), t.as_str()))
+                .chain([(bridge_id, bridge_text.as_str())]),
+        ),
+        &[],
+    );
+    assert_eq!(rows.len(), 9);
+    rows
+}
+
+/// Fails when a document of story A shares a cluster with one of story B.
+fn assert_stories_apart(rows: &BTreeMap<String, TableRow>, bridge_id: &str) {
+    let cluster = |id: &str| rows[id].cluster_id.as_str();
+    let table: Vec<(&str, &str)> = rows
+        .values()
+        .map(|r| (r.doc_id.as_str(), r.cluster_id.as_str()))
+        .collect();
+    // Each story holds together...
+    for story in ["a", "b"] {
+        for v in 0..3 {
+            assert_eq!(
+                cluster(&format!("{story}-rewrite{v}")),
+                cluster(&format!("{story}-original")),
+                "{table:?}"
+            );
         }
     }
+    // ...and the bridge does not glue them: it joins one of them or stays alone.
+    assert_ne!(
+        cluster("a-original"),
+        cluster("b-original"),
+        "{bridge_id} chained the two stories: {table:?}"
+    );
+    let bridge = cluster(bridge_id);
+    assert!(
+        bridge == cluster("a-original")
+            || bridge == cluster("b-original")
+            || rows[bridge_id].cluster_size == 1,
+        "{table:?}"
+    );
+}
+
+#[test]
+fn a_bridge_document_does_not_chain_two_stories() {
+    let a: Vec<usize> = (0..150).collect();
+    let b: Vec<usize> = (1000..1150).collect();
+    // First half of A, second half of B: about a third of its shingles with each story.
+    let bridge: Vec<usize> = a[..75].iter().chain(&b[75..]).copied().collect();
+    let rows = bridged_stories("bridge", &bridge);
+    assert_stories_apart(&rows, "bridge");
+}
+
+/// The same, with a bridge that becomes the fullest member of the story it joins: its id sorts
+/// before the stories' (it wins the tie on shingle count), or it is a few words longer.
+#[test]
+fn a_bridge_document_that_is_the_fullest_version_does_not_chain_two_stories() {
+    let a: Vec<usize> = (0..150).collect();
+    let b: Vec<usize> = (1000..1150).collect();
+    let even: Vec<usize> = a[..75].iter().chain(&b[75..]).copied().collect();
+    let longer: Vec<usize> = a[..80].iter().chain(&b[70..]).copied().collect();
+    for (bridge_id, bridge) in [("0-bridge", &even), ("bridge", &longer)] {
+        let rows = bridged_stories(bridge_id, bridge);
+        assert_stories_apart(&rows, bridge_id);
+    }
+}
+
+/// `words` with every other run of `run` words (shifted by `offset`) replaced by new words
+/// numbered from `fresh`: a heavy rewrite that keeps 10 of every 24 shingles (Jaccard about
+/// 0.27 with the original).
+fn heavy_rewrite(words: &[usize], run: usize, offset: usize, fresh: usize) -> Vec<usize> {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| {
+            if ((i + offset) / run) % 2 == 0 {
+                w
+            } else {
+                fresh + i
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_heavy_rewrite_attaches_to_its_story_but_two_lone_documents_stay_apart() {
+    let dir = temp();
+    // A story in four near-identical versions, and a heavy rewrite of it: runs of 12 words
+    // kept, the next 12 replaced, and so on.
+    let story: Vec<usize> = (0..150).collect();
+    let versions = [
+        story.clone(),
+        with_words_replaced(&story, &[40], 9000),
+        with_words_replaced(&story, &[90], 9100),
+        with_words_replaced(&story, &[20, 130], 9200),
+    ];
+    let heavy = prose(&heavy_rewrite(&story, 12, 6, 5000));
+    // Two lone documents, unrelated to the story, one a heavy rewrite of the other.
+    let lone: Vec<usize> = (2000..2150).collect();
+    let (lone_1, lone_2) = (prose(&lone), prose(&heavy_rewrite(&lone, 12, 6, 7000)));
+    // The construction gives estimated Jaccards between the attach threshold (0.25) and the
+    // join threshold (0.3); if the hashing changes, pick another run length or offset.
+    let weak = 0.25..0.3;
+    let texts: Vec<String> = versions.iter().map(|v| prose(v)).collect();
+    for (v, text) in texts.iter().enumerate() {
+        let (estimated, exact) = compare_texts(dir.path(), text, &heavy);
+        assert!(
+            (0.2..0.3).contains(&estimated) && (0.2..0.35).contains(&exact),
+            "version {v} and the heavy rewrite: estimated {estimated}, exact {exact}"
+        );
+        if v == 0 {
+            assert!(
+                weak.contains(&estimated),
+                "original and the heavy rewrite: estimated {estimated}, exact {exact}"
+            );
+        }
+    }
+    let (estimated, exact) = compare_texts(dir.path(), &lone_1, &lone_2);
+    assert!(
+        weak.contains(&estimated),
+        "the lone pair: estimated {estimated}, exact {exact}"
+    );
+    let mut docs: Vec<(&str, &str)> = vec![
+        ("s-original", &texts[0]),
+        ("s-version1", &texts[1]),
+        ("s-version2", &texts[2]),
+        ("s-version3", &texts[3]),
+        ("s-heavy", &heavy),
+    ];
+    docs.extend([("lone-1", lone_1.as_str()), ("lone-2", lone_2.as_str())]);
+    let rows = clusters_of(&dir, csv_of(docs.iter().copied()), &[]);
+    let table: Vec<(&str, &str, usize)> = rows
+        .values()
+        .map(|r| (r.doc_id.as_str(), r.cluster_id.as_str(), r.cluster_size))
+        .collect();
+    for id in ["s-version1", "s-version2", "s-version3", "s-heavy"] {
+        assert_eq!(
+            rows[id].cluster_id, rows["s-original"].cluster_id,
+            "{id}: {table:?}"
+        );
+    }
+    assert_eq!(rows["s-heavy"].cluster_size, 5, "{table:?}");
+    for id in ["lone-1", "lone-2"] {
+        assert_eq!(rows[id].cluster_size, 1, "{id}: {table:?}");
+    }
+    // Attaching is what brought the heavy rewrite in: without it, it stays alone.
+    let rows = clusters_of(
+        &dir,
+        csv_of(docs.iter().copied()),
+        &["--set", "cluster.attach-similarity=0"],
+    );
+    assert_eq!(rows["s-heavy"].cluster_size, 1);
+    assert_eq!(rows["s-original"].cluster_size, 4);
 }

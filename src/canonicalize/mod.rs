@@ -60,7 +60,7 @@ impl Canonicalizer {
             HtmlMode::Never => return (Cow::Borrowed(body), None),
             HtmlMode::Auto => html::looks_like_html(body),
         };
-        let page = if is_html || body.contains('<') {
+        let page = if is_html {
             Cow::Owned(html::html_to_text(body))
         } else {
             html::decode_entities(body)
@@ -91,6 +91,7 @@ impl Canonicalizer {
             .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
             .collect();
         page.lines()
+            .map(|l| l.trim_start_matches(['>', ' ', '\t']))
             .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
             .filter(|l| !l.is_empty() && !kept.contains(l))
             .collect()
