@@ -204,7 +204,7 @@ impl Default for SupershingleConfig {
             groups: 6,
             minima_per_group: 14,
             matching: Matching::Megashingle,
-            target_similarity: 0.25,
+            target_similarity: 0.2,
         }
     }
 }
@@ -232,9 +232,9 @@ impl Default for ClusterConfig {
     fn default() -> Self {
         ClusterConfig {
             min_similarity: 0.35,
-            min_containment: 0.7,
+            min_containment: 0.8,
             check_representatives: true,
-            attach_similarity: 0.25,
+            attach_similarity: 0.2,
             max_bucket: 5000,
         }
     }
