@@ -27,7 +27,7 @@ fn main() -> anyhow::Result<()> {
         let record = record?;
         sets.insert(
             record[0].to_owned(),
-            sketcher.shingles(&record[1], &mut scratch),
+            sketcher.shingles(&record[1], &mut scratch, true),
         );
     }
     let all: Vec<&[u64]> = sets.values().map(Shingles::page_set).collect();

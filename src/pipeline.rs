@@ -70,7 +70,24 @@ impl Reporter {
 struct Shingled {
     id: String,
     origin: Origin,
-    shingles: Shingles,
+    content: Content,
+}
+
+/// What is kept of a document until every input is read.
+enum Content {
+    /// Its shingle sets, for corpus statistics.
+    Shingles(Shingles),
+    /// Its finished sketch, when no corpus statistics are wanted.
+    Sketch(Sketch),
+}
+
+impl Content {
+    fn shingles(&self) -> &Shingles {
+        match self {
+            Content::Shingles(s) => s,
+            Content::Sketch(_) => unreachable!("shingle sets are kept whenever statistics are on"),
+        }
+    }
 }
 
 /// Everything read and sketched from the inputs, by document number (documents in id order,
@@ -108,6 +125,7 @@ pub fn sketch_inputs(
     let reading = reporter.bar("reading", "docs");
     let shingling = reporter.bar("shingling", "docs");
     let sketcher = Sketcher::new(config);
+    let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
     let (read, batches) = std::thread::scope(|scope| {
         let reader = std::thread::Builder::new()
             .name("reader".into())
@@ -141,10 +159,21 @@ pub fn sketch_inputs(
                 .map_init(Scratch::default, |scratch, batch| {
                     let documents: Vec<Shingled> = batch
                         .into_iter()
-                        .map(|record| Shingled {
-                            shingles: sketcher.shingles(&record.text, scratch),
-                            id: record.id,
-                            origin: record.origin,
+                        .map(|record| {
+                            let pages = config.boilerplate.min_documents > 0;
+                            let shingles = sketcher.shingles(&record.text, scratch, pages);
+                            let content = if statistics {
+                                Content::Shingles(shingles)
+                            } else {
+                                Content::Sketch(
+                                    sketcher.sketch_shingles(&shingles, &Boilerplate::none()),
+                                )
+                            };
+                            Shingled {
+                                id: record.id,
+                                origin: record.origin,
+                                content,
+                            }
                         })
                         .collect();
                     shingling.inc(documents.len() as u64);
@@ -163,31 +192,20 @@ pub fn sketch_inputs(
     let mut documents: Vec<Shingled> = batches.into_iter().flatten().collect();
     let duplicates = drop_duplicate_ids(&mut documents, options.strict, reporter)?;
     let sketching = reporter.bar("sketching", "docs");
-    let (boilerplate, sketches) = pool.install(|| {
-        let sketch_all = |boilerplate: &Boilerplate| -> Vec<Sketch> {
-            documents
-                .par_iter()
-                .map(|d| {
-                    sketching.inc(1);
-                    sketcher.sketch_shingles(&d.shingles, boilerplate)
-                })
-                .collect()
-        };
-        let pages: Vec<&[u64]> = documents.iter().map(|d| d.shingles.page_set()).collect();
-        let mut boilerplate = Boilerplate::from_sets(&pages, config.boilerplate.min_documents);
-        let mut sketches = sketch_all(&boilerplate);
-        if config.boilerplate.min_stories > 0 {
-            let stories = preliminary_stories(&sketches, config);
-            let mains: Vec<&[u64]> = documents
-                .iter()
-                .map(|d| d.shingles.set.as_slice())
-                .collect();
-            boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories);
-            sketching.set_position(0);
-            sketches = sketch_all(&boilerplate);
-        }
-        (boilerplate, sketches)
-    });
+    let (boilerplate, sketches) = if statistics {
+        pool.install(|| sketch_with_statistics(&documents, &sketcher, config, &sketching))
+    } else {
+        let sketches = documents
+            .iter_mut()
+            .map(
+                |d| match std::mem::replace(&mut d.content, Content::Sketch(Sketch::default())) {
+                    Content::Sketch(sketch) => sketch,
+                    Content::Shingles(_) => unreachable!("sketched by the workers"),
+                },
+            )
+            .collect();
+        (Boilerplate::none(), sketches)
+    };
     sketching.finish();
     let (ids, origins) = documents.into_iter().map(|d| (d.id, d.origin)).unzip();
     Ok(Collection {
@@ -198,6 +216,42 @@ pub fn sketch_inputs(
         duplicates,
         boilerplate_shingles: boilerplate.len(),
     })
+}
+
+/// Finds the boilerplate shingles of the collection (document frequency, then story frequency
+/// over a first clustering) and sketches every document without them.
+fn sketch_with_statistics(
+    documents: &[Shingled],
+    sketcher: &Sketcher,
+    config: &Config,
+    sketching: &ProgressBar,
+) -> (Boilerplate, Vec<Sketch>) {
+    let sketch_all = |boilerplate: &Boilerplate| -> Vec<Sketch> {
+        documents
+            .par_iter()
+            .map(|d| {
+                sketching.inc(1);
+                sketcher.sketch_shingles(d.content.shingles(), boilerplate)
+            })
+            .collect()
+    };
+    let pages: Vec<&[u64]> = documents
+        .iter()
+        .map(|d| d.content.shingles().page_set())
+        .collect();
+    let mut boilerplate = Boilerplate::from_sets(&pages, config.boilerplate.min_documents);
+    let mut sketches = sketch_all(&boilerplate);
+    if config.boilerplate.min_stories > 0 {
+        let stories = preliminary_stories(&sketches, config);
+        let mains: Vec<&[u64]> = documents
+            .iter()
+            .map(|d| d.content.shingles().set.as_slice())
+            .collect();
+        boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories);
+        sketching.set_position(0);
+        sketches = sketch_all(&boilerplate);
+    }
+    (boilerplate, sketches)
 }
 
 /// The story of each document in a first clustering, made with the boilerplate found so far.

@@ -8,7 +8,7 @@ use crate::shingle::{shingle_set, ShingleHasher};
 use crate::signature::MinHasher;
 
 /// What is kept of one document.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Sketch {
     /// Canonical words in the text.
     pub words: u32,
@@ -95,10 +95,10 @@ impl Sketcher {
         self.minhasher.signature(shingles)
     }
 
-    /// The canonical word count and shingle set of one text, and the shingle set of the whole
-    /// page when main-text extraction dropped some of it.
-    pub fn shingles(&self, text: &str, scratch: &mut Scratch) -> Shingles {
-        let (main, page) = self.canonicalizer.texts(text, true);
+    /// The canonical word count and shingle set of one text, and, when `with_page` is set, the
+    /// shingle set of the whole page when main-text extraction dropped some of it.
+    pub fn shingles(&self, text: &str, scratch: &mut Scratch, with_page: bool) -> Shingles {
+        let (main, page) = self.canonicalizer.texts(text, with_page);
         let words = self.word_hashes(&main, scratch);
         let set = shingle_set(self.windows(&scratch.words));
         let page = page.map(|page| {
@@ -132,7 +132,7 @@ impl Sketcher {
 
     /// The sketch of one text, every shingle counted.
     pub fn sketch(&self, text: &str, scratch: &mut Scratch) -> Sketch {
-        self.sketch_shingles(&self.shingles(text, scratch), &Boilerplate::none())
+        self.sketch_shingles(&self.shingles(text, scratch, false), &Boilerplate::none())
     }
 }
 
