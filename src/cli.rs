@@ -173,6 +173,9 @@ pub struct ClusterArgs {
     /// No progress bars and no summary (warnings and errors are still printed).
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Print the wall-clock time of each stage on stderr at the end.
+    #[arg(long)]
+    pub timings: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

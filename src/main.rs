@@ -92,11 +92,17 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
         );
     }
     let clustering = cluster_collection(&collection, &config, args.threads, &reporter);
+    let mut timings = collection.timings.clone();
+    timings.0.push(("clustering", clustering.elapsed));
     let table = rows(&collection, &clustering);
-    match &args.output {
-        Some(path) => write_atomically(path, |file| write_rows(table, args.format, file))?,
+    timings.time("writing", || match &args.output {
+        Some(path) => write_atomically(path, |file| write_rows(table, args.format, file))
+            .map_err(anyhow::Error::from),
         None => write_rows(table, args.format, std::io::stdout().lock())
-            .context("cannot write to stdout")?,
+            .context("cannot write to stdout"),
+    })?;
+    if args.timings {
+        eprintln!("megashingle: timings: {}", timings.line());
     }
     let summary = Summary::new(&collection, &clustering);
     if !args.quiet {

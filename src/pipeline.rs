@@ -66,6 +66,33 @@ impl Reporter {
     }
 }
 
+/// Wall-clock time of each stage, in the order they ran.
+#[derive(Debug, Clone, Default)]
+pub struct Timings(pub Vec<(&'static str, Duration)>);
+
+impl Timings {
+    /// Runs `f`, adding its wall-clock time to `stage`.
+    pub fn time<T>(&mut self, stage: &'static str, f: impl FnOnce() -> T) -> T {
+        let started = std::time::Instant::now();
+        let out = f();
+        let elapsed = started.elapsed();
+        match self.0.iter_mut().find(|(name, _)| *name == stage) {
+            Some((_, total)) => *total += elapsed,
+            None => self.0.push((stage, elapsed)),
+        }
+        out
+    }
+
+    /// One line: each stage with its seconds.
+    pub fn line(&self) -> String {
+        self.0
+            .iter()
+            .map(|(stage, d)| format!("{stage} {:.3} s", d.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// A document read and shingled, waiting for its sketch.
 struct Shingled {
     id: String,
@@ -106,6 +133,8 @@ pub struct Collection {
     pub duplicates: u64,
     /// Shingles found to be boilerplate.
     pub boilerplate_shingles: usize,
+    /// Time of each stage so far.
+    pub timings: Timings,
 }
 
 /// Reads and sketches all inputs with `threads` threads (0: one per core).
@@ -126,6 +155,8 @@ pub fn sketch_inputs(
     let shingling = reporter.bar("shingling", "docs");
     let sketcher = Sketcher::new(config);
     let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
+    let mut timings = Timings::default();
+    let started = std::time::Instant::now();
     let (read, batches) = std::thread::scope(|scope| {
         let reader = std::thread::Builder::new()
             .name("reader".into())
@@ -188,12 +219,18 @@ pub fn sketch_inputs(
     });
     reading.finish();
     shingling.finish();
+    timings.0.push(("reading and shingling", started.elapsed()));
     let read = read?;
     let mut documents: Vec<Shingled> = batches.into_iter().flatten().collect();
-    let duplicates = drop_duplicate_ids(&mut documents, options.strict, reporter)?;
+    let duplicates = timings.time("ordering by id", || {
+        drop_duplicate_ids(&mut documents, options.strict, reporter)
+    })?;
     let sketching = reporter.bar("sketching", "docs");
+    let sketch_started = std::time::Instant::now();
     let (boilerplate, sketches) = if statistics {
-        pool.install(|| sketch_with_statistics(&documents, &sketcher, config, &sketching))
+        pool.install(|| {
+            sketch_with_statistics(&documents, &sketcher, config, &sketching, &mut timings)
+        })
     } else {
         let sketches = documents
             .iter_mut()
@@ -204,6 +241,9 @@ pub fn sketch_inputs(
                 },
             )
             .collect();
+        timings
+            .0
+            .push(("collecting sketches", sketch_started.elapsed()));
         (Boilerplate::none(), sketches)
     };
     sketching.finish();
@@ -215,6 +255,7 @@ pub fn sketch_inputs(
         read,
         duplicates,
         boilerplate_shingles: boilerplate.len(),
+        timings,
     })
 }
 
@@ -225,6 +266,7 @@ fn sketch_with_statistics(
     sketcher: &Sketcher,
     config: &Config,
     sketching: &ProgressBar,
+    timings: &mut Timings,
 ) -> (Boilerplate, Vec<Sketch>) {
     let sketch_all = |boilerplate: &Boilerplate| -> Vec<Sketch> {
         documents
@@ -235,21 +277,27 @@ fn sketch_with_statistics(
             })
             .collect()
     };
-    let pages: Vec<&[u64]> = documents
-        .iter()
-        .map(|d| d.content.shingles().page_set())
-        .collect();
-    let mut boilerplate = Boilerplate::from_sets(&pages, config.boilerplate.min_documents);
-    let mut sketches = sketch_all(&boilerplate);
-    if config.boilerplate.min_stories > 0 {
-        let stories = preliminary_stories(&sketches, config);
-        let mains: Vec<&[u64]> = documents
+    let mut boilerplate = timings.time("document frequency", || {
+        let pages: Vec<&[u64]> = documents
             .iter()
-            .map(|d| d.content.shingles().set.as_slice())
+            .map(|d| d.content.shingles().page_set())
             .collect();
-        boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories);
+        Boilerplate::from_sets(&pages, config.boilerplate.min_documents)
+    });
+    let mut sketches = timings.time("sketching", || sketch_all(&boilerplate));
+    if config.boilerplate.min_stories > 0 {
+        let stories = timings.time("first clustering", || {
+            preliminary_stories(&sketches, config)
+        });
+        timings.time("story frequency", || {
+            let mains: Vec<&[u64]> = documents
+                .iter()
+                .map(|d| d.content.shingles().set.as_slice())
+                .collect();
+            boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories);
+        });
         sketching.set_position(0);
-        sketches = sketch_all(&boilerplate);
+        sketches = timings.time("sketching", || sketch_all(&boilerplate));
     }
     (boilerplate, sketches)
 }
@@ -301,6 +349,8 @@ pub struct Clustering {
     pub clusters: Vec<Cluster>,
     /// Counts from the clustering.
     pub stats: ClusterStats,
+    /// Its wall-clock time.
+    pub elapsed: Duration,
 }
 
 /// Clusters a collection.
@@ -317,10 +367,16 @@ pub fn cluster_collection(
         .thread_name(|i| format!("cluster-{i}"))
         .build()
         .expect("a thread pool");
+    let started = std::time::Instant::now();
     let (clusters, stats) = pool.install(|| cluster(sketches, config));
+    let elapsed = started.elapsed();
     bar.inc(sketches.len() as u64);
     bar.finish();
-    Clustering { clusters, stats }
+    Clustering {
+        clusters,
+        stats,
+        elapsed,
+    }
 }
 
 /// The status of a document in the output.
