@@ -49,15 +49,15 @@ impl Boilerplate {
 
     /// Adds the shingles found in documents of at least `min_stories` different stories;
     /// `story_of[d]` is the story of the document whose set is `sets[d]`. Nothing when
-    /// `min_stories` is 0.
+    /// `min_stories` is 0. Returns the shingles that were not boilerplate before.
     pub fn add_spread_across_stories(
         &mut self,
         sets: &[&[u64]],
         story_of: &[u32],
         min_stories: usize,
-    ) {
+    ) -> Boilerplate {
         if min_stories == 0 {
-            return;
+            return Boilerplate::none();
         }
         let mut pairs: Vec<(u64, u32)> = sets
             .par_iter()
@@ -66,12 +66,18 @@ impl Boilerplate {
             .collect();
         pairs.par_sort_unstable();
         pairs.dedup();
-        self.common.extend(
-            pairs
-                .chunk_by(|a, b| a.0 == b.0)
-                .filter(|run| run.len() >= min_stories)
-                .map(|run| run[0].0),
-        );
+        let added: FxHashSet<u64> = pairs
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|run| run.len() >= min_stories && !self.common.contains(&run[0].0))
+            .map(|run| run[0].0)
+            .collect();
+        self.common.extend(added.iter().copied());
+        Boilerplate { common: added }
+    }
+
+    /// True when the set holds a boilerplate shingle.
+    pub fn touches(&self, set: &[u64]) -> bool {
+        !self.common.is_empty() && set.iter().any(|s| self.common.contains(s))
     }
 
     /// Number of boilerplate shingles.
@@ -133,12 +139,14 @@ mod tests {
         let sets: Vec<&[u64]> = pages.iter().map(Vec::as_slice).collect();
         let mut boilerplate = Boilerplate::from_sets(&sets, 10);
         assert!(boilerplate.is_empty());
-        boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3);
+        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3);
         assert_eq!(boilerplate.len(), 1);
+        assert!(added.touches(&pages[2]) && !added.touches(&[1, 2]));
         assert_eq!(boilerplate.filter(&pages[0]).as_ref(), &[1, 2]);
         // The story's own text, on two pages of one story, stays.
-        boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 2);
+        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 2);
         assert_eq!(boilerplate.len(), 1);
+        assert!(added.is_empty());
     }
 
     #[test]

@@ -289,15 +289,23 @@ fn sketch_with_statistics(
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
         });
-        timings.time("story frequency", || {
+        let added = timings.time("story frequency", || {
             let mains: Vec<&[u64]> = documents
                 .iter()
                 .map(|d| d.content.shingles().set.as_slice())
                 .collect();
-            boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories);
+            boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories)
         });
-        sketching.set_position(0);
-        sketches = timings.time("sketching", || sketch_all(&boilerplate));
+        // Only the documents that hold a newly found boilerplate shingle change.
+        timings.time("sketching", || {
+            sketches
+                .par_iter_mut()
+                .zip(documents.par_iter())
+                .filter(|(_, d)| added.touches(&d.content.shingles().set))
+                .for_each(|(sketch, d)| {
+                    *sketch = sketcher.sketch_shingles(d.content.shingles(), &boilerplate);
+                });
+        });
     }
     (boilerplate, sketches)
 }
