@@ -78,19 +78,28 @@ pub fn write_rows<'a>(
 }
 
 /// Runs `write` into a temporary file beside `target`, then renames it to `target`. On error
-/// the temporary file is removed and `target` is left as it was.
+/// the temporary file is removed and `target` is left as it was. A target that exists and is
+/// not a regular file (`/dev/null`, a named pipe) is written to directly: renaming over it
+/// would replace the device or pipe with a file.
 pub fn write_atomically(
     target: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), WriteError> {
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
     let fail = |what: &str, source: std::io::Error| WriteError {
         path: target.display().to_string(),
         what: what.to_owned(),
         source,
+    };
+    if std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(target)
+            .map_err(|e| fail("cannot open for writing", e))?;
+        return write(&mut file).map_err(|e| fail("cannot write", e));
+    }
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".megashingle-").suffix(".tmp");
@@ -202,5 +211,32 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         write_atomically(&target, |f| f.write_all(b"new")).unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_written_to_not_replaced() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let pipe = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo on this machine
+        }
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                std::fs::File::open(pipe)
+                    .unwrap()
+                    .read_to_string(&mut text)
+                    .unwrap();
+                text
+            })
+        };
+        write_atomically(&pipe, |f| f.write_all(b"through the pipe")).unwrap();
+        assert_eq!(reader.join().unwrap(), "through the pipe");
+        assert!(std::fs::metadata(&pipe).unwrap().file_type().is_fifo());
     }
 }
