@@ -9,9 +9,11 @@ N and SEED (default 1). Python 3 standard library only.
 Base texts are the `text` column of ../shared/data/rewrites-dev/docs.csv (one text per true
 cluster when truth.csv lies beside it) when that file exists, else the files under
 fixtures/news/. HTML is stripped crudely. From the base texts' sentences and word stream, each
-cluster gets a new original story (some pool sentences kept whole, the rest recombined from
-runs of 1-3 pool words, so that stories are distinct however large N is), and its other members
-are variants of it: word substitutions, sentence drops and reorders, truncation to the lead.
+cluster gets a new original story: a few pool sentences kept whole (each used about twice in
+the whole corpus), the rest new sentences made of random word pairs of the pool's word stream,
+so stories stay distinct however large N is while word frequencies stay those of real text.
+The cluster's other members are variants of it: word substitutions, sentence drops and
+reorders, truncation to the lead, sometimes a new title.
 
 The mix, by design:
 - cluster sizes: 70% of clusters are singletons, the rest follow a power law (p ~ s^-2.5)
@@ -52,6 +54,8 @@ MAX_CLUSTER = 50
 BODY_MEAN_BYTES = 2090
 BODY_SIGMA = 0.55
 SHUFFLE_WINDOW = 2048
+# A 4-byte unsigned array type, for random indices drawn from random bytes.
+INDEX_TYPE = next(t for t in "IL" if array.array(t).itemsize == 4)
 
 DISCLAIMER = (
     "Disclaimer: This article is provided for general information only and does not "
@@ -264,7 +268,7 @@ class Generator:
             s * w for s, w in zip(sizes, weights)) / sum(weights)
         expected_sentences = n_docs / mean_size * BODY_MEAN_BYTES / 150
         # Whole pool sentences are kept in a story at a rate that uses each about twice
-        # overall, so stories stay distinct at any N (the rest is recombined from short runs).
+        # overall, so stories stay distinct at any N (the rest are made of word pairs).
         pool_sentences = sum(len(p.sentences) for p in pools.values())
         self.verbatim = min(0.3, 2.0 * pool_sentences / max(1.0, expected_sentences))
         self.sites = {}
@@ -283,7 +287,7 @@ class Generator:
     def pick(self, table, k):
         """`k` >= 2 random items of `table` (a tuple): faster than random.choices."""
         n = len(table)
-        indices = array.array("I", self.rng.randbytes(4 * k))
+        indices = array.array(INDEX_TYPE, self.rng.randbytes(4 * k))
         return operator.itemgetter(*[(i * n) >> 32 for i in indices])(table)
 
     def title(self, pool):
