@@ -185,138 +185,127 @@ struct Frame<'a> {
     link_start: usize,
 }
 
-fn extract(html: &str) -> String {
-    let mut out = String::with_capacity(html.len() / 2);
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut skip_from: Option<usize> = None;
-    let mut links = 0usize;
-    let mut text_chars = 0usize;
-    let mut link_chars = 0usize;
+/// The state of one main-text extraction: the text kept so far and the open elements.
+#[derive(Default)]
+struct Extraction<'a> {
+    out: String,
+    stack: Vec<Frame<'a>>,
+    /// Depth of the furniture element whose content is being skipped.
+    skip_from: Option<usize>,
+    /// Open `<a>` elements.
+    links: usize,
+    /// Visible characters kept so far, and how many of them are link text.
+    text_chars: usize,
+    link_chars: usize,
+}
 
-    let close = |frame: Frame,
-                 depth: usize,
-                 skip_from: &mut Option<usize>,
-                 out: &mut String,
-                 text_chars: &mut usize,
-                 link_chars: &mut usize,
-                 links: &mut usize| {
+impl<'a> Extraction<'a> {
+    fn text(&mut self, text: &str) {
+        if self.skip_from.is_some() {
+            return;
+        }
+        self.out.push_str(text);
+        let visible = text.chars().filter(|c| !c.is_whitespace()).count();
+        self.text_chars += visible;
+        if self.links > 0 {
+            self.link_chars += visible;
+        }
+    }
+
+    fn open(&mut self, name: &'a str, attributes: &str) {
+        // An open <p>, <li>, <td>, ... is closed by its next sibling.
+        while self
+            .stack
+            .last()
+            .is_some_and(|top| implicitly_closed_by(top.name, name))
+        {
+            self.close_top();
+        }
+        if self.skip_from.is_none() && is_furniture(name, attributes) {
+            self.skip_from = Some(self.stack.len());
+        }
+        if name.eq_ignore_ascii_case("a") {
+            self.links += 1;
+        }
+        if !is_inline(name) {
+            self.out.push('\n');
+        }
+        self.stack.push(Frame {
+            name,
+            out_start: self.out.len(),
+            text_start: self.text_chars,
+            link_start: self.link_chars,
+        });
+    }
+
+    /// Closes the innermost open element named `name` and every element inside it; a stray end
+    /// tag closes nothing.
+    fn close(&mut self, name: &str) {
+        if let Some(at) = self
+            .stack
+            .iter()
+            .rposition(|f| f.name.eq_ignore_ascii_case(name))
+        {
+            while self.stack.len() > at {
+                self.close_top();
+            }
+        }
+    }
+
+    /// Closes the innermost open element: ends a skip it started, or drops it when it is a
+    /// block made mostly of link text.
+    fn close_top(&mut self) {
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
         if frame.name.eq_ignore_ascii_case("a") {
-            *links = links.saturating_sub(1);
+            self.links = self.links.saturating_sub(1);
         }
-        if *skip_from == Some(depth) {
-            *skip_from = None;
+        if self.skip_from == Some(self.stack.len()) {
+            self.skip_from = None;
             return;
         }
-        if skip_from.is_some() {
+        if self.skip_from.is_some() {
             return;
         }
-        let text = *text_chars - frame.text_start;
-        let linked = *link_chars - frame.link_start;
+        let text = self.text_chars - frame.text_start;
+        let linked = self.link_chars - frame.link_start;
         if is_one_of(frame.name, &LINK_DENSITY_BLOCKS) && text > 0 && linked * 2 > text {
-            out.truncate(frame.out_start);
-            *text_chars = frame.text_start;
-            *link_chars = frame.link_start;
+            self.out.truncate(frame.out_start);
+            self.text_chars = frame.text_start;
+            self.link_chars = frame.link_start;
         }
         if !is_inline(frame.name) {
-            out.push('\n');
+            self.out.push('\n');
         }
-    };
+    }
+}
 
+fn extract(html: &str) -> String {
+    let mut extraction = Extraction {
+        out: String::with_capacity(html.len() / 2),
+        ..Extraction::default()
+    };
     for token in Tokens::new(html) {
         match token {
-            Token::Text(text) => {
-                if skip_from.is_none() {
-                    out.push_str(text);
-                    let visible = text.chars().filter(|c| !c.is_whitespace()).count();
-                    text_chars += visible;
-                    if links > 0 {
-                        link_chars += visible;
-                    }
-                }
-            }
-            Token::Other => out.push(' '),
+            Token::Text(text) => extraction.text(text),
+            Token::Other => extraction.out.push(' '),
             Token::Start {
-                name,
-                attributes,
-                self_closing,
-            } => {
-                if is_one_of(name, &VOID_ELEMENTS) || self_closing {
-                    out.push(if name.eq_ignore_ascii_case("br") {
-                        '\n'
-                    } else {
-                        ' '
-                    });
-                    continue;
-                }
-                // An open <p>, <li>, <td>, ... is closed by its next sibling.
-                while let Some(top) = stack.last() {
-                    if !implicitly_closed_by(top.name, name) {
-                        break;
-                    }
-                    let depth = stack.len() - 1;
-                    let frame = stack.pop().expect("non-empty");
-                    close(
-                        frame,
-                        depth,
-                        &mut skip_from,
-                        &mut out,
-                        &mut text_chars,
-                        &mut link_chars,
-                        &mut links,
-                    );
-                }
-                if skip_from.is_none() && is_furniture(name, attributes) {
-                    skip_from = Some(stack.len());
-                }
-                if name.eq_ignore_ascii_case("a") {
-                    links += 1;
-                }
-                if !is_inline(name) {
-                    out.push('\n');
-                }
-                stack.push(Frame {
-                    name,
-                    out_start: out.len(),
-                    text_start: text_chars,
-                    link_start: link_chars,
-                });
+                name, self_closing, ..
+            } if self_closing || is_one_of(name, &VOID_ELEMENTS) => {
+                let br = name.eq_ignore_ascii_case("br");
+                extraction.out.push(if br { '\n' } else { ' ' });
             }
-            Token::End { name } => {
-                let Some(at) = stack
-                    .iter()
-                    .rposition(|f| f.name.eq_ignore_ascii_case(name))
-                else {
-                    continue;
-                };
-                while stack.len() > at {
-                    let depth = stack.len() - 1;
-                    let frame = stack.pop().expect("non-empty");
-                    close(
-                        frame,
-                        depth,
-                        &mut skip_from,
-                        &mut out,
-                        &mut text_chars,
-                        &mut link_chars,
-                        &mut links,
-                    );
-                }
-            }
+            Token::Start {
+                name, attributes, ..
+            } => extraction.open(name, attributes),
+            Token::End { name } => extraction.close(name),
         }
     }
-    while let Some(frame) = stack.pop() {
-        let depth = stack.len();
-        close(
-            frame,
-            depth,
-            &mut skip_from,
-            &mut out,
-            &mut text_chars,
-            &mut link_chars,
-            &mut links,
-        );
+    while !extraction.stack.is_empty() {
+        extraction.close_top();
     }
-    decode_owned(out)
+    decode_owned(extraction.out)
 }
 
 /// True when opening `next` closes an open `open` element (HTML's optional end tags).
