@@ -59,6 +59,9 @@ fn is_header_line(line: &str) -> bool {
 
 /// `---------- Forwarded message ---------`, `-----Original Message-----`, `Begin forwarded message:`.
 fn is_forward_separator(line: &str) -> bool {
+    if !line.starts_with(['-', 'B', 'b']) {
+        return false;
+    }
     let lower = line.to_lowercase();
     let core = lower.trim_matches(|c: char| c == '-' || c.is_whitespace());
     let dashed = line.starts_with("--") && line.trim_end().ends_with('-');
@@ -72,6 +75,9 @@ fn is_forward_separator(line: &str) -> bool {
 
 /// `On Tue, 3 May 2022 at 10:01, Jane <j@x.org> wrote:` and `Jane Doe writes:`.
 fn is_attribution(line: &str) -> bool {
+    if !line.ends_with(':') {
+        return false;
+    }
     let lower = line.to_lowercase();
     line.chars().count() <= 200
         && [
