@@ -58,7 +58,7 @@ struct Inputs {
     bytes: u64,
     words: Vec<Vec<String>>,
     sets: Vec<Vec<u64>>,
-    signatures: Vec<Vec<u64>>,
+    signatures: Vec<Vec<u32>>,
 }
 
 fn inputs() -> Inputs {
@@ -191,7 +191,7 @@ fn stages(c: &mut Criterion) {
         b.iter(|| {
             sets.iter()
                 .map(|s| minhasher.signature(black_box(s))[0])
-                .fold(0u64, |a, m| a ^ m)
+                .fold(0u32, |a, m| a ^ m)
         });
     });
     group.finish();

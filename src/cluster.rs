@@ -387,7 +387,7 @@ mod tests {
         assert_eq!(uf.sets(), vec![vec![0, 1, 2], vec![3], vec![4, 5]]);
     }
 
-    fn sketch(signature: Vec<u64>, shingles: u32) -> Sketch {
+    fn sketch(signature: Vec<u32>, shingles: u32) -> Sketch {
         Sketch {
             words: shingles + 4,
             shingles,
@@ -398,14 +398,14 @@ mod tests {
     #[test]
     fn identical_signatures_cluster_and_short_texts_stay_alone() {
         let config = Config::default();
-        let a: Vec<u64> = (0..84).collect();
-        let b: Vec<u64> = (100..184).collect();
+        let a: Vec<u32> = (0..84).collect();
+        let b: Vec<u32> = (100..184).collect();
         let sketches = vec![
             sketch(a.clone(), 10),
             sketch(b.clone(), 10),
             sketch(a.clone(), 12),
-            sketch(vec![u64::MAX; 84], 0),
-            sketch(vec![u64::MAX; 84], 0),
+            sketch(vec![u32::MAX; 84], 0),
+            sketch(vec![u32::MAX; 84], 0),
         ];
         let (clusters, stats) = cluster(&sketches, &config);
         assert_eq!(clusters.len(), 4);
@@ -419,7 +419,7 @@ mod tests {
     fn boilerplate_buckets_make_no_pairs() {
         let mut config = Config::default();
         config.cluster.max_bucket = 2;
-        let a: Vec<u64> = (0..84).collect();
+        let a: Vec<u32> = (0..84).collect();
         let sketches = vec![sketch(a.clone(), 10), sketch(a.clone(), 10), sketch(a, 10)];
         let (clusters, stats) = cluster(&sketches, &config);
         assert_eq!(clusters.len(), 3);
@@ -460,9 +460,9 @@ mod tests {
     fn representatives_keep_a_bridge_from_gluing_two_stories() {
         let config = Config::default();
         // Story A has minima 0..84, story B 1000..1084; the bridge shares half of each.
-        let a: Vec<u64> = (0..84).collect();
-        let b: Vec<u64> = (1000..1084).collect();
-        let bridge: Vec<u64> = (0..42).chain(1042..1084).collect();
+        let a: Vec<u32> = (0..84).collect();
+        let b: Vec<u32> = (1000..1084).collect();
+        let bridge: Vec<u32> = (0..42).chain(1042..1084).collect();
         let sketches = vec![
             sketch(a.clone(), 100),
             sketch(a, 100),

@@ -1,8 +1,11 @@
 //! The signature: the minimum of each of `m` (classically 84) hash functions over a document's
-//! shingle hashes. Function `i` maps a shingle hash `x` to `a_i·x + b_i (mod 2^64)` with odd
-//! `a_i`, a bijection of 64-bit values, so one SipHash per shingle feeds all `m` functions with
-//! one multiply-add each. The share of equal minima of two signatures estimates the Jaccard
-//! similarity `J` of their shingle sets, with standard error `sqrt(J(1-J)/m)`.
+//! shingle hashes. Each 64-bit shingle hash `x` is folded to 32 bits, `x' = x ⊕ (x >> 32)`, and
+//! function `i` maps it to `a_i·x' + b_i (mod 2^32)` with odd `a_i`, a bijection of 32-bit
+//! values: one SipHash per shingle feeds all `m` functions with one 32-bit multiply-add each,
+//! eight lanes at a time where the processor has AVX2. A minimum takes 4 bytes. The share of
+//! equal minima of two signatures estimates the Jaccard similarity `J` of their shingle sets,
+//! with standard error `sqrt(J(1-J)/m)`; two different shingles meet in one minimum with
+//! probability about `n/2^32` for sets of `n` shingles, far below that error.
 
 /// SplitMix64: a fixed, portable sequence of 64-bit values from a seed.
 pub fn splitmix64(state: &mut u64) -> u64 {
@@ -16,8 +19,8 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 /// The `m` hash functions of a configuration.
 #[derive(Debug, Clone)]
 pub struct MinHasher {
-    multipliers: Vec<u64>,
-    offsets: Vec<u64>,
+    multipliers: Vec<u32>,
+    offsets: Vec<u32>,
 }
 
 impl MinHasher {
@@ -27,8 +30,8 @@ impl MinHasher {
         let mut multipliers = Vec::with_capacity(minima);
         let mut offsets = Vec::with_capacity(minima);
         for _ in 0..minima {
-            multipliers.push(splitmix64(&mut state) | 1);
-            offsets.push(splitmix64(&mut state));
+            multipliers.push(splitmix64(&mut state) as u32 | 1);
+            offsets.push(splitmix64(&mut state) as u32);
         }
         MinHasher {
             multipliers,
@@ -46,20 +49,40 @@ impl MinHasher {
         self.multipliers.is_empty()
     }
 
-    /// The signature of a set of shingle hashes. An empty set gives all `u64::MAX`.
-    pub fn signature(&self, shingles: &[u64]) -> Vec<u64> {
-        let mut minima = vec![u64::MAX; self.len()];
+    /// The signature of a set of shingle hashes. An empty set gives all `u32::MAX`.
+    pub fn signature(&self, shingles: &[u64]) -> Vec<u32> {
+        let mut minima = vec![u32::MAX; self.len()];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has just been found to support AVX2.
+            unsafe { self.fold_avx2(shingles, &mut minima) };
+            return minima;
+        }
+        self.fold(shingles, &mut minima);
+        minima
+    }
+
+    /// Lowers each minimum by the shingles' values under its function.
+    #[inline(always)]
+    fn fold(&self, shingles: &[u64], minima: &mut [u32]) {
         for &x in shingles {
+            let x = (x ^ (x >> 32)) as u32;
             for ((m, &a), &b) in minima.iter_mut().zip(&self.multipliers).zip(&self.offsets) {
                 *m = (*m).min(a.wrapping_mul(x).wrapping_add(b));
             }
         }
-        minima
+    }
+
+    /// [`MinHasher::fold`] compiled for AVX2: eight minima per instruction.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn fold_avx2(&self, shingles: &[u64], minima: &mut [u32]) {
+        self.fold(shingles, minima);
     }
 }
 
 /// The share of positions where two signatures agree: the estimated Jaccard similarity.
-pub fn estimate_jaccard(a: &[u64], b: &[u64]) -> f64 {
+pub fn estimate_jaccard(a: &[u32], b: &[u32]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
     if a.is_empty() {
         return 0.0;
@@ -79,6 +102,15 @@ mod tests {
         let b: Vec<u64> = (1000..1100).map(|i| i * 7919).collect();
         assert_eq!(estimate_jaccard(&h.signature(&a), &h.signature(&a)), 1.0);
         assert_eq!(estimate_jaccard(&h.signature(&a), &h.signature(&b)), 0.0);
+    }
+
+    #[test]
+    fn every_code_path_gives_the_same_signature() {
+        let h = MinHasher::new(84, 7);
+        let set: Vec<u64> = (0..500u64).map(|i| splitmix64(&mut (i * 31))).collect();
+        let mut plain = vec![u32::MAX; 84];
+        h.fold(&set, &mut plain);
+        assert_eq!(h.signature(&set), plain);
     }
 
     #[test]

@@ -41,7 +41,7 @@ impl KeyMaker {
     }
 
     /// The supershingles of a signature, one per group, each keyed by its slot.
-    pub fn supershingles(&self, signature: &[u64]) -> Vec<u64> {
+    pub fn supershingles(&self, signature: &[u32]) -> Vec<u64> {
         signature
             .chunks_exact(self.per_group)
             .take(self.groups)
@@ -49,7 +49,7 @@ impl KeyMaker {
             .map(|(slot, minima)| {
                 let mut h = self.hasher();
                 h.write_u64(slot as u64);
-                minima.iter().for_each(|&m| h.write_u64(m));
+                minima.iter().for_each(|&m| h.write_u32(m));
                 h.finish()
             })
             .collect()
@@ -71,7 +71,7 @@ impl KeyMaker {
     }
 
     /// The candidate keys of a signature: megashingles or supershingles, as configured.
-    pub fn candidate_keys(&self, signature: &[u64]) -> Vec<u64> {
+    pub fn candidate_keys(&self, signature: &[u32]) -> Vec<u64> {
         let supershingles = self.supershingles(signature);
         match self.matching {
             Matching::Megashingle => self.megashingles(&supershingles),
@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn six_groups_make_fifteen_megashingles() {
         let maker = KeyMaker::new(&classic(), 1);
-        let sig: Vec<u64> = (0..84).collect();
+        let sig: Vec<u32> = (0..84).collect();
         assert_eq!(maker.supershingles(&sig).len(), 6);
         assert_eq!(maker.candidate_keys(&sig).len(), 15);
     }
@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn one_changed_minimum_changes_one_supershingle_and_five_megashingles() {
         let maker = KeyMaker::new(&classic(), 1);
-        let a: Vec<u64> = (0..84).collect();
+        let a: Vec<u32> = (0..84).collect();
         let mut b = a.clone();
         b[20] = 999;
         let (sa, sb) = (maker.supershingles(&a), maker.supershingles(&b));
@@ -120,7 +120,7 @@ mod tests {
     #[test]
     fn same_minima_in_different_slots_give_different_supershingles() {
         let maker = KeyMaker::new(&classic(), 1);
-        let sig = vec![5u64; 84];
+        let sig = vec![5u32; 84];
         let s = maker.supershingles(&sig);
         assert_ne!(s[0], s[1]);
     }

@@ -2033,14 +2033,14 @@ fn a_heavy_rewrite_attaches_to_its_story_but_two_lone_documents_stay_apart() {
     // Two lone documents, unrelated to the story, one a heavy rewrite of the other.
     let lone: Vec<usize> = (2000..2150).collect();
     let (lone_1, lone_2) = (prose(&lone), prose(&heavy_rewrite(&lone, 12, 6, 7000)));
-    // The construction gives estimated Jaccards between the attach threshold (0.25) and the
-    // join threshold (0.3); if the hashing changes, pick another run length or offset.
-    let weak = 0.25..0.3;
+    // The construction gives estimated Jaccards between the attach threshold (0.2) and the
+    // join threshold (0.35); if the hashing changes, pick another run length or offset.
+    let weak = 0.2..0.35;
     let texts: Vec<String> = versions.iter().map(|v| prose(v)).collect();
     for (v, text) in texts.iter().enumerate() {
         let (estimated, exact) = compare_texts(dir.path(), text, &heavy);
         assert!(
-            (0.2..0.3).contains(&estimated) && (0.2..0.35).contains(&exact),
+            weak.contains(&estimated) && (0.2..0.35).contains(&exact),
             "version {v} and the heavy rewrite: estimated {estimated}, exact {exact}"
         );
         if v == 0 {
