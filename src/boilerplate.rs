@@ -14,7 +14,24 @@
 use std::borrow::Cow;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// How many of the given sets hold each shingle, for the shingles held by at least
+/// `at_least` of them (none when `at_least` is 0).
+pub fn document_counts(sets: &[&[u64]], at_least: usize) -> FxHashMap<u64, u32> {
+    if at_least == 0 {
+        return FxHashMap::default();
+    }
+    let mut all: Vec<u64> = sets
+        .par_iter()
+        .flat_map_iter(|s| s.iter().copied())
+        .collect();
+    all.par_sort_unstable();
+    all.chunk_by(|a, b| a == b)
+        .filter(|run| run.len() >= at_least)
+        .map(|run| (run[0], run.len() as u32))
+        .collect()
+}
 
 /// The shingles that count as boilerplate in one collection.
 #[derive(Debug, Default, Clone)]
@@ -31,18 +48,18 @@ impl Boilerplate {
     /// The shingles found in at least `min_documents` of the given shingle sets; none when
     /// `min_documents` is 0.
     pub fn from_sets(sets: &[&[u64]], min_documents: usize) -> Boilerplate {
+        Boilerplate::from_counts(&document_counts(sets, min_documents), min_documents)
+    }
+
+    /// The shingles whose count is at least `min_documents`; none when `min_documents` is 0.
+    pub fn from_counts(counts: &FxHashMap<u64, u32>, min_documents: usize) -> Boilerplate {
         if min_documents == 0 {
             return Boilerplate::none();
         }
-        let mut all: Vec<u64> = sets
-            .par_iter()
-            .flat_map_iter(|s| s.iter().copied())
-            .collect();
-        all.par_sort_unstable();
-        let common = all
-            .chunk_by(|a, b| a == b)
-            .filter(|run| run.len() >= min_documents)
-            .map(|run| run[0])
+        let common = counts
+            .iter()
+            .filter(|&(_, &n)| n as usize >= min_documents)
+            .map(|(&s, _)| s)
             .collect();
         Boilerplate { common }
     }
@@ -50,11 +67,17 @@ impl Boilerplate {
     /// Adds the shingles found in documents of at least `min_stories` different stories;
     /// `story_of[d]` is the story of the document whose set is `sets[d]`. Nothing when
     /// `min_stories` is 0. Returns the shingles that were not boilerplate before.
+    ///
+    /// Only shingles in `frequent` are counted, to keep this cheap: a shingle in pages of
+    /// `min_stories` stories is in at least that many pages, so `frequent` can be the page
+    /// counts of at least `min_stories` (see [`document_counts`]). The few shingles that only
+    /// exist where main-text extraction joined the text around a dropped line are not counted.
     pub fn add_spread_across_stories(
         &mut self,
         sets: &[&[u64]],
         story_of: &[u32],
         min_stories: usize,
+        frequent: &FxHashMap<u64, u32>,
     ) -> Boilerplate {
         if min_stories == 0 {
             return Boilerplate::none();
@@ -62,7 +85,11 @@ impl Boilerplate {
         let mut pairs: Vec<(u64, u32)> = sets
             .par_iter()
             .zip(story_of.par_iter())
-            .flat_map_iter(|(set, &story)| set.iter().map(move |&s| (s, story)))
+            .flat_map_iter(|(set, &story)| {
+                set.iter()
+                    .filter(|s| frequent.contains_key(s))
+                    .map(move |&s| (s, story))
+            })
             .collect();
         pairs.par_sort_unstable();
         pairs.dedup();
@@ -139,12 +166,14 @@ mod tests {
         let sets: Vec<&[u64]> = pages.iter().map(Vec::as_slice).collect();
         let mut boilerplate = Boilerplate::from_sets(&sets, 10);
         assert!(boilerplate.is_empty());
-        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3);
+        let frequent = document_counts(&sets, 2);
+        assert_eq!(frequent.len(), 3);
+        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3, &frequent);
         assert_eq!(boilerplate.len(), 1);
         assert!(added.touches(&pages[2]) && !added.touches(&[1, 2]));
         assert_eq!(boilerplate.filter(&pages[0]).as_ref(), &[1, 2]);
         // The story's own text, on two pages of one story, stays.
-        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 2);
+        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 2, &frequent);
         assert_eq!(boilerplate.len(), 1);
         assert!(added.is_empty());
     }

@@ -12,7 +12,7 @@ use crossbeam_channel::bounded;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::boilerplate::Boilerplate;
+use crate::boilerplate::{document_counts, Boilerplate};
 use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::Config;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
@@ -277,15 +277,24 @@ fn sketch_with_statistics(
             })
             .collect()
     };
-    let mut boilerplate = timings.time("document frequency", || {
+    let (min_documents, min_stories) = (
+        config.boilerplate.min_documents,
+        config.boilerplate.min_stories,
+    );
+    let (mut boilerplate, frequent) = timings.time("document frequency", || {
         let pages: Vec<&[u64]> = documents
             .iter()
             .map(|d| d.content.shingles().page_set())
             .collect();
-        Boilerplate::from_sets(&pages, config.boilerplate.min_documents)
+        let floor = [min_documents, min_stories]
+            .into_iter()
+            .filter(|&n| n > 0)
+            .min();
+        let counts = document_counts(&pages, floor.unwrap_or(0));
+        (Boilerplate::from_counts(&counts, min_documents), counts)
     });
     let mut sketches = timings.time("sketching", || sketch_all(&boilerplate));
-    if config.boilerplate.min_stories > 0 {
+    if min_stories > 0 {
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
         });
@@ -294,7 +303,7 @@ fn sketch_with_statistics(
                 .iter()
                 .map(|d| d.content.shingles().set.as_slice())
                 .collect();
-            boilerplate.add_spread_across_stories(&mains, &stories, config.boilerplate.min_stories)
+            boilerplate.add_spread_across_stories(&mains, &stories, min_stories, &frequent)
         });
         // Only the documents that hold a newly found boilerplate shingle change.
         timings.time("sketching", || {
