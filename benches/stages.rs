@@ -57,7 +57,7 @@ struct Inputs {
     texts: Vec<String>,
     bytes: u64,
     words: Vec<Vec<String>>,
-    sets: Vec<Vec<u64>>,
+    sets: Vec<Vec<u32>>,
     signatures: Vec<Vec<u32>>,
 }
 
@@ -72,7 +72,7 @@ fn inputs() -> Inputs {
         .iter()
         .map(|t| sketcher.canonicalizer().words(t))
         .collect();
-    let sets: Vec<Vec<u64>> = texts
+    let sets: Vec<Vec<u32>> = texts
         .iter()
         .map(|t| sketcher.shingles(t, &mut scratch, false).set)
         .collect();
@@ -177,7 +177,7 @@ fn stages(c: &mut Criterion) {
                 .map(|doc| {
                     hashes.clear();
                     hashes.extend(doc.iter().map(|w| hasher.word(w)));
-                    shingle_set(hasher.windows(&hashes, k)).len()
+                    shingle_set(&hasher.windows(&hashes, k)).len()
                 })
                 .sum::<usize>()
         });

@@ -30,9 +30,9 @@ fn main() -> anyhow::Result<()> {
             sketcher.shingles(&record[1], &mut scratch, true),
         );
     }
-    let all: Vec<&[u64]> = sets.values().map(Shingles::page_set).collect();
+    let all: Vec<&[u32]> = sets.values().map(Shingles::page_set).collect();
     let boilerplate = Boilerplate::from_sets(&all, config.boilerplate.min_documents);
-    let sets: HashMap<String, Vec<u64>> = sets
+    let sets: HashMap<String, Vec<u32>> = sets
         .iter()
         .map(|(id, s)| (id.clone(), boilerplate.filter(&s.set).into_owned()))
         .collect();

@@ -18,11 +18,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// How many of the given sets hold each shingle, for the shingles held by at least
 /// `at_least` of them (none when `at_least` is 0).
-pub fn document_counts(sets: &[&[u64]], at_least: usize) -> FxHashMap<u64, u32> {
+pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> {
     if at_least == 0 {
         return FxHashMap::default();
     }
-    let mut all: Vec<u64> = sets
+    let mut all: Vec<u32> = sets
         .par_iter()
         .flat_map_iter(|s| s.iter().copied())
         .collect();
@@ -36,7 +36,7 @@ pub fn document_counts(sets: &[&[u64]], at_least: usize) -> FxHashMap<u64, u32> 
 /// The shingles that count as boilerplate in one collection.
 #[derive(Debug, Default, Clone)]
 pub struct Boilerplate {
-    common: FxHashSet<u64>,
+    common: FxHashSet<u32>,
 }
 
 impl Boilerplate {
@@ -47,12 +47,12 @@ impl Boilerplate {
 
     /// The shingles found in at least `min_documents` of the given shingle sets; none when
     /// `min_documents` is 0.
-    pub fn from_sets(sets: &[&[u64]], min_documents: usize) -> Boilerplate {
+    pub fn from_sets(sets: &[&[u32]], min_documents: usize) -> Boilerplate {
         Boilerplate::from_counts(&document_counts(sets, min_documents), min_documents)
     }
 
     /// The shingles whose count is at least `min_documents`; none when `min_documents` is 0.
-    pub fn from_counts(counts: &FxHashMap<u64, u32>, min_documents: usize) -> Boilerplate {
+    pub fn from_counts(counts: &FxHashMap<u32, u32>, min_documents: usize) -> Boilerplate {
         if min_documents == 0 {
             return Boilerplate::none();
         }
@@ -74,15 +74,15 @@ impl Boilerplate {
     /// exist where main-text extraction joined the text around a dropped line are not counted.
     pub fn add_spread_across_stories(
         &mut self,
-        sets: &[&[u64]],
+        sets: &[&[u32]],
         story_of: &[u32],
         min_stories: usize,
-        frequent: &FxHashMap<u64, u32>,
+        frequent: &FxHashMap<u32, u32>,
     ) -> Boilerplate {
         if min_stories == 0 {
             return Boilerplate::none();
         }
-        let mut pairs: Vec<(u64, u32)> = sets
+        let mut pairs: Vec<(u32, u32)> = sets
             .par_iter()
             .zip(story_of.par_iter())
             .flat_map_iter(|(set, &story)| {
@@ -93,7 +93,7 @@ impl Boilerplate {
             .collect();
         pairs.par_sort_unstable();
         pairs.dedup();
-        let added: FxHashSet<u64> = pairs
+        let added: FxHashSet<u32> = pairs
             .chunk_by(|a, b| a.0 == b.0)
             .filter(|run| run.len() >= min_stories && !self.common.contains(&run[0].0))
             .map(|run| run[0].0)
@@ -103,7 +103,7 @@ impl Boilerplate {
     }
 
     /// True when the set holds a boilerplate shingle.
-    pub fn touches(&self, set: &[u64]) -> bool {
+    pub fn touches(&self, set: &[u32]) -> bool {
         !self.common.is_empty() && set.iter().any(|s| self.common.contains(s))
     }
 
@@ -119,11 +119,11 @@ impl Boilerplate {
 
     /// A shingle set without its boilerplate, or the whole set when less than a fifth of it
     /// would remain.
-    pub fn filter<'a>(&self, set: &'a [u64]) -> Cow<'a, [u64]> {
+    pub fn filter<'a>(&self, set: &'a [u32]) -> Cow<'a, [u32]> {
         if self.common.is_empty() {
             return Cow::Borrowed(set);
         }
-        let kept: Vec<u64> = set
+        let kept: Vec<u32> = set
             .iter()
             .copied()
             .filter(|s| !self.common.contains(s))
@@ -142,16 +142,16 @@ mod tests {
 
     #[test]
     fn shingles_in_many_documents_are_boilerplate() {
-        let template = [100u64, 101, 102];
-        let docs: Vec<Vec<u64>> = (0..5u64)
+        let template = [100u32, 101, 102];
+        let docs: Vec<Vec<u32>> = (0..5u32)
             .map(|d| {
-                let mut s: Vec<u64> = template.to_vec();
+                let mut s: Vec<u32> = template.to_vec();
                 s.extend((0..20).map(|i| d * 1000 + i));
                 s.sort_unstable();
                 s
             })
             .collect();
-        let sets: Vec<&[u64]> = docs.iter().map(Vec::as_slice).collect();
+        let sets: Vec<&[u32]> = docs.iter().map(Vec::as_slice).collect();
         let boilerplate = Boilerplate::from_sets(&sets, 5);
         assert_eq!(boilerplate.len(), 3);
         assert_eq!(boilerplate.filter(&docs[0]).len(), 20);
@@ -162,8 +162,8 @@ mod tests {
     #[test]
     fn shingles_spread_over_many_stories_are_boilerplate() {
         // Four pages of one small site: two stories, each on two pages; footer shingle 9.
-        let pages: Vec<Vec<u64>> = vec![vec![1, 2, 9], vec![1, 2, 9], vec![3, 4, 9], vec![5, 6, 9]];
-        let sets: Vec<&[u64]> = pages.iter().map(Vec::as_slice).collect();
+        let pages: Vec<Vec<u32>> = vec![vec![1, 2, 9], vec![1, 2, 9], vec![3, 4, 9], vec![5, 6, 9]];
+        let sets: Vec<&[u32]> = pages.iter().map(Vec::as_slice).collect();
         let mut boilerplate = Boilerplate::from_sets(&sets, 10);
         assert!(boilerplate.is_empty());
         let frequent = document_counts(&sets, 2);
@@ -180,8 +180,8 @@ mod tests {
 
     #[test]
     fn a_document_made_of_common_text_keeps_it() {
-        let sets: Vec<Vec<u64>> = (0..3).map(|_| vec![1, 2, 3, 4, 5, 6]).collect();
-        let refs: Vec<&[u64]> = sets.iter().map(Vec::as_slice).collect();
+        let sets: Vec<Vec<u32>> = (0..3).map(|_| vec![1, 2, 3, 4, 5, 6]).collect();
+        let refs: Vec<&[u32]> = sets.iter().map(Vec::as_slice).collect();
         let boilerplate = Boilerplate::from_sets(&refs, 3);
         assert_eq!(boilerplate.filter(&sets[0]).len(), 6);
         assert_eq!(boilerplate.filter(&[1, 2, 3, 4, 5, 6, 7]).len(), 7);

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::shingle::{intersection_size, shingle_set};
+use crate::shingle::{intersection_size, key, shingle_set};
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketcher;
 use crate::supershingle::{shared_slots, KeyMaker};
@@ -55,7 +55,7 @@ pub struct TooShort {
 struct Side {
     words: Vec<String>,
     windows: Vec<u64>,
-    set: Vec<u64>,
+    set: Vec<u32>,
 }
 
 fn side(text: &str, name: &str, sketcher: &Sketcher) -> Result<Side, TooShort> {
@@ -70,7 +70,7 @@ fn side(text: &str, name: &str, sketcher: &Sketcher) -> Result<Side, TooShort> {
     }
     let hashes: Vec<u64> = words.iter().map(|w| sketcher.word_hash(w)).collect();
     let windows = sketcher.windows(&hashes);
-    let set = shingle_set(windows.clone());
+    let set = shingle_set(&windows);
     Ok(Side {
         words,
         windows,
@@ -112,11 +112,11 @@ pub fn compare(
 }
 
 /// Runs of `side`'s words covered by windows whose hash is in `other`.
-fn shared_fragments(side: &Side, other: &[u64], k: usize) -> Vec<String> {
+fn shared_fragments(side: &Side, other: &[u32], k: usize) -> Vec<String> {
     let mut fragments = Vec::new();
     let mut run: Option<(usize, usize)> = None;
     for (i, window) in side.windows.iter().enumerate() {
-        let shared = other.binary_search(window).is_ok();
+        let shared = other.binary_search(&key(*window)).is_ok();
         run = match (shared, run) {
             (true, Some((start, end))) if i <= end => Some((start, i + k)),
             (true, previous) => {

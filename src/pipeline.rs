@@ -282,7 +282,7 @@ fn sketch_with_statistics(
         config.boilerplate.min_stories,
     );
     let (mut boilerplate, frequent) = timings.time("document frequency", || {
-        let pages: Vec<&[u64]> = documents
+        let pages: Vec<&[u32]> = documents
             .iter()
             .map(|d| d.content.shingles().page_set())
             .collect();
@@ -299,7 +299,7 @@ fn sketch_with_statistics(
             preliminary_stories(&sketches, config)
         });
         let added = timings.time("story frequency", || {
-            let mains: Vec<&[u64]> = documents
+            let mains: Vec<&[u32]> = documents
                 .iter()
                 .map(|d| d.content.shingles().set.as_slice())
                 .collect();

@@ -51,11 +51,19 @@ impl ShingleHasher {
     }
 }
 
-/// The shingle set: distinct window hashes, sorted.
-pub fn shingle_set(mut windows: Vec<u64>) -> Vec<u64> {
-    windows.sort_unstable();
-    windows.dedup();
-    windows
+/// The 32-bit key of a shingle: its 64-bit hash folded, `h ⊕ (h >> 32)`. Shingle sets,
+/// corpus statistics and signatures all work on keys; two shingles of one document share a
+/// key with probability about `n/2^32`.
+pub fn key(hash: u64) -> u32 {
+    (hash ^ (hash >> 32)) as u32
+}
+
+/// The shingle set: the distinct keys of the windows, sorted.
+pub fn shingle_set(windows: &[u64]) -> Vec<u32> {
+    let mut keys: Vec<u32> = windows.iter().map(|&w| key(w)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// The number of shingle windows a text of `words` words has.
@@ -64,7 +72,7 @@ pub fn window_count(words: usize, k: usize) -> usize {
 }
 
 /// The size of the intersection of two sorted sets.
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -103,7 +111,7 @@ mod tests {
     fn repeated_fragments_count_once() {
         let h = ShingleHasher::new(1);
         let words = hashes(&h, "a b a b a b");
-        assert_eq!(shingle_set(h.windows(&words, 2)).len(), 2);
+        assert_eq!(shingle_set(&h.windows(&words, 2)).len(), 2);
     }
 
     #[test]
@@ -119,6 +127,6 @@ mod tests {
     #[test]
     fn intersection_of_sorted_sets() {
         assert_eq!(intersection_size(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
-        assert_eq!(intersection_size(&[], &[1]), 0);
+        assert_eq!(intersection_size::<u32>(&[], &[1]), 0);
     }
 }

@@ -1,7 +1,7 @@
 //! The signature: the minimum of each of `m` (classically 84) hash functions over a document's
-//! shingle hashes. Each 64-bit shingle hash `x` is folded to 32 bits, `x' = x ⊕ (x >> 32)`, and
-//! function `i` maps it to `a_i·x' + b_i (mod 2^32)` with odd `a_i`, a bijection of 32-bit
-//! values: one SipHash per shingle feeds all `m` functions with one 32-bit multiply-add each,
+//! shingle keys (the 32-bit fold of each shingle's SipHash, see `shingle::key`). Function `i`
+//! maps a key `x` to `a_i·x + b_i (mod 2^32)` with odd `a_i`, a bijection of 32-bit values:
+//! one SipHash per shingle feeds all `m` functions with one 32-bit multiply-add each,
 //! eight lanes at a time where the processor has AVX2. A minimum takes 4 bytes. The share of
 //! equal minima of two signatures estimates the Jaccard similarity `J` of their shingle sets,
 //! with standard error `sqrt(J(1-J)/m)`; two different shingles meet in one minimum with
@@ -49,8 +49,8 @@ impl MinHasher {
         self.multipliers.is_empty()
     }
 
-    /// The signature of a set of shingle hashes. An empty set gives all `u32::MAX`.
-    pub fn signature(&self, shingles: &[u64]) -> Vec<u32> {
+    /// The signature of a set of shingle keys. An empty set gives all `u32::MAX`.
+    pub fn signature(&self, shingles: &[u32]) -> Vec<u32> {
         let mut minima = vec![u32::MAX; self.len()];
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -64,9 +64,8 @@ impl MinHasher {
 
     /// Lowers each minimum by the shingles' values under its function.
     #[inline(always)]
-    fn fold(&self, shingles: &[u64], minima: &mut [u32]) {
+    fn fold(&self, shingles: &[u32], minima: &mut [u32]) {
         for &x in shingles {
-            let x = (x ^ (x >> 32)) as u32;
             for ((m, &a), &b) in minima.iter_mut().zip(&self.multipliers).zip(&self.offsets) {
                 *m = (*m).min(a.wrapping_mul(x).wrapping_add(b));
             }
@@ -76,7 +75,7 @@ impl MinHasher {
     /// [`MinHasher::fold`] compiled for AVX2: eight minima per instruction.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn fold_avx2(&self, shingles: &[u64], minima: &mut [u32]) {
+    unsafe fn fold_avx2(&self, shingles: &[u32], minima: &mut [u32]) {
         self.fold(shingles, minima);
     }
 }
@@ -98,8 +97,8 @@ mod tests {
     #[test]
     fn identical_sets_agree_everywhere_and_disjoint_sets_nowhere() {
         let h = MinHasher::new(84, 7);
-        let a: Vec<u64> = (0..100).map(|i| i * 7919).collect();
-        let b: Vec<u64> = (1000..1100).map(|i| i * 7919).collect();
+        let a: Vec<u32> = (0..100).map(|i| i * 7919).collect();
+        let b: Vec<u32> = (1000..1100).map(|i| i * 7919).collect();
         assert_eq!(estimate_jaccard(&h.signature(&a), &h.signature(&a)), 1.0);
         assert_eq!(estimate_jaccard(&h.signature(&a), &h.signature(&b)), 0.0);
     }
@@ -107,7 +106,9 @@ mod tests {
     #[test]
     fn every_code_path_gives_the_same_signature() {
         let h = MinHasher::new(84, 7);
-        let set: Vec<u64> = (0..500u64).map(|i| splitmix64(&mut (i * 31))).collect();
+        let set: Vec<u32> = (0..500u64)
+            .map(|i| splitmix64(&mut (i * 31)) as u32)
+            .collect();
         let mut plain = vec![u32::MAX; 84];
         h.fold(&set, &mut plain);
         assert_eq!(h.signature(&set), plain);

@@ -30,15 +30,15 @@ impl Sketch {
 pub struct Shingles {
     /// Canonical words in the text.
     pub words: u32,
-    /// The distinct shingle hashes, sorted.
-    pub set: Vec<u64>,
+    /// The distinct shingle keys, sorted.
+    pub set: Vec<u32>,
     /// The shingle set of the whole page (furniture included) when it differs from `set`.
-    pub page: Option<Vec<u64>>,
+    pub page: Option<Vec<u32>>,
 }
 
 impl Shingles {
     /// The set that corpus statistics count: the whole page's.
-    pub fn page_set(&self) -> &[u64] {
+    pub fn page_set(&self) -> &[u32] {
         self.page.as_deref().unwrap_or(&self.set)
     }
 }
@@ -91,7 +91,7 @@ impl Sketcher {
     }
 
     /// The signature of a shingle set.
-    pub fn signature(&self, shingles: &[u64]) -> Vec<u32> {
+    pub fn signature(&self, shingles: &[u32]) -> Vec<u32> {
         self.minhasher.signature(shingles)
     }
 
@@ -100,10 +100,10 @@ impl Sketcher {
     pub fn shingles(&self, text: &str, scratch: &mut Scratch, with_page: bool) -> Shingles {
         let (main, page) = self.canonicalizer.texts(text, with_page);
         let words = self.word_hashes(&main, scratch);
-        let set = shingle_set(self.windows(&scratch.words));
+        let set = shingle_set(&self.windows(&scratch.words));
         let page = page.map(|page| {
             self.word_hashes(&page, scratch);
-            shingle_set(self.windows(&scratch.words))
+            shingle_set(&self.windows(&scratch.words))
         });
         Shingles { words, set, page }
     }

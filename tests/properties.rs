@@ -131,11 +131,11 @@ fn equal_minima_are_binomial() {
         let trials = 3000;
         let (mut sum, mut squares) = (0.0, 0.0);
         for _ in 0..trials {
-            let values: Vec<u64> = (0..union).map(|_| splitmix64(&mut state)).collect();
+            let values: Vec<u32> = (0..union).map(|_| splitmix64(&mut state) as u32).collect();
             let (shared, rest) = values.split_at(common);
             let (only_a, only_b) = rest.split_at(rest.len() / 2);
-            let a: Vec<u64> = shared.iter().chain(only_a).copied().collect();
-            let b: Vec<u64> = shared.iter().chain(only_b).copied().collect();
+            let a: Vec<u32> = shared.iter().chain(only_a).copied().collect();
+            let b: Vec<u32> = shared.iter().chain(only_b).copied().collect();
             let e = estimate_jaccard(&hasher.signature(&a), &hasher.signature(&b));
             sum += e;
             squares += e * e;
