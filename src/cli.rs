@@ -33,13 +33,14 @@ pub enum Command {
     /// `too_short` for a document with fewer words than the shingle size: such a document is
     /// never called a duplicate and stays a cluster of its own, with an empty similarity.
     ///
-    /// Each text is dropped as soon as its shingle set is made. Memory: the shingle sets (8
-    /// bytes per distinct shingle, about 8 bytes per word, twice that for HTML pages) are kept
+    /// Each text is dropped as soon as its shingle set is made. Memory: the shingle sets (4
+    /// bytes per distinct shingle, about 4 bytes per word, twice that for HTML pages) are kept
     /// until every input is read, to find the boilerplate shingles common to many documents;
     /// then each becomes a signature of fixed size. With --set boilerplate.min-documents=0 --set
     /// boilerplate.min-stories=0 there are no such statistics, each document is sketched at
-    /// once, and memory grows with the number of documents only (about 800 bytes each), not
-    /// with their size. The output is the same for any input order and any number of threads.
+    /// once, and memory grows with the number of documents only (about 2 KB each at the peak,
+    /// most of it the candidate index), not with their size. The output is the same for any
+    /// input order and any number of threads.
     Cluster(ClusterArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
     Canon(CanonArgs),

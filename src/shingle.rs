@@ -1,6 +1,7 @@
 //! Shingles: overlapping windows of `k` consecutive words, each hashed once with a keyed
-//! SipHash-1-3 into a stable 64-bit value. A text of `n` words has `max(0, n-k+1)` windows; the
-//! shingle set keeps each distinct hash once, so a repeated fragment counts once. Words are
+//! SipHash-1-3 into a stable 64-bit value, folded to a 32-bit key. A text of `n` words has
+//! `max(0, n-k+1)` windows; the shingle set keeps each distinct key once, so a repeated
+//! fragment counts once. Words are
 //! hashed first (one SipHash per word), and a window hashes the `k` word hashes, so each word's
 //! bytes are read once whatever `k` is.
 
