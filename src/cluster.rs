@@ -6,8 +6,10 @@
 //! member to the bucket's first member only, so a bucket of `n` documents costs `O(n)` checks,
 //! never `O(n²)`. A bucket larger than `cluster.max-bucket` is boilerplate and gives no pairs.
 //!
-//! A pair is verified by its estimated Jaccard, or by its estimated containment (the share of
-//! the smaller text's shingles found in the larger: a text cut to its lead). Verified pairs are
+//! A pair is verified by its Jaccard similarity, or by its containment (the share of the
+//! smaller text's shingles found in the larger: a text cut to its lead). Both are exact from the
+//! shingle sets with `cluster.verify = "exact"`, else estimated from the minima; pairs whose
+//! estimate is far below every threshold are rejected without an exact check. Verified pairs are
 //! then joined strongest first, and two clusters merge only when their representatives (each
 //! cluster's fullest member when it formed; a larger cluster keeps its own when a smaller one
 //! joins) also pass a check at half the thresholds: one bridge document
@@ -127,10 +129,13 @@ pub const ALL_PAIRS_BUCKET: usize = 16;
 /// The pair checks of a configuration.
 #[derive(Debug, Clone, Copy)]
 pub struct Verifier {
-    /// Least estimated Jaccard.
+    /// Least Jaccard.
     pub min_similarity: f64,
-    /// Least estimated containment.
+    /// Least containment.
     pub min_containment: f64,
+    /// Below this estimated Jaccard a pair is not worth an exact check: half the lowest
+    /// threshold, two standard errors and more below it for 84 minima.
+    pub prefilter: f64,
 }
 
 /// Fewest shingles a text needs for its containment in another to count.
@@ -139,9 +144,16 @@ pub const MIN_CONTAINED_SHINGLES: u32 = 25;
 impl Verifier {
     /// The checks of `config`.
     pub fn new(config: &Config) -> Verifier {
+        let attach = config.cluster.attach_similarity;
+        let lowest = if attach > 0.0 {
+            attach.min(config.cluster.min_similarity)
+        } else {
+            config.cluster.min_similarity
+        };
         Verifier {
             min_similarity: config.cluster.min_similarity,
             min_containment: config.cluster.min_containment,
+            prefilter: lowest / 2.0,
         }
     }
 
@@ -150,15 +162,29 @@ impl Verifier {
         Verifier {
             min_similarity: self.min_similarity / 2.0,
             min_containment: self.min_containment / 2.0,
+            prefilter: self.prefilter / 2.0,
         }
     }
 
-    /// The pair's score when it passes: its estimated Jaccard, or its estimated containment.
-    pub fn score(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
-        self.score_with(estimate_jaccard(&a.signature, &b.signature), a, b)
+    /// The pair's Jaccard similarity: exact when both sketches keep their sets, else estimated
+    /// from the minima; `None` when the estimate is below the prefilter.
+    pub fn jaccard(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
+        let estimate = estimate_jaccard(&a.signature, &b.signature);
+        if estimate < self.prefilter {
+            return None;
+        }
+        Some(match (&a.set, &b.set) {
+            (Some(x), Some(y)) => exact_jaccard(x, y),
+            _ => estimate,
+        })
     }
 
-    /// [`Verifier::score`] with the pair's estimated Jaccard already known.
+    /// The pair's score when it passes: its Jaccard, or its containment.
+    pub fn score(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
+        self.score_with(self.jaccard(a, b)?, a, b)
+    }
+
+    /// [`Verifier::score`] with the pair's Jaccard already known.
     pub fn score_with(&self, jaccard: f64, a: &Sketch, b: &Sketch) -> Option<f64> {
         if jaccard >= self.min_similarity {
             return Some(jaccard);
@@ -169,6 +195,17 @@ impl Verifier {
         }
         let containment = estimate_containment(jaccard, a.shingles, b.shingles);
         (containment >= self.min_containment).then_some(containment)
+    }
+}
+
+/// The exact Jaccard similarity of two sorted sets.
+pub fn exact_jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let common = crate::shingle::intersection_size(a, b);
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        0.0
+    } else {
+        common as f64 / union as f64
     }
 }
 
@@ -195,7 +232,7 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
         .into_par_iter()
         .filter_map(|(a, b)| {
             let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
-            let jaccard = estimate_jaccard(&sa.signature, &sb.signature);
+            let jaccard = verifier.jaccard(sa, sb)?;
             let score = verifier.score_with(jaccard, sa, sb);
             (score.is_some() || (attach > 0.0 && jaccard >= attach))
                 .then_some((jaccard, score, a, b))
@@ -392,6 +429,7 @@ mod tests {
             words: shingles + 4,
             shingles,
             signature,
+            set: None,
         }
     }
 
@@ -487,5 +525,27 @@ mod tests {
         assert!((estimate_containment(1.0 / 3.0, 50, 150) - 1.0).abs() < 1e-9);
         assert!((estimate_containment(0.0, 50, 150)).abs() < 1e-9);
         assert_eq!(estimate_containment(0.5, 0, 10), 0.0);
+    }
+
+    #[test]
+    fn exact_sets_overrule_the_estimate() {
+        let config = Config::default();
+        let minima: Vec<u32> = (0..84).collect();
+        let with_set = |set: Vec<u32>| Sketch {
+            set: Some(set),
+            ..sketch(minima.clone(), 100)
+        };
+        // Equal signatures, but the sets share 10 of 190 keys: exact Jaccard 0.05.
+        let a = with_set((0..100).collect());
+        let b = with_set((90..190).collect());
+        let verifier = Verifier::new(&config);
+        assert!((verifier.jaccard(&a, &b).unwrap() - 10.0 / 190.0).abs() < 1e-12);
+        let (clusters, _) = cluster(&[a.clone(), b], &config);
+        assert_eq!(clusters.len(), 2);
+        // Without sets the estimate (1.0) decides.
+        let (clusters, _) = cluster(&[sketch(minima.clone(), 100), sketch(minima, 100)], &config);
+        assert_eq!(clusters.len(), 1);
+        assert_eq!(exact_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
+        assert_eq!(exact_jaccard(&[], &[]), 0.0);
     }
 }

@@ -66,6 +66,16 @@ pub enum Matching {
     Supershingle,
 }
 
+/// How candidate pairs are verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verify {
+    /// From the signatures: fixed memory per document.
+    Estimate,
+    /// From the shingle sets, kept until clustering is done: 4 bytes per distinct shingle.
+    Exact,
+}
+
 /// The whole configuration, as in `pipeline.toml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
@@ -218,6 +228,8 @@ pub struct ClusterConfig {
     /// ... or when the estimated share of the smaller text's shingles found in the larger is at
     /// least this (a text cut to its lead); above 1.0 turns containment off.
     pub min_containment: f64,
+    /// estimate | exact: the similarity that verification uses.
+    pub verify: Verify,
     /// Two clusters merge only when their representatives also pass the checks at half the
     /// thresholds.
     pub check_representatives: bool,
@@ -233,6 +245,7 @@ impl Default for ClusterConfig {
         ClusterConfig {
             min_similarity: 0.35,
             min_containment: 0.8,
+            verify: Verify::Exact,
             check_representatives: true,
             attach_similarity: 0.2,
             max_bucket: 5000,

@@ -3,7 +3,7 @@
 
 use crate::boilerplate::Boilerplate;
 use crate::canonicalize::Canonicalizer;
-use crate::config::Config;
+use crate::config::{Config, Verify};
 use crate::shingle::{shingle_set, ShingleHasher};
 use crate::signature::MinHasher;
 
@@ -16,6 +16,9 @@ pub struct Sketch {
     pub shingles: u32,
     /// The minima; all `u32::MAX` when there are no shingles.
     pub signature: Vec<u32>,
+    /// The shingle keys the signature was made of, boilerplate left out, when verification
+    /// is exact.
+    pub set: Option<Vec<u32>>,
 }
 
 impl Sketch {
@@ -57,6 +60,7 @@ pub struct Sketcher {
     hasher: ShingleHasher,
     minhasher: MinHasher,
     shingle_size: usize,
+    keep_sets: bool,
 }
 
 impl Sketcher {
@@ -67,6 +71,7 @@ impl Sketcher {
             hasher: ShingleHasher::new(config.signature.seed),
             minhasher: MinHasher::new(config.signature.minima, config.signature.seed),
             shingle_size: config.shingle.size,
+            keep_sets: config.cluster.verify == Verify::Exact,
         }
     }
 
@@ -127,6 +132,7 @@ impl Sketcher {
             words: shingles.words,
             shingles: set.len() as u32,
             signature: self.minhasher.signature(&set),
+            set: self.keep_sets.then(|| set.into_owned()),
         }
     }
 
