@@ -36,11 +36,12 @@ pub enum Command {
     /// Each text is dropped as soon as its shingle set is made. Memory: the shingle sets (4
     /// bytes per distinct shingle, about 4 bytes per word, twice that for HTML pages) are kept
     /// until every input is read, to find the boilerplate shingles common to many documents;
-    /// then each becomes a signature of fixed size. With --set boilerplate.min-documents=0 --set
-    /// boilerplate.min-stories=0 there are no such statistics, each document is sketched at
-    /// once, and memory grows with the number of documents only (about 2 KB each at the peak,
-    /// most of it the candidate index), not with their size. The output is the same for any
-    /// input order and any number of threads.
+    /// with cluster.verify = "exact" (the default) each document keeps its set until clustering
+    /// is done. With --set boilerplate.min-documents=0 --set boilerplate.min-stories=0 --set
+    /// cluster.verify=estimate each document is sketched at once, and memory grows with the
+    /// number of documents only (about 2 KB each at the peak, most of it the candidate index),
+    /// not with their size. The output is the same for any input order and any number of
+    /// threads.
     Cluster(ClusterArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
     Canon(CanonArgs),
