@@ -83,7 +83,7 @@ pub struct ConfigArgs {
     /// Words per shingle (shingle.size).
     #[arg(short = 'k', long = "shingle-size", value_name = "N")]
     pub shingle_size: Option<usize>,
-    /// Minimum estimated Jaccard for a candidate pair to be joined (cluster.min-similarity).
+    /// Minimum Jaccard for a candidate pair to be joined (cluster.min-similarity).
     #[arg(long, value_name = "J")]
     pub min_similarity: Option<f64>,
     /// Remove stop words of these languages (canonicalize.stopwords), e.g. ru,uk,en; `none` for none.

@@ -223,7 +223,7 @@ impl Default for SupershingleConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
 pub struct ClusterConfig {
-    /// A candidate pair is joined when its estimated Jaccard is at least this.
+    /// A candidate pair is joined when its Jaccard is at least this.
     pub min_similarity: f64,
     /// ... or when the estimated share of the smaller text's shingles found in the larger is at
     /// least this (a text cut to its lead); above 1.0 turns containment off.
@@ -234,7 +234,7 @@ pub struct ClusterConfig {
     /// thresholds.
     pub check_representatives: bool,
     /// A document left alone joins the cluster (of two or more) of its most similar candidate
-    /// when their estimated Jaccard is at least this; 0 turns it off.
+    /// when their Jaccard is at least this; 0 turns it off.
     pub attach_similarity: f64,
     /// A candidate key shared by more documents than this is boilerplate and makes no pairs.
     pub max_bucket: usize,
