@@ -143,18 +143,13 @@ pub fn html_to_text(html: &str) -> String {
 }
 
 /// The article text of an HTML page: furniture and link lists dropped, entities decoded.
-/// When that leaves less than a fifth of the page's words (a page with no recognizable
-/// structure), the whole text is kept instead.
-pub fn main_text(html: &str) -> String {
+/// `None` when that leaves less than a fifth of the words of `page` (the page's whole text, as
+/// [`html_to_text`] gives it): a page with no recognizable structure keeps all its text.
+pub fn main_text(html: &str, page: &str) -> Option<String> {
     let main = extract(html);
-    let full = html_to_text(html);
     let words = |t: &str| t.split_whitespace().count();
-    let (main_words, full_words) = (words(&main), words(&full));
-    if main_words * 5 < full_words || main_words == 0 {
-        full
-    } else {
-        main
-    }
+    let main_words = words(&main);
+    (main_words > 0 && main_words * 5 >= words(page)).then_some(main)
 }
 
 /// Decodes character references in text that is not HTML otherwise.
@@ -636,7 +631,7 @@ mod tests {
 
     #[test]
     fn main_text_keeps_the_article_only() {
-        let text = main_text(PAGE);
+        let text = main_text(PAGE, &html_to_text(PAGE)).unwrap();
         assert_eq!(
             words(&text).join(" "),
             "River floods the town The river rose two metres overnight and flooded the old town, \
@@ -648,7 +643,7 @@ mod tests {
     fn main_text_falls_back_to_the_whole_page_without_structure() {
         let html = "<div class=\"menu\"><p>All the text of this page sits in a block named menu, \
                     so extraction would leave nothing.</p></div>";
-        assert_eq!(words(&main_text(html)), words(&html_to_text(html)));
+        assert_eq!(main_text(html, &html_to_text(html)), None);
     }
 
     #[test]

@@ -68,11 +68,12 @@ impl Canonicalizer {
         if !self.main_text {
             return (page, None);
         }
-        let main = if is_html {
-            plain::clean(&html::main_text(body))
+        let article = if is_html {
+            html::main_text(body, &page)
         } else {
-            plain::clean(&page)
+            None
         };
+        let main = plain::clean(article.as_deref().unwrap_or(&page));
         if with_page && main != page {
             (Cow::Owned(main), Some(page))
         } else {
