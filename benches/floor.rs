@@ -1,6 +1,6 @@
 //! The floor: the least work any shingle pipeline must do over a corpus, measured end to end on
-//! a CSV file with the same reader design as `megashingle cluster` (one reader thread using the
-//! crate's own reader, batches over a bounded channel, rayon workers). Each worker canonicalizes
+//! a CSV file with the same reader design as `megashingle cluster` (one reader thread running
+//! the crate's `send_batches` into a bounded channel, rayon workers). Each worker canonicalizes
 //! every text (`Canonicalizer::for_each_word`), hashes each word once and each shingle window
 //! once, and keeps nothing: no sets, no signatures, no clustering.
 //!
@@ -18,13 +18,9 @@ use rayon::prelude::*;
 
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::config::Config;
-use megashingle::io::read::{read_inputs, ReadOptions, Record};
+use megashingle::io::read::{ReadOptions, Record};
+use megashingle::pipeline::send_batches;
 use megashingle::shingle::ShingleHasher;
-
-/// Records per batch, as in the pipeline.
-const BATCH_RECORDS: usize = 256;
-/// Text bytes per batch, as in the pipeline.
-const BATCH_BYTES: usize = 4 << 20;
 
 /// What the workers counted.
 #[derive(Default, Clone, Copy)]
@@ -103,23 +99,8 @@ fn main() {
     let inputs = [csv.clone()];
     let (read, counts) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH_RECORDS);
-            let mut bytes = 0;
-            let mut emit = |record: Record| {
-                bytes += record.text.len();
-                batch.push(record);
-                if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
-                    bytes = 0;
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
-                    let _ = sender.send(full);
-                }
-            };
             let mut warn = |message: String| eprintln!("floor: warning: {message}");
-            let result = read_inputs(&inputs, &ReadOptions::default(), &mut emit, &mut warn);
-            if !batch.is_empty() {
-                let _ = sender.send(batch);
-            }
-            result
+            send_batches(&inputs, &ReadOptions::default(), &sender, &|| {}, &mut warn)
         });
         let counts = pool.install(|| {
             receiver

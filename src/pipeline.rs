@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crossbeam_channel::bounded;
+use crossbeam_channel::{bounded, Sender};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -161,26 +161,10 @@ pub fn sketch_inputs(
         let reader = std::thread::Builder::new()
             .name("reader".into())
             .spawn_scoped(scope, || {
-                let mut batch = Vec::with_capacity(BATCH_RECORDS);
-                let mut bytes = 0;
-                let mut emit = |record: Record| {
-                    reading.inc(1);
-                    bytes += record.text.len();
-                    batch.push(record);
-                    if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
-                        bytes = 0;
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
-                        // A closed channel means the workers stopped; reading on is useless.
-                        let _ = sender.send(full);
-                    }
-                };
+                // The sender is moved here, so the channel closes when reading ends.
+                let sender = sender;
                 let mut warn = |message: String| reporter.warn(&message);
-                let result = read_inputs(inputs, options, &mut emit, &mut warn);
-                if !batch.is_empty() {
-                    let _ = sender.send(batch);
-                }
-                drop(sender);
-                result
+                send_batches(inputs, options, &sender, &|| reading.inc(1), &mut warn)
             })
             .expect("spawn the reader thread");
         let batches: Vec<Vec<Shingled>> = pool.install(|| {
@@ -257,6 +241,36 @@ pub fn sketch_inputs(
         boilerplate_shingles: boilerplate.len(),
         timings,
     })
+}
+
+/// Reads every input and sends its records in batches (of `BATCH_RECORDS` records or
+/// `BATCH_BYTES` of text, whichever comes first) over `sender`, calling `on_record` for each
+/// record and `warn` for each skipped one. The reader thread of a pipeline runs this.
+pub fn send_batches(
+    inputs: &[PathBuf],
+    options: &ReadOptions,
+    sender: &Sender<Vec<Record>>,
+    on_record: &dyn Fn(),
+    warn: &mut dyn FnMut(String),
+) -> Result<ReadSummary, ReadError> {
+    let mut batch = Vec::with_capacity(BATCH_RECORDS);
+    let mut bytes = 0;
+    let mut emit = |record: Record| {
+        on_record();
+        bytes += record.text.len();
+        batch.push(record);
+        if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
+            bytes = 0;
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
+            // A closed channel means the workers stopped; reading on is useless.
+            let _ = sender.send(full);
+        }
+    };
+    let result = read_inputs(inputs, options, &mut emit, warn);
+    if !batch.is_empty() {
+        let _ = sender.send(batch);
+    }
+    result
 }
 
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
