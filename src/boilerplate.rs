@@ -102,6 +102,25 @@ impl Boilerplate {
         Boilerplate { common: added }
     }
 
+    /// The given shingles as boilerplate (e.g. as found in earlier collections).
+    pub fn from_keys(keys: impl IntoIterator<Item = u32>) -> Boilerplate {
+        Boilerplate {
+            common: keys.into_iter().collect(),
+        }
+    }
+
+    /// Adds the shingles of `other`.
+    pub fn extend(&mut self, other: &Boilerplate) {
+        self.common.extend(other.common.iter().copied());
+    }
+
+    /// The boilerplate shingles, sorted.
+    pub fn keys(&self) -> Vec<u32> {
+        let mut keys: Vec<u32> = self.common.iter().copied().collect();
+        keys.sort_unstable();
+        keys
+    }
+
     /// True when the set holds a boilerplate shingle.
     pub fn touches(&self, set: &[u32]) -> bool {
         !self.common.is_empty() && set.iter().any(|s| self.common.contains(s))

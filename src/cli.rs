@@ -58,6 +58,128 @@ pub enum Command {
     Tune(TuneArgs),
     /// Print the effective configuration (defaults < file < flags) as TOML.
     Config(ConfigOnlyArgs),
+    /// A persistent story index on disk that each night's documents join.
+    ///
+    /// `index add` puts new documents into the stories of the index (or new ones); story ids
+    /// stay the same across nights. The index keeps each document's id, sketch, times and
+    /// story, never its text: under 1 KB a document. It is one redb file, changed in one
+    /// transaction per command: a command that fails or is killed leaves it as it was. While
+    /// a command has it open, `<index>.lock` holds it and names that command; others are
+    /// refused.
+    #[command(subcommand)]
+    Index(IndexCommand),
+}
+
+/// The index commands.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Add documents to the index (made when missing) and print where each went.
+    ///
+    /// The documents are read and sketched as `cluster` does (boilerplate found in earlier
+    /// adds is left out too), find their candidates among everything indexed and among each
+    /// other, are verified the same way (pairs with an indexed document from the minima,
+    /// since the index keeps no shingle sets) and join an existing story or found a new one,
+    /// named after its smallest document id. A story keeps its id as it grows; when a
+    /// document joins two stories, the older id survives and the merge is recorded (see
+    /// `index merges`).
+    ///
+    /// Writes doc_id, story_id, new_story, similarity, status: new_story is true when this
+    /// add made the story; similarity is the estimated Jaccard to the story's representative;
+    /// status is ok, too_short or replaced (with --upsert). The configuration's sketch
+    /// settings (canonicalize, shingle, signature, supershingle) must be those the index was
+    /// made with; the error names any that differ.
+    Add(IndexAddArgs),
+    /// List the indexed near-duplicates of one text, most similar first, without changing
+    /// the index: doc_id, story_id, similarity (estimated Jaccard), containment.
+    Query(IndexQueryArgs),
+    /// Write every indexed document with its story: doc_id, story_id, story_size, added_at.
+    Export(IndexOutputArgs),
+    /// Write the merges of stories: merged_at, absorbed_story, absorbed_size,
+    /// surviving_story, via_doc.
+    Merges(IndexOutputArgs),
+    /// Print counts, size on disk and the sketch settings of the index.
+    Stats(IndexDbArgs),
+    /// Remove documents: those older than a date (their time column's value, else when they
+    /// were added) and/or those listed in a file. Emptied stories go; a story whose
+    /// representative goes gets a new one.
+    Remove(IndexRemoveArgs),
+}
+
+/// The index file.
+#[derive(Debug, Args)]
+pub struct IndexDbArgs {
+    /// The index file (a redb database made by `index add`).
+    #[arg(long, value_name = "FILE", required = true)]
+    pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexAddArgs {
+    #[command(flatten)]
+    pub db: IndexDbArgs,
+    /// Inputs, read as `cluster` reads them.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Assignments file, replaced only when complete; stdout when absent.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// CSV column or JSONL field with each document's time (RFC 3339, or YYYY-MM-DD), stored
+    /// with it and used by `index remove --before`.
+    #[arg(long, value_name = "NAME")]
+    pub time_column: Option<String>,
+    /// Replace indexed documents that have the same id instead of failing.
+    #[arg(long)]
+    pub upsert: bool,
+    /// Worker threads; 0 means one per core.
+    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// No progress bars and no summary.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexQueryArgs {
+    #[command(flatten)]
+    pub db: IndexDbArgs,
+    /// A text, HTML or mail file; `-` for stdin.
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "text",
+        conflicts_with = "text"
+    )]
+    pub file: Option<PathBuf>,
+    /// The text itself instead of a file.
+    #[arg(long, value_name = "TEXT")]
+    pub text: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexOutputArgs {
+    #[command(flatten)]
+    pub db: IndexDbArgs,
+    /// Output file, replaced only when complete; stdout when absent.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("which").required(true).multiple(true).args(["before", "ids"]))]
+pub struct IndexRemoveArgs {
+    #[command(flatten)]
+    pub db: IndexDbArgs,
+    /// Remove documents whose time is before DATE (RFC 3339, or YYYY-MM-DD for midnight UTC).
+    #[arg(long, value_name = "DATE")]
+    pub before: Option<String>,
+    /// Remove the documents whose ids are listed in FILE, one per line.
+    #[arg(long, value_name = "FILE")]
+    pub ids: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

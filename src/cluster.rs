@@ -136,6 +136,8 @@ pub struct Verifier {
     /// Below this estimated Jaccard a pair is not worth an exact check: half the lowest
     /// threshold, two standard errors and more below it for 84 minima.
     pub prefilter: f64,
+    /// Standard errors taken off a similarity that is only estimated.
+    pub estimate_margin: f64,
 }
 
 /// Fewest shingles a text needs for its containment in another to count.
@@ -154,6 +156,7 @@ impl Verifier {
             min_similarity: config.cluster.min_similarity,
             min_containment: config.cluster.min_containment,
             prefilter: lowest / 2.0,
+            estimate_margin: config.cluster.estimate_margin,
         }
     }
 
@@ -163,11 +166,13 @@ impl Verifier {
             min_similarity: self.min_similarity / 2.0,
             min_containment: self.min_containment / 2.0,
             prefilter: self.prefilter / 2.0,
+            estimate_margin: self.estimate_margin,
         }
     }
 
     /// The pair's Jaccard similarity: exact when both sketches keep their sets, else estimated
-    /// from the minima; `None` when the estimate is below the prefilter.
+    /// from the minima less `estimate_margin` standard errors; `None` when the estimate is
+    /// below the prefilter.
     pub fn jaccard(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
         let estimate = estimate_jaccard(&a.signature, &b.signature);
         if estimate < self.prefilter {
@@ -175,7 +180,11 @@ impl Verifier {
         }
         Some(match (&a.set, &b.set) {
             (Some(x), Some(y)) => exact_jaccard(x, y),
-            _ => estimate,
+            _ => {
+                let k = a.signature.len() as f64;
+                let error = (estimate * (1.0 - estimate) / k).sqrt();
+                (estimate - self.estimate_margin * error).max(0.0)
+            }
         })
     }
 
@@ -220,10 +229,63 @@ pub fn estimate_containment(jaccard: f64, a: u32, b: u32) -> f64 {
     (common / f64::from(smaller)).min(1.0)
 }
 
+/// Documents already placed in stories before this run, such as an index's stories around
+/// tonight's documents. Documents `0..fresh_from` are known: pairs among them are never
+/// checked again, and each known story starts as one set with its own representative.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    /// The first document that is not known.
+    pub fresh_from: u32,
+    /// The known stories; every known document belongs to one.
+    pub stories: Vec<KnownStory>,
+    /// The candidate index `(key, document)` of all documents, known and fresh, when the
+    /// caller has it (an index's postings); made from the signatures when `None`.
+    pub index: Option<Vec<(u64, u32)>>,
+}
+
+/// One known story, as far as it is loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownStory {
+    /// Its representative (a known document).
+    pub representative: u32,
+    /// Its other loaded members.
+    pub members: Vec<u32>,
+    /// How many of its members are not loaded: they count for its size.
+    pub unloaded: u32,
+}
+
+/// The sets that verified pairs join, before they are ordered as clusters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joined {
+    /// Each set's members, sorted; sets in order of their smallest member.
+    pub sets: Vec<Vec<u32>>,
+    /// Each set's representative: the one its joins were checked against.
+    pub representatives: Vec<u32>,
+    /// Counts from the run.
+    pub stats: ClusterStats,
+}
+
 /// Clusters of documents, sketches given in document-number order (by id).
 pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterStats) {
+    let joined = join(sketches, config, &Known::default());
+    let clusters = joined
+        .sets
+        .into_iter()
+        .map(|members| order_members(members, sketches))
+        .collect::<Vec<_>>();
+    (sort_clusters(clusters), joined.stats)
+}
+
+/// Joins documents into sets: candidate pairs, verified, joined strongest first with the
+/// representative check, then lone documents attached. `known` documents start in their
+/// stories, and only pairs with at least one other document are checked.
+pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
     let mut stats = ClusterStats::default();
-    let pairs = candidate_pairs(sketches, config, &mut stats);
+    let index = match &known.index {
+        Some(index) => index.clone(),
+        None => candidate_index(sketches, config),
+    };
+    let pairs = candidate_pairs(index, config, known.fresh_from, &mut stats);
     stats.candidate_pairs = pairs.len();
     let verifier = Verifier::new(config);
     let attach = config.cluster.attach_similarity;
@@ -248,6 +310,14 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
     let relaxed = verifier.relaxed();
     let mut sets = UnionFind::new(sketches.len());
     let mut representative: Vec<u32> = (0..sketches.len() as u32).collect();
+    for story in &known.stories {
+        for &member in &story.members {
+            sets.union(story.representative, member);
+        }
+        let root = sets.find(story.representative);
+        sets.size[root as usize] += story.unloaded;
+        representative[root as usize] = story.representative;
+    }
     for (_, a, b) in verified {
         let (ra, rb) = (sets.find(a), sets.find(b));
         if ra == rb {
@@ -278,12 +348,16 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
         let weak = scored.iter().map(|&(jaccard, _, a, b)| (jaccard, a, b));
         stats.attached = attach_lone_documents(&mut sets, weak, attach);
     }
-    let clusters = sets
-        .sets()
-        .into_iter()
-        .map(|members| order_members(members, sketches))
-        .collect::<Vec<_>>();
-    (sort_clusters(clusters), stats)
+    let members = sets.sets();
+    let representatives = members
+        .iter()
+        .map(|set| representative[sets.find(set[0]) as usize])
+        .collect();
+    Joined {
+        sets: members,
+        representatives,
+        stats,
+    }
 }
 
 /// Joins each document that is still alone to the cluster of its most similar candidate, when
@@ -296,14 +370,16 @@ fn attach_lone_documents(
     attach: f64,
 ) -> usize {
     let n = sets.parent.len();
-    let mut size = vec![0u32; n];
-    for d in 0..n as u32 {
-        size[sets.find(d) as usize] += 1;
-    }
+    let size: Vec<u32> = (0..n as u32)
+        .map(|d| {
+            let root = sets.find(d);
+            sets.size_of(root)
+        })
+        .collect();
     let mut best: Vec<Option<(f64, u32)>> = vec![None; n];
     for (jaccard, a, b) in pairs.filter(|p| p.0 >= attach) {
         for (lone, other) in [(a, b), (b, a)] {
-            if size[sets.find(lone) as usize] != 1 || size[sets.find(other) as usize] < 2 {
+            if size[lone as usize] != 1 || size[other as usize] < 2 {
                 continue;
             }
             let better = best[lone as usize].is_none_or(|(j, o)| {
@@ -334,15 +410,11 @@ fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
     }
 }
 
-/// Deduplicated candidate pairs `(a, b)` with `a < b`.
-fn candidate_pairs(
-    sketches: &[Sketch],
-    config: &Config,
-    stats: &mut ClusterStats,
-) -> Vec<(u32, u32)> {
+/// The candidate index: every `(key, document)` of the comparable documents.
+fn candidate_index(sketches: &[Sketch], config: &Config) -> Vec<(u64, u32)> {
     let grouping = config.supershingle.grouping(config.signature.minima);
     let maker = KeyMaker::new(&grouping, config.signature.seed);
-    let mut index: Vec<(u64, u32)> = sketches
+    sketches
         .par_iter()
         .enumerate()
         .filter(|(_, s)| s.is_comparable())
@@ -352,7 +424,18 @@ fn candidate_pairs(
                 .into_iter()
                 .map(move |key| (key, doc as u32))
         })
-        .collect();
+        .collect()
+}
+
+/// Deduplicated candidate pairs `(a, b)` with `a < b` and `b >= fresh_from` from a candidate
+/// index: pairs of two known documents are left out, and a large bucket is anchored at its
+/// first fresh member.
+fn candidate_pairs(
+    mut index: Vec<(u64, u32)>,
+    config: &Config,
+    fresh_from: u32,
+    stats: &mut ClusterStats,
+) -> Vec<(u32, u32)> {
     index.par_sort_unstable();
     index.dedup();
     let mut pairs = Vec::new();
@@ -362,11 +445,21 @@ fn candidate_pairs(
             stats.boilerplate_keys += 1;
         } else if bucket.len() <= ALL_PAIRS_BUCKET {
             for (i, &(_, a)) in bucket.iter().enumerate() {
-                pairs.extend(bucket[i + 1..].iter().map(|&(_, b)| (a, b)));
+                pairs.extend(
+                    bucket[i + 1..]
+                        .iter()
+                        .filter(|&&(_, b)| b >= fresh_from)
+                        .map(|&(_, b)| (a, b)),
+                );
             }
-        } else {
-            let anchor = bucket[0].1;
-            pairs.extend(bucket[1..].iter().map(|&(_, doc)| (anchor, doc)));
+        } else if let Some(&(_, anchor)) = bucket.iter().find(|&&(_, d)| d >= fresh_from) {
+            // Documents are sorted within the bucket, so the anchor is the first fresh one.
+            pairs.extend(
+                bucket
+                    .iter()
+                    .filter(|&&(_, d)| d != anchor)
+                    .map(|&(_, d)| (d.min(anchor), d.max(anchor))),
+            );
         }
     }
     pairs.par_sort_unstable();
@@ -476,7 +569,7 @@ mod tests {
         let n = 100_000;
         let sketches = vec![sketch(vec![1, 2, 3, 4], 10); n];
         let mut stats = ClusterStats::default();
-        let pairs = candidate_pairs(&sketches, &config, &mut stats);
+        let pairs = candidate_pairs(candidate_index(&sketches, &config), &config, 0, &mut stats);
         assert_eq!(pairs.len(), n - 1);
         assert!(pairs.iter().all(|&(a, _)| a == 0));
         let (clusters, _) = cluster(&sketches, &config);

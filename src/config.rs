@@ -230,6 +230,9 @@ pub struct ClusterConfig {
     pub min_containment: f64,
     /// estimate | exact: the similarity that verification uses.
     pub verify: Verify,
+    /// A similarity estimated from the minima (verify = "estimate", or a pair with an indexed
+    /// document) counts this many standard errors below its estimate.
+    pub estimate_margin: f64,
     /// Two clusters merge only when their representatives also pass the checks at half the
     /// thresholds.
     pub check_representatives: bool,
@@ -246,6 +249,7 @@ impl Default for ClusterConfig {
             min_similarity: 0.35,
             min_containment: 0.8,
             verify: Verify::Exact,
+            estimate_margin: 1.0,
             check_representatives: true,
             attach_similarity: 0.2,
             max_bucket: 5000,
@@ -383,6 +387,14 @@ impl Config {
                 "cluster.attach-similarity",
                 a.to_string(),
                 "0.0 (off) to 1.0".into(),
+            );
+        }
+        let m = self.cluster.estimate_margin;
+        if !(0.0..=4.0).contains(&m) {
+            return range(
+                "cluster.estimate-margin",
+                m.to_string(),
+                "0.0 to 4.0 standard errors".into(),
             );
         }
         let c = self.cluster.min_containment;

@@ -10,6 +10,7 @@ pub mod canonicalize;
 pub mod cluster;
 pub mod compare;
 pub mod config;
+pub mod index;
 pub mod io;
 pub mod pipeline;
 pub mod shingle;

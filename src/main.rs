@@ -12,10 +12,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use cli::{CanonArgs, Cli, ClusterArgs, Command, CompareArgs, TuneArgs};
+use cli::{
+    CanonArgs, Cli, ClusterArgs, Command, CompareArgs, IndexAddArgs, IndexCommand, IndexQueryArgs,
+    IndexRemoveArgs, TuneArgs,
+};
 use megashingle::compare::{compare, Comparison};
+use megashingle::index::store::{Open, Store};
 use megashingle::io::read::ReadOptions;
-use megashingle::io::write::{write_atomically, write_rows};
+use megashingle::io::write::{write_atomically, write_csv, write_rows};
 use megashingle::pipeline::{cluster_collection, rows, sketch_inputs, Reporter, Summary};
 
 /// How a command ended when it did not fail.
@@ -31,6 +35,7 @@ fn main() -> ExitCode {
         Command::Canon(args) => run_canon(args).map(|()| Outcome::Clean),
         Command::Compare(args) => run_compare(args).map(|()| Outcome::Clean),
         Command::Tune(args) => run_tune(args).map(|()| Outcome::Clean),
+        Command::Index(command) => run_index(command),
         Command::Config(args) => args
             .config
             .resolve()
@@ -72,6 +77,7 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
         text_column: args.input.text_column,
         format: args.input.input_format,
         strict: args.input.strict,
+        time_column: None,
     };
     let reporter = Reporter::new(!args.quiet && std::io::stderr().is_terminal());
     let collection = sketch_inputs(&args.inputs, &options, &config, args.threads, &reporter)?;
@@ -112,6 +118,221 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
         Outcome::Skipped
     } else {
         Outcome::Clean
+    })
+}
+
+/// Writes a CSV table to `output` (atomically) or to stdout.
+fn emit_csv(
+    output: Option<&Path>,
+    header: &[&str],
+    rows: impl IntoIterator<Item = Vec<String>>,
+) -> Result<()> {
+    match output {
+        Some(path) => write_atomically(path, |file| write_csv(header, rows, file))
+            .map_err(anyhow::Error::from),
+        None => write_csv(header, rows, std::io::stdout().lock()).context("cannot write to stdout"),
+    }
+}
+
+fn run_index(command: IndexCommand) -> Result<Outcome> {
+    use megashingle::index::read;
+    match command {
+        IndexCommand::Add(args) => run_index_add(args),
+        IndexCommand::Query(args) => run_index_query(args).map(|()| Outcome::Clean),
+        IndexCommand::Export(args) => {
+            let store = Store::open(&args.db.db, Open::Existing, "index export")?;
+            let rows = read::export(&store)?
+                .into_iter()
+                .map(|r| vec![r.doc_id, r.story_id, r.story_size.to_string(), r.added_at]);
+            emit_csv(
+                args.output.as_deref(),
+                &["doc_id", "story_id", "story_size", "added_at"],
+                rows,
+            )?;
+            Ok(Outcome::Clean)
+        }
+        IndexCommand::Merges(args) => {
+            let store = Store::open(&args.db.db, Open::Existing, "index merges")?;
+            let rows = read::merges(&store)?.into_iter().map(|m| {
+                vec![
+                    megashingle::io::time::format_time(m.at),
+                    m.absorbed,
+                    m.absorbed_size.to_string(),
+                    m.survivor,
+                    m.via,
+                ]
+            });
+            emit_csv(
+                args.output.as_deref(),
+                &[
+                    "merged_at",
+                    "absorbed_story",
+                    "absorbed_size",
+                    "surviving_story",
+                    "via_doc",
+                ],
+                rows,
+            )?;
+            Ok(Outcome::Clean)
+        }
+        IndexCommand::Stats(args) => {
+            let store = Store::open(&args.db, Open::Existing, "index stats")?;
+            let s = read::stats(&store)?;
+            let per_document = if s.documents > 0 {
+                format!("{:.0}", s.file_bytes as f64 / s.documents as f64)
+            } else {
+                "-".into()
+            };
+            let mut out = format!(
+                "index: {}\ndocuments: {}\nstories: {} ({} of 2 or more documents; the largest has {})\nmerges: {}\npostings: {}\nboilerplate shingles: {}\nfile: {} bytes ({per_document} bytes per document)\ncreated: {}\nlast add: {}\n",
+                store.path.display(),
+                s.documents,
+                s.stories,
+                s.multi_stories,
+                s.largest_story,
+                s.merges,
+                s.postings,
+                s.boilerplate_shingles,
+                s.file_bytes,
+                s.created_at.as_deref().unwrap_or("-"),
+                s.last_add_at.as_deref().unwrap_or("-"),
+            );
+            out.push_str("sketch settings:\n");
+            for setting in s.sketch_settings {
+                out.push_str(&format!("  {setting}\n"));
+            }
+            print(&out)?;
+            Ok(Outcome::Clean)
+        }
+        IndexCommand::Remove(args) => run_index_remove(args),
+    }
+}
+
+fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
+    use megashingle::index::add::{add, AddOptions};
+    let started = Instant::now();
+    let config = args.config.resolve()?;
+    let store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
+    store.check_comparable(&config)?;
+    let known = megashingle::index::read::known_boilerplate(&store)?;
+    let options = ReadOptions {
+        id_column: args.input.id_column,
+        text_column: args.input.text_column,
+        format: args.input.input_format,
+        strict: args.input.strict,
+        time_column: args.time_column,
+    };
+    let reporter = Reporter::new(!args.quiet && std::io::stderr().is_terminal());
+    let collection = megashingle::pipeline::sketch_inputs_with(
+        &args.inputs,
+        &options,
+        &config,
+        args.threads,
+        &reporter,
+        &known,
+    )?;
+    if collection.ids.is_empty() {
+        anyhow::bail!("no documents in the inputs: nothing added");
+    }
+    let skipped = collection.read.skipped + collection.duplicates;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .context("a thread pool")?;
+    let upsert = AddOptions {
+        upsert: args.upsert,
+    };
+    let report = pool.install(|| add(&store, collection, &config, upsert))?;
+    let rows = report.assignments.iter().map(|a| {
+        vec![
+            a.doc_id.clone(),
+            a.story_id.clone(),
+            a.new_story.to_string(),
+            a.similarity.map(|s| format!("{s:.4}")).unwrap_or_default(),
+            a.status.to_string(),
+        ]
+    });
+    emit_csv(
+        args.output.as_deref(),
+        &["doc_id", "story_id", "new_story", "similarity", "status"],
+        rows,
+    )?;
+    if !args.quiet {
+        eprintln!(
+            "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped); the index holds {} documents; {:.2} s",
+            report.assignments.len(),
+            report.joined_existing,
+            report.new_stories,
+            report.merges.len(),
+            report.replaced,
+            skipped,
+            report.documents,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn run_index_query(args: IndexQueryArgs) -> Result<()> {
+    let config = args.config.resolve()?;
+    let text = match (&args.text, &args.file) {
+        (Some(text), _) => text.clone(),
+        (None, Some(file)) => read_text(file)?,
+        (None, None) => anyhow::bail!("give a FILE or --text TEXT"),
+    };
+    let store = Store::open(&args.db.db, Open::Existing, "index query")?;
+    let matches = megashingle::index::read::query(&store, &text, &config)?;
+    let rows = matches.into_iter().map(|m| {
+        vec![
+            m.doc_id,
+            m.story_id,
+            format!("{:.4}", m.similarity),
+            format!("{:.4}", m.containment),
+        ]
+    });
+    emit_csv(
+        None,
+        &["doc_id", "story_id", "similarity", "containment"],
+        rows,
+    )
+}
+
+fn run_index_remove(args: IndexRemoveArgs) -> Result<Outcome> {
+    use megashingle::index::remove::{remove, Selection};
+    let before = match &args.before {
+        Some(text) => Some(megashingle::io::time::parse_time(text).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--before {text:?} is not a date; write RFC 3339 (2026-11-30T06:00:00Z) or YYYY-MM-DD"
+            )
+        })?),
+        None => None,
+    };
+    let ids = match &args.ids {
+        Some(path) => read_text(path)?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        None => Vec::new(),
+    };
+    let store = Store::open(&args.db.db, Open::Existing, "index remove")?;
+    let removal = remove(&store, &Selection { before, ids })?;
+    for id in &removal.unknown_ids {
+        eprintln!("megashingle: warning: id {id:?} is not in the index");
+    }
+    eprintln!(
+        "megashingle: removed {} documents and {} emptied stories; the index holds {} documents",
+        removal.removed, removal.stories_removed, removal.documents
+    );
+    Ok(if removal.unknown_ids.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Skipped
     })
 }
 

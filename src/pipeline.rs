@@ -96,6 +96,7 @@ impl Timings {
 /// A document read and shingled, waiting for its sketch.
 struct Shingled {
     id: String,
+    time: Option<i64>,
     origin: Origin,
     content: Content,
 }
@@ -125,14 +126,16 @@ pub struct Collection {
     pub ids: Vec<String>,
     /// Where each document was read.
     pub origins: Vec<Origin>,
+    /// Each document's time, when a time column is read.
+    pub times: Vec<Option<i64>>,
     /// Each document's sketch.
     pub sketches: Vec<Sketch>,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.
     pub duplicates: u64,
-    /// Shingles found to be boilerplate.
-    pub boilerplate_shingles: usize,
+    /// Shingles left out as boilerplate: those found in this collection and those given.
+    pub boilerplate: Boilerplate,
     /// Time of each stage so far.
     pub timings: Timings,
 }
@@ -144,6 +147,26 @@ pub fn sketch_inputs(
     config: &Config,
     threads: usize,
     reporter: &Reporter,
+) -> Result<Collection, ReadError> {
+    sketch_inputs_with(
+        inputs,
+        options,
+        config,
+        threads,
+        reporter,
+        &Boilerplate::none(),
+    )
+}
+
+/// [`sketch_inputs`], leaving out `known` boilerplate shingles (found in earlier
+/// collections) besides those the corpus statistics of these inputs find.
+pub fn sketch_inputs_with(
+    inputs: &[PathBuf],
+    options: &ReadOptions,
+    config: &Config,
+    threads: usize,
+    reporter: &Reporter,
+    known: &Boilerplate,
 ) -> Result<Collection, ReadError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -180,12 +203,11 @@ pub fn sketch_inputs(
                             let content = if statistics {
                                 Content::Shingles(shingles)
                             } else {
-                                Content::Sketch(
-                                    sketcher.sketch_shingles(&shingles, &Boilerplate::none()),
-                                )
+                                Content::Sketch(sketcher.sketch_shingles(&shingles, known))
                             };
                             Shingled {
                                 id: record.id,
+                                time: record.time,
                                 origin: record.origin,
                                 content,
                             }
@@ -213,7 +235,14 @@ pub fn sketch_inputs(
     let sketch_started = std::time::Instant::now();
     let (boilerplate, sketches) = if statistics {
         pool.install(|| {
-            sketch_with_statistics(&documents, &sketcher, config, &sketching, &mut timings)
+            sketch_with_statistics(
+                &documents,
+                &sketcher,
+                config,
+                known,
+                &sketching,
+                &mut timings,
+            )
         })
     } else {
         let sketches = documents
@@ -228,17 +257,25 @@ pub fn sketch_inputs(
         timings
             .0
             .push(("collecting sketches", sketch_started.elapsed()));
-        (Boilerplate::none(), sketches)
+        (known.clone(), sketches)
     };
     sketching.finish();
-    let (ids, origins) = documents.into_iter().map(|d| (d.id, d.origin)).unzip();
+    let mut ids = Vec::with_capacity(documents.len());
+    let mut origins = Vec::with_capacity(documents.len());
+    let mut times = Vec::with_capacity(documents.len());
+    for d in documents {
+        ids.push(d.id);
+        origins.push(d.origin);
+        times.push(d.time);
+    }
     Ok(Collection {
         ids,
         origins,
+        times,
         sketches,
         read,
         duplicates,
-        boilerplate_shingles: boilerplate.len(),
+        boilerplate,
         timings,
     })
 }
@@ -274,11 +311,13 @@ pub fn send_batches(
 }
 
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
-/// over a first clustering) and sketches every document without them.
+/// over a first clustering), adds them to the `known` ones and sketches every document
+/// without them.
 fn sketch_with_statistics(
     documents: &[Shingled],
     sketcher: &Sketcher,
     config: &Config,
+    known: &Boilerplate,
     sketching: &ProgressBar,
     timings: &mut Timings,
 ) -> (Boilerplate, Vec<Sketch>) {
@@ -305,7 +344,9 @@ fn sketch_with_statistics(
             .filter(|&n| n > 0)
             .min();
         let counts = document_counts(&pages, floor.unwrap_or(0));
-        (Boilerplate::from_counts(&counts, min_documents), counts)
+        let mut boilerplate = Boilerplate::from_counts(&counts, min_documents);
+        boilerplate.extend(known);
+        (boilerplate, counts)
     });
     let mut sketches = timings.time("sketching", || sketch_all(&boilerplate));
     if min_stories > 0 {

@@ -2008,7 +2008,7 @@ fn heavy_rewrite(words: &[usize], run: usize, offset: usize, fresh: usize) -> Ve
         .iter()
         .enumerate()
         .map(|(i, &w)| {
-            if ((i + offset) / run) % 2 == 0 {
+            if ((i + offset) / run).is_multiple_of(2) {
                 w
             } else {
                 fresh + i

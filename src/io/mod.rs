@@ -1,5 +1,7 @@
 //! Files in and out: readers for CSV, JSONL, folders of text/HTML/mail files and stdin, and
-//! writers for the cluster table in CSV and JSONL, written atomically.
+//! writers for the cluster table in CSV and JSONL, written atomically, and the times of
+//! documents.
 
 pub mod read;
+pub mod time;
 pub mod write;

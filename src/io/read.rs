@@ -9,6 +9,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::io::time::parse_time;
+
 /// The format of a record file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum InputFormat {
@@ -30,6 +32,8 @@ pub struct ReadOptions {
     pub format: Option<InputFormat>,
     /// Make the first bad record fatal.
     pub strict: bool,
+    /// Column or field holding each document's time (RFC 3339 or a date), if any.
+    pub time_column: Option<String>,
 }
 
 impl Default for ReadOptions {
@@ -39,6 +43,7 @@ impl Default for ReadOptions {
             text_column: "text".into(),
             format: None,
             strict: false,
+            time_column: None,
         }
     }
 }
@@ -71,6 +76,8 @@ pub struct Record {
     pub id: String,
     /// Its raw text.
     pub text: String,
+    /// Its time in seconds since 1970 (UTC), from the time column when one is read.
+    pub time: Option<i64>,
     /// Where it came from.
     pub origin: Origin,
 }
@@ -229,7 +236,13 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn accept(&mut self, id: String, text: String, origin: Origin) -> Result<(), ReadError> {
+    fn accept(
+        &mut self,
+        id: String,
+        text: String,
+        time: Option<&str>,
+        origin: Origin,
+    ) -> Result<(), ReadError> {
         if id.trim().is_empty() {
             let column = self.options.id_column.clone();
             return self.skip(
@@ -237,8 +250,26 @@ impl Reader<'_> {
                 format!("empty id in `{column}`; every record needs an id"),
             );
         }
+        let time = match time.map(str::trim).filter(|t| !t.is_empty()) {
+            None => None,
+            Some(raw) => match parse_time(raw) {
+                Some(seconds) => Some(seconds),
+                None => {
+                    let column = self.options.time_column.clone().unwrap_or_default();
+                    return self.skip(
+                        &origin,
+                        format!("time {raw:?} in `{column}` is not a date; write RFC 3339 (2026-11-30T06:00:00Z, 2026-11-30T09:00:00+03:00) or YYYY-MM-DD"),
+                    );
+                }
+            },
+        };
         self.summary.records += 1;
-        (self.emit)(Record { id, text, origin });
+        (self.emit)(Record {
+            id,
+            text,
+            time,
+            origin,
+        });
         Ok(())
     }
 
@@ -255,7 +286,7 @@ impl Reader<'_> {
         })?;
         let origin = self.origin(&source, 0);
         match String::from_utf8(bytes) {
-            Ok(text) => self.accept(id, text, origin),
+            Ok(text) => self.accept(id, text, None, origin),
             Err(e) => self.skip(
                 &origin,
                 format!(
@@ -339,6 +370,10 @@ impl Reader<'_> {
         };
         let id_at = column(&self.options.id_column, "--id-column")?;
         let text_at = column(&self.options.text_column, "--text-column")?;
+        let time_at = match &self.options.time_column {
+            Some(name) => Some(column(name, "--time-column")?),
+            None => None,
+        };
         let mut record = csv::ByteRecord::new();
         loop {
             match csv.read_byte_record(&mut record) {
@@ -369,7 +404,10 @@ impl Reader<'_> {
                 field(id_at, &self.options.id_column),
                 field(text_at, &self.options.text_column),
             ) {
-                (Ok(id), Ok(text)) => self.accept(id, text, origin)?,
+                (Ok(id), Ok(text)) => {
+                    let time = time_at.map(|at| String::from_utf8_lossy(&record[at]).into_owned());
+                    self.accept(id, text, time.as_deref(), origin)?
+                }
                 (Err(what), _) | (_, Err(what)) => self.skip(&origin, what)?,
             }
         }
@@ -461,7 +499,17 @@ impl Reader<'_> {
                 self.skip(&origin, what)?;
                 continue;
             };
-            self.accept(id, text.clone(), origin)?;
+            let time = match self
+                .options
+                .time_column
+                .as_ref()
+                .and_then(|f| object.get(f))
+            {
+                Some(serde_json::Value::String(s)) => Some(s.clone()),
+                Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            };
+            self.accept(id, text.clone(), time.as_deref(), origin)?;
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Writers. The cluster table goes to stdout or to a file; a file is written to a temporary
+//! Writers. The cluster table (and the index's tables) goes to stdout or to a file; a file is written to a temporary
 //! file beside the target and renamed over it only when complete, so an interrupted run never
 //! leaves a truncated table and a failed run never replaces a good one.
 
@@ -73,6 +73,24 @@ pub fn write_rows<'a>(
                 out.write_all(b"\n")?;
             }
         }
+    }
+    out.flush()
+}
+
+/// Writes a CSV table: the header row, then each row.
+pub fn write_csv(
+    header: &[&str],
+    rows: impl IntoIterator<Item = Vec<String>>,
+    out: impl Write,
+) -> std::io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    {
+        let mut csv = csv::Writer::from_writer(&mut out);
+        csv.write_record(header)?;
+        for row in rows {
+            csv.write_record(&row)?;
+        }
+        csv.flush()?;
     }
     out.flush()
 }

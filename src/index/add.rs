@@ -1,0 +1,380 @@
+//! `index add`: a collection sketched as `cluster` sketches it joins the index in one
+//! transaction. Candidates come from the postings of its candidate keys (a bucket of more than
+//! `cluster.max-bucket` indexed documents is boilerplate, as in `cluster`) and from the
+//! collection itself; the indexed candidates and their stories' representatives are loaded,
+//! and [`crate::cluster::join`] decides with those stories already formed, so a pair of
+//! indexed documents is never checked again and a story is never split.
+//!
+//! Pairs within the collection are verified as `cluster` verifies them (exactly, from the
+//! shingle sets, by default); pairs with an indexed document from the minima, because the
+//! index keeps sketches, not texts or shingle sets.
+//!
+//! Each resulting set keeps the id of the oldest indexed story in it; the other stories in it
+//! are merged into that one and the merge is recorded. A set of new documents only founds a
+//! new story, named after its smallest document id.
+
+use std::collections::hash_map::Entry;
+
+use anyhow::{bail, Result};
+use rayon::prelude::*;
+use redb::ReadableTable;
+use rustc_hash::FxHashMap;
+
+use crate::cluster::{join, Known, KnownStory};
+use crate::config::Config;
+use crate::index::store::{
+    posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables,
+};
+use crate::io::time::{format_time, now};
+use crate::pipeline::{status, Collection};
+use crate::signature::estimate_jaccard;
+use crate::sketch::Sketch;
+use crate::supershingle::KeyMaker;
+
+/// Where one added document went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    /// The document.
+    pub doc_id: String,
+    /// Its story's id.
+    pub story_id: String,
+    /// True when the story was made by this add.
+    pub new_story: bool,
+    /// Estimated Jaccard to the story's representative (1 for the representative itself);
+    /// `None` for a text too short to compare.
+    pub similarity: Option<f64>,
+    /// `ok`, `too_short`, or `replaced` (an indexed document of that id was replaced).
+    pub status: &'static str,
+}
+
+/// What an add did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AddReport {
+    /// One per added document, in id order.
+    pub assignments: Vec<Assignment>,
+    /// Stories merged by this add.
+    pub merges: Vec<MergeRecord>,
+    /// Stories made.
+    pub new_stories: usize,
+    /// Documents that joined a story that was already indexed.
+    pub joined_existing: usize,
+    /// Indexed documents replaced (`--upsert`).
+    pub replaced: usize,
+    /// Indexed documents loaded as candidates or representatives.
+    pub loaded: usize,
+    /// Documents in the index afterwards.
+    pub documents: u64,
+}
+
+/// How to add.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AddOptions {
+    /// Replace an indexed document with the same id instead of failing.
+    pub upsert: bool,
+}
+
+/// Adds a sketched collection to the index. `config` must be comparable with the index's
+/// (see [`Store::check_comparable`]); on any error nothing is changed.
+pub fn add(
+    store: &Store,
+    collection: Collection,
+    config: &Config,
+    options: AddOptions,
+) -> Result<AddReport> {
+    store.check_comparable(config)?;
+    let is_new = store.is_new()?;
+    let grouping = config.supershingle.grouping(config.signature.minima);
+    let maker = KeyMaker::new(&grouping, config.signature.seed);
+    let started = now();
+    let txn = store.db.begin_write()?;
+    let mut report = AddReport::default();
+    {
+        let mut t = Tables::open(&txn)?;
+        if is_new {
+            t.meta.insert("format", crate::index::store::FORMAT)?;
+            t.meta.insert("configuration", config.to_toml().as_str())?;
+            t.meta.insert("created_at", started.to_string().as_str())?;
+        }
+        let Collection {
+            ids,
+            origins,
+            times,
+            sketches: fresh,
+            boilerplate,
+            ..
+        } = collection;
+
+        // Ids already indexed are an error, or are replaced.
+        let mut replaced = vec![false; ids.len()];
+        let mut touched_stories = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let Some(number) = t.ids.get(id.as_str())?.map(|v| v.value()) else {
+                continue;
+            };
+            if !options.upsert {
+                let added = t.doc(number)?.added_at;
+                bail!(
+                    "{}: id {id:?} is already in the index (added {}); give --upsert to replace it, or leave the record out (nothing was added)",
+                    origins[i],
+                    format_time(added)
+                );
+            }
+            let old = t.remove_document(number)?;
+            touched_stories.push(old.story);
+            replaced[i] = true;
+            report.replaced += 1;
+        }
+        for story in touched_stories {
+            t.repair_representative(story)?;
+        }
+
+        // Candidates among the indexed documents: a look-up of the posting keys.
+        let fresh_keys: Vec<Vec<u32>> = fresh
+            .par_iter()
+            .map(|s| {
+                if s.is_comparable() {
+                    posting_keys(&maker, &s.signature)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let mut wanted: Vec<u32> = fresh_keys.iter().flatten().copied().collect();
+        wanted.par_sort_unstable();
+        wanted.dedup();
+        let found = t.postings.look_up(&wanted, config.cluster.max_bucket)?;
+        let mut indexed: Vec<u32> = found.iter().map(|&(_, doc)| doc).collect();
+        indexed.par_sort_unstable();
+        indexed.dedup();
+
+        // Their records, their stories, and the stories' representatives.
+        let mut records: FxHashMap<u32, DocRecord> = FxHashMap::default();
+        for &number in &indexed {
+            records.insert(number, t.doc(number)?);
+        }
+        let mut stories: FxHashMap<u32, StoryRecord> = FxHashMap::default();
+        for record in records.values() {
+            if let Entry::Vacant(slot) = stories.entry(record.story) {
+                slot.insert(t.story(record.story)?);
+            }
+        }
+        for story in stories.values() {
+            if let Entry::Vacant(slot) = records.entry(story.representative) {
+                slot.insert(t.doc(story.representative)?);
+            }
+        }
+        let mut known_numbers: Vec<u32> = records.keys().copied().collect();
+        known_numbers.sort_unstable();
+        report.loaded = known_numbers.len();
+        let local: FxHashMap<u32, u32> = known_numbers
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (n, i as u32))
+            .collect();
+        let fresh_from = known_numbers.len() as u32;
+        // Every signature as the index keeps it (16-bit minima), so that estimates compare
+        // like with like.
+        let mut all: Vec<Sketch> = known_numbers
+            .iter()
+            .map(|n| {
+                let r = &records[n];
+                Sketch {
+                    words: r.words,
+                    shingles: r.shingles,
+                    signature: if r.shingles > 0 {
+                        widen(&r.signature)
+                    } else {
+                        vec![u32::from(u16::MAX); config.signature.minima]
+                    },
+                    set: None,
+                }
+            })
+            .collect();
+        all.extend(fresh.into_iter().map(|mut s| {
+            s.signature = widen(&short_minima(&s.signature));
+            s
+        }));
+        // The candidate index: the indexed documents' postings that matched, and the new
+        // documents' keys.
+        let mut candidate_index: Vec<(u64, u32)> = found
+            .iter()
+            .map(|&(key, doc)| (u64::from(key), local[&doc]))
+            .collect();
+        for (i, keys) in fresh_keys.iter().enumerate() {
+            let doc = fresh_from + i as u32;
+            candidate_index.extend(keys.iter().map(|&k| (u64::from(k), doc)));
+        }
+        let mut by_story: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        for &n in &known_numbers {
+            by_story.entry(records[&n].story).or_default().push(n);
+        }
+        let mut story_numbers: Vec<u32> = by_story.keys().copied().collect();
+        story_numbers.sort_unstable();
+        let known = Known {
+            fresh_from,
+            stories: story_numbers
+                .iter()
+                .map(|s| {
+                    let story = &stories[s];
+                    let loaded = &by_story[s];
+                    KnownStory {
+                        representative: local[&story.representative],
+                        members: loaded
+                            .iter()
+                            .filter(|&&n| n != story.representative)
+                            .map(|n| local[n])
+                            .collect(),
+                        unloaded: story.size - loaded.len() as u32,
+                    }
+                })
+                .collect(),
+            index: Some(candidate_index),
+        };
+        let joined = join(&all, config, &known);
+
+        // Numbers for the new documents, in id order.
+        let first_doc = t.counter("next_doc")?;
+        if first_doc + ids.len() as u64 > u64::from(u32::MAX) {
+            bail!(
+                "{}: the index is full (2^32 documents)",
+                store.path.display()
+            );
+        }
+        let number_of = |local: u32| -> u32 {
+            if local < fresh_from {
+                known_numbers[local as usize]
+            } else {
+                (first_doc + u64::from(local - fresh_from)) as u32
+            }
+        };
+        let mut next_story = t.counter("next_story")? as u32;
+        let mut next_merge = t.counter("next_merge")?;
+        let mut story_of_fresh: Vec<(u32, String, bool)> =
+            vec![(0, String::new(), false); ids.len()];
+        let mut representative_of_fresh = vec![0u32; ids.len()];
+        for (set, &representative) in joined.sets.iter().zip(&joined.representatives) {
+            let fresh_members: Vec<u32> =
+                set.iter().copied().filter(|&d| d >= fresh_from).collect();
+            if fresh_members.is_empty() {
+                continue;
+            }
+            let mut old_stories: Vec<u32> = set
+                .iter()
+                .filter(|&&d| d < fresh_from)
+                .map(|&d| records[&known_numbers[d as usize]].story)
+                .collect();
+            old_stories.sort_unstable();
+            old_stories.dedup();
+            let (number, mut story, founded) = match old_stories.first() {
+                None => {
+                    let number = next_story;
+                    next_story += 1;
+                    let founder = &ids[(fresh_members[0] - fresh_from) as usize];
+                    let name = t.claim_story_name(founder, number)?;
+                    let story = StoryRecord {
+                        name,
+                        representative: 0,
+                        size: 0,
+                        created_at: started,
+                        updated_at: started,
+                    };
+                    report.new_stories += 1;
+                    (number, story, true)
+                }
+                Some(&oldest) => (oldest, stories[&oldest].clone(), false),
+            };
+            for &absorbed in old_stories.iter().skip(1) {
+                let gone = stories[&absorbed].clone();
+                for member in t.members_of(absorbed)? {
+                    let mut doc = t.doc(member)?;
+                    doc.story = number;
+                    t.docs.insert(member, doc.encode().as_slice())?;
+                    t.members.remove((absorbed, member))?;
+                    t.members.insert((number, member), ())?;
+                }
+                t.stories.remove(absorbed)?;
+                t.story_names.remove(gone.name.as_str())?;
+                story.size += gone.size;
+                let merge = MergeRecord {
+                    at: started,
+                    absorbed: gone.name,
+                    absorbed_size: gone.size,
+                    survivor: story.name.clone(),
+                    via: ids[(fresh_members[0] - fresh_from) as usize].clone(),
+                };
+                t.merges.insert(next_merge, merge.encode().as_slice())?;
+                next_merge += 1;
+                report.merges.push(merge);
+            }
+            if !founded {
+                report.joined_existing += fresh_members.len();
+            }
+            story.size += fresh_members.len() as u32;
+            story.representative = number_of(representative);
+            story.updated_at = started;
+            t.put_story(number, &story)?;
+            for &d in &fresh_members {
+                let i = (d - fresh_from) as usize;
+                story_of_fresh[i] = (number, story.name.clone(), founded);
+                representative_of_fresh[i] = representative;
+            }
+        }
+
+        // The new documents themselves.
+        let mut postings: Vec<(u32, u32)> = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let local = fresh_from + i as u32;
+            let number = number_of(local);
+            let sketch = &all[local as usize];
+            let (story, story_id, new_story) = story_of_fresh[i].clone();
+            let record = DocRecord {
+                id: id.clone(),
+                story,
+                added_at: started,
+                time: times[i],
+                words: sketch.words,
+                shingles: sketch.shingles,
+                signature: if sketch.is_comparable() {
+                    sketch.signature.iter().map(|&m| m as u16).collect()
+                } else {
+                    Vec::new()
+                },
+            };
+            t.docs.insert(number, record.encode().as_slice())?;
+            t.ids.insert(id.as_str(), number)?;
+            t.members.insert((story, number), ())?;
+            postings.extend(fresh_keys[i].iter().map(|&k| (k, number)));
+            let representative = &all[representative_of_fresh[i] as usize];
+            let similarity = sketch
+                .is_comparable()
+                .then(|| estimate_jaccard(&representative.signature, &sketch.signature));
+            let status = match status(sketch) {
+                "ok" if replaced[i] => "replaced",
+                other => other,
+            };
+            report.assignments.push(Assignment {
+                doc_id: id.clone(),
+                story_id,
+                new_story,
+                similarity,
+                status,
+            });
+        }
+        postings.par_sort_unstable();
+        postings.dedup();
+        t.postings.add_segment(&postings)?;
+        for key in boilerplate.keys() {
+            t.boilerplate.insert(key, ())?;
+        }
+        let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
+        t.counters
+            .insert("next_doc", first_doc + ids.len() as u64)?;
+        t.counters.insert("next_story", u64::from(next_story))?;
+        t.counters.insert("next_merge", next_merge)?;
+        t.counters.insert("documents", documents)?;
+        t.meta.insert("last_add_at", started.to_string().as_str())?;
+        report.documents = documents;
+    }
+    txn.commit()?;
+    Ok(report)
+}

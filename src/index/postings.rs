@@ -1,0 +1,345 @@
+//! The postings of the index: which documents hold each candidate key. Each add writes its
+//! postings once, as a new segment: `(key, document)` pairs sorted and cut into chunks of
+//! `CHUNK` pairs, delta-coded (about 4 bytes a pair), with the first key of every chunk in the
+//! segment's directory. Nothing already written is rewritten by an add, so an add costs what
+//! it adds, not what the index holds; a look-up of sorted keys reads each segment's chunks in
+//! one pass.
+//!
+//! Segments are merged as they accumulate (a segment merges into the one before it once it
+//! is at least a quarter of that one's size), so there are O(log n) of them and each pair is
+//! rewritten O(log n) times. A removed document leaves its pairs behind, listed in `dead`;
+//! look-ups skip them and merges drop them.
+
+use anyhow::{bail, Result};
+use redb::{ReadableTable, Table, TableDefinition};
+use rustc_hash::FxHashSet;
+
+/// Pairs per chunk.
+pub const CHUNK: usize = 128;
+
+/// A segment's directory: number → pairs, document base, first key of each chunk.
+pub(crate) const SEGMENTS: TableDefinition<u32, &[u8]> = TableDefinition::new("segments");
+/// Chunks: (segment, chunk) → coded pairs.
+pub(crate) const CHUNKS: TableDefinition<(u32, u32), &[u8]> = TableDefinition::new("chunks");
+/// Removed documents whose pairs are still in some segment.
+pub(crate) const DEAD: TableDefinition<u32, ()> = TableDefinition::new("dead");
+
+/// A segment merges into the one before it when it holds at least 1/MERGE_RATIO as many
+/// pairs.
+const MERGE_RATIO: u64 = 4;
+
+/// A segment's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directory {
+    /// Pairs in the segment.
+    pub pairs: u64,
+    /// The smallest document number; documents are coded as offsets from it.
+    pub base: u32,
+    /// The first key of each chunk.
+    pub first_keys: Vec<u32>,
+}
+
+impl Directory {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(12 + 4 * self.first_keys.len());
+        out.extend(self.pairs.to_le_bytes());
+        out.extend(self.base.to_le_bytes());
+        for k in &self.first_keys {
+            out.extend(k.to_le_bytes());
+        }
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Directory> {
+        if bytes.len() < 12 || !(bytes.len() - 12).is_multiple_of(4) {
+            bail!("a damaged postings directory in the index; restore the index from a copy");
+        }
+        let pairs = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        let base = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        let first_keys = bytes[12..]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        Ok(Directory {
+            pairs,
+            base,
+            first_keys,
+        })
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut value: u32) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u32> {
+    let mut value = 0u32;
+    for shift in (0..35).step_by(7) {
+        let Some(&byte) = bytes.get(*at) else {
+            bail!("a damaged postings chunk in the index; restore the index from a copy");
+        };
+        *at += 1;
+        value |= u32::from(byte & 0x7F) << shift;
+        if byte < 0x80 {
+            return Ok(value);
+        }
+    }
+    bail!("a damaged postings chunk in the index; restore the index from a copy")
+}
+
+/// Codes sorted pairs: the first key in full, then key deltas; documents as offsets from
+/// `base`.
+pub fn encode_chunk(pairs: &[(u32, u32)], base: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pairs.len() * 5);
+    let mut previous = pairs.first().map_or(0, |p| p.0);
+    out.extend(previous.to_le_bytes());
+    for &(key, doc) in pairs {
+        put_varint(&mut out, key - previous);
+        put_varint(&mut out, doc - base);
+        previous = key;
+    }
+    out
+}
+
+/// The pairs coded by [`encode_chunk`], appended to `out`.
+pub fn decode_chunk(bytes: &[u8], base: u32, out: &mut Vec<(u32, u32)>) -> Result<()> {
+    if bytes.len() < 4 {
+        bail!("a damaged postings chunk in the index; restore the index from a copy");
+    }
+    let mut key = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
+    let mut at = 4;
+    while at < bytes.len() {
+        key = key.wrapping_add(get_varint(bytes, &mut at)?);
+        let doc = base.wrapping_add(get_varint(bytes, &mut at)?);
+        out.push((key, doc));
+    }
+    Ok(())
+}
+
+/// The postings tables of a write transaction.
+pub(crate) struct Postings<'t> {
+    pub segments: Table<'t, u32, &'static [u8]>,
+    pub chunks: Table<'t, (u32, u32), &'static [u8]>,
+    pub dead: Table<'t, u32, ()>,
+}
+
+/// The segments' numbers and directories, oldest first.
+pub(crate) fn directories(
+    segments: &impl ReadableTable<u32, &'static [u8]>,
+) -> Result<Vec<(u32, Directory)>> {
+    segments
+        .iter()?
+        .map(|entry| {
+            let (number, bytes) = entry?;
+            Ok((number.value(), Directory::decode(bytes.value())?))
+        })
+        .collect()
+}
+
+/// The documents holding each of `keys` (sorted, distinct), as sorted `(key, document)`
+/// pairs; removed documents are left out, and so is every key held by more than
+/// `max_bucket` documents (boilerplate).
+pub(crate) fn look_up(
+    segments: &impl ReadableTable<u32, &'static [u8]>,
+    chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
+    dead: &impl ReadableTable<u32, ()>,
+    keys: &[u32],
+    max_bucket: usize,
+) -> Result<Vec<(u32, u32)>> {
+    let dead: FxHashSet<u32> = dead
+        .iter()?
+        .map(|e| Ok(e?.0.value()))
+        .collect::<Result<_>>()?;
+    let mut found: Vec<(u32, u32)> = Vec::new();
+    let mut decoded = Vec::with_capacity(CHUNK);
+    for (number, directory) in directories(segments)? {
+        let mut loaded: Option<usize> = None;
+        let first = &directory.first_keys;
+        for &key in keys {
+            // A key's pairs start in the last chunk whose first key is below it (or the
+            // first chunk), and may run on through chunks that start with it.
+            let mut chunk = first.partition_point(|&f| f < key).saturating_sub(1);
+            while chunk < first.len() && first[chunk] <= key {
+                if loaded != Some(chunk) {
+                    decoded.clear();
+                    let bytes = chunks.get((number, chunk as u32))?.ok_or_else(|| {
+                        anyhow::anyhow!("the index lost a postings chunk; restore it from a copy")
+                    })?;
+                    decode_chunk(bytes.value(), directory.base, &mut decoded)?;
+                    loaded = Some(chunk);
+                }
+                let start = decoded.partition_point(|p| p.0 < key);
+                found.extend(
+                    decoded[start..]
+                        .iter()
+                        .take_while(|p| p.0 == key)
+                        .filter(|p| !dead.contains(&p.1)),
+                );
+                chunk += 1;
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    let mut kept = Vec::with_capacity(found.len());
+    for run in found.chunk_by(|a, b| a.0 == b.0) {
+        if run.len() <= max_bucket {
+            kept.extend_from_slice(run);
+        }
+    }
+    Ok(kept)
+}
+
+impl Postings<'_> {
+    fn directories(&self) -> Result<Vec<(u32, Directory)>> {
+        directories(&self.segments)
+    }
+
+    /// See [`look_up`].
+    pub fn look_up(&self, keys: &[u32], max_bucket: usize) -> Result<Vec<(u32, u32)>> {
+        look_up(&self.segments, &self.chunks, &self.dead, keys, max_bucket)
+    }
+
+    /// Writes sorted, distinct pairs as a new segment, then merges segments as the policy
+    /// says.
+    pub fn add_segment(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let directories = self.directories()?;
+        let number = directories.last().map_or(0, |(n, _)| n + 1);
+        self.write_segment(number, pairs.iter().copied())?;
+        let mut sizes: Vec<(u32, u64)> = directories.iter().map(|(n, d)| (*n, d.pairs)).collect();
+        sizes.push((number, pairs.len() as u64));
+        // Merge the newest segment into the one before while it is big enough.
+        let mut from = sizes.len() - 1;
+        let mut merged = sizes[from].1;
+        while from > 0 && sizes[from - 1].1 <= MERGE_RATIO * merged {
+            from -= 1;
+            merged += sizes[from].1;
+        }
+        if from + 1 < sizes.len() {
+            let numbers: Vec<u32> = sizes[from..].iter().map(|s| s.0).collect();
+            self.merge(&numbers, from == 0)?;
+        }
+        Ok(())
+    }
+
+    /// Merges the given segments (oldest first) into the first one's number, dropping the
+    /// pairs of removed documents; with `all`, every segment is merged and the list of dead
+    /// documents is emptied.
+    fn merge(&mut self, numbers: &[u32], all: bool) -> Result<()> {
+        let dead: FxHashSet<u32> = self
+            .dead
+            .iter()?
+            .map(|e| Ok(e?.0.value()))
+            .collect::<Result<_>>()?;
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for &number in numbers {
+            let bytes = self.segments.get(number)?.ok_or_else(|| {
+                anyhow::anyhow!("the index lost a postings segment; restore it from a copy")
+            })?;
+            let directory = Directory::decode(bytes.value())?;
+            drop(bytes);
+            for chunk in 0..directory.first_keys.len() as u32 {
+                let bytes = self.chunks.remove((number, chunk))?.ok_or_else(|| {
+                    anyhow::anyhow!("the index lost a postings chunk; restore it from a copy")
+                })?;
+                decode_chunk(bytes.value(), directory.base, &mut pairs)?;
+            }
+            self.segments.remove(number)?;
+        }
+        pairs.retain(|p| !dead.contains(&p.1));
+        pairs.sort_unstable();
+        pairs.dedup();
+        self.write_segment(numbers[0], pairs.into_iter())?;
+        if all {
+            self.dead.retain(|_, _| false)?;
+        }
+        Ok(())
+    }
+
+    fn write_segment(
+        &mut self,
+        number: u32,
+        pairs: impl Iterator<Item = (u32, u32)>,
+    ) -> Result<()> {
+        let pairs: Vec<(u32, u32)> = pairs.collect();
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let base = pairs.iter().map(|p| p.1).min().expect("not empty");
+        let mut first_keys = Vec::with_capacity(pairs.len().div_ceil(CHUNK));
+        for (i, chunk) in pairs.chunks(CHUNK).enumerate() {
+            first_keys.push(chunk[0].0);
+            self.chunks
+                .insert((number, i as u32), encode_chunk(chunk, base).as_slice())?;
+        }
+        let directory = Directory {
+            pairs: pairs.len() as u64,
+            base,
+            first_keys,
+        };
+        self.segments
+            .insert(number, directory.encode().as_slice())?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_round_trip() {
+        let pairs = vec![(3, 10), (3, 11), (900, 10), (u32::MAX, 4_000_000)];
+        let bytes = encode_chunk(&pairs, 10);
+        let mut out = Vec::new();
+        decode_chunk(&bytes, 10, &mut out).unwrap();
+        assert_eq!(out, pairs);
+        assert!(decode_chunk(&bytes[..bytes.len() - 1], 10, &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn segments_find_keys_across_chunks_and_merge() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let db = redb::Database::create(file.path()).unwrap();
+        let txn = db.begin_write().unwrap();
+        {
+            let mut p = Postings {
+                segments: txn.open_table(SEGMENTS).unwrap(),
+                chunks: txn.open_table(CHUNKS).unwrap(),
+                dead: txn.open_table(DEAD).unwrap(),
+            };
+            // Key 7 is held by 2,000 documents: its run crosses several chunks.
+            let mut first: Vec<(u32, u32)> = (0..2000).map(|d| (7, d)).collect();
+            first.extend((0..2000).map(|d| (1000 + d, d)));
+            first.sort_unstable();
+            p.add_segment(&first).unwrap();
+            let found = p.look_up(&[7, 1500, 5000], 5000).unwrap();
+            assert_eq!(found.iter().filter(|f| f.0 == 7).count(), 2000);
+            assert_eq!(found.iter().filter(|f| f.0 == 1500).count(), 1);
+            // A bucket over max-bucket is left out.
+            assert!(p.look_up(&[7], 1999).unwrap().is_empty());
+            // A big enough second segment merges into the first; dead documents go.
+            p.dead.insert(500, ()).unwrap();
+            let second: Vec<(u32, u32)> = (0..1500).map(|d| (1500, 2000 + d)).collect();
+            p.add_segment(&second).unwrap();
+            assert_eq!(p.directories().unwrap().len(), 1);
+            let found = p.look_up(&[7, 1500], 5000).unwrap();
+            assert_eq!(found.iter().filter(|f| f.0 == 1500).count(), 1500);
+            assert_eq!(found.iter().filter(|f| f.0 == 7).count(), 1999);
+            assert!(!found.iter().any(|f| f.1 == 500));
+            assert_eq!(p.dead.iter().unwrap().count(), 0);
+            // A small one stays a segment of its own.
+            p.add_segment(&[(9, 9000)]).unwrap();
+            assert_eq!(p.directories().unwrap().len(), 2);
+            assert_eq!(p.look_up(&[9], 10).unwrap(), vec![(9, 9000)]);
+        }
+        txn.commit().unwrap();
+    }
+}

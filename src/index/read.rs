@@ -1,0 +1,288 @@
+//! Reading the index without changing it: the export of every document's story, the list of
+//! merges, the statistics, and the near-duplicates of one text (`index query`), found and
+//! verified as `index add` would find and verify them.
+
+use anyhow::Result;
+use redb::{
+    ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata,
+    TableDefinition,
+};
+use rustc_hash::FxHashMap;
+
+use crate::boilerplate::Boilerplate;
+use crate::cluster::{estimate_containment, Verifier};
+use crate::config::Config;
+use crate::index::postings::{directories, look_up, CHUNKS, DEAD, SEGMENTS};
+use crate::index::store::{
+    posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord, Store,
+    StoryRecord, BOILERPLATE, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
+};
+use crate::io::time::format_time;
+use crate::signature::estimate_jaccard;
+use crate::sketch::{Scratch, Sketcher};
+use crate::supershingle::KeyMaker;
+
+/// A table of a read transaction; `None` when the index is still empty.
+fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &ReadTransaction,
+    definition: TableDefinition<K, V>,
+) -> Result<Option<ReadOnlyTable<K, V>>> {
+    match txn.open_table(definition) {
+        Ok(t) => Ok(Some(t)),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// One row of `index export`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportRow {
+    /// The document.
+    pub doc_id: String,
+    /// Its story's id.
+    pub story_id: String,
+    /// Documents in the story.
+    pub story_size: u32,
+    /// When the document was added (RFC 3339, UTC).
+    pub added_at: String,
+}
+
+/// Every indexed document with its story: stories in the order they were made, documents by
+/// id within each.
+pub fn export(store: &Store) -> Result<Vec<ExportRow>> {
+    let txn = store.db.begin_read()?;
+    let (Some(stories), Some(members), Some(docs)) = (
+        table(&txn, STORIES)?,
+        table(&txn, MEMBERS)?,
+        table(&txn, DOCS)?,
+    ) else {
+        return Ok(Vec::new());
+    };
+    let mut rows = Vec::new();
+    let mut current: Option<(u32, StoryRecord)> = None;
+    let mut story_rows: Vec<ExportRow> = Vec::new();
+    let flush = |rows: &mut Vec<ExportRow>, story_rows: &mut Vec<ExportRow>| {
+        story_rows.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
+        rows.append(story_rows);
+    };
+    for entry in members.iter()? {
+        let (story, doc) = entry?.0.value();
+        if current.as_ref().is_none_or(|(n, _)| *n != story) {
+            flush(&mut rows, &mut story_rows);
+            let bytes = stories
+                .get(story)?
+                .ok_or_else(|| anyhow::anyhow!("the index lost story {story}"))?;
+            current = Some((story, StoryRecord::decode(bytes.value())?));
+        }
+        let record = docs
+            .get(doc)?
+            .ok_or_else(|| anyhow::anyhow!("the index lost document {doc}"))?;
+        let record = DocRecord::decode(record.value())?;
+        let (_, story) = current.as_ref().expect("set above");
+        story_rows.push(ExportRow {
+            doc_id: record.id,
+            story_id: story.name.clone(),
+            story_size: story.size,
+            added_at: format_time(record.added_at),
+        });
+    }
+    flush(&mut rows, &mut story_rows);
+    Ok(rows)
+}
+
+/// Every merge, oldest first.
+pub fn merges(store: &Store) -> Result<Vec<MergeRecord>> {
+    let txn = store.db.begin_read()?;
+    let Some(merges) = table(&txn, MERGES)? else {
+        return Ok(Vec::new());
+    };
+    merges
+        .iter()?
+        .map(|entry| MergeRecord::decode(entry?.1.value()))
+        .collect()
+}
+
+/// Counts that describe an index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Documents.
+    pub documents: u64,
+    /// Stories.
+    pub stories: u64,
+    /// Stories of two or more documents.
+    pub multi_stories: u64,
+    /// Documents in the largest story.
+    pub largest_story: u32,
+    /// Merges recorded.
+    pub merges: u64,
+    /// Postings (candidate keys of documents), those of removed documents included until
+    /// their segment is merged.
+    pub postings: u64,
+    /// Segments the postings are in.
+    pub segments: u64,
+    /// Shingles known to be boilerplate.
+    pub boilerplate_shingles: u64,
+    /// Size of the index file in bytes.
+    pub file_bytes: u64,
+    /// When the index was made and last added to (RFC 3339).
+    pub created_at: Option<String>,
+    /// When the last add ran.
+    pub last_add_at: Option<String>,
+    /// The keys of the configuration that made its sketches, as `section.key = value`.
+    pub sketch_settings: Vec<String>,
+}
+
+/// The statistics of an index.
+pub fn stats(store: &Store) -> Result<Stats> {
+    let mut stats = Stats {
+        file_bytes: std::fs::metadata(&store.path)?.len(),
+        ..Stats::default()
+    };
+    if let Some(config) = store.configuration()? {
+        stats.sketch_settings = sketch_settings_of(&config)
+            .into_iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+    }
+    let txn = store.db.begin_read()?;
+    let time = |meta: &ReadOnlyTable<&str, &str>, key: &str| -> Result<Option<String>> {
+        Ok(meta
+            .get(key)?
+            .and_then(|v| v.value().parse::<i64>().ok())
+            .map(format_time))
+    };
+    if let Some(meta) = table(&txn, META)? {
+        stats.created_at = time(&meta, "created_at")?;
+        stats.last_add_at = time(&meta, "last_add_at")?;
+    }
+    if let Some(counters) = table(&txn, COUNTERS)? {
+        stats.documents = counters.get("documents")?.map_or(0, |v| v.value());
+    }
+    if let Some(stories) = table(&txn, STORIES)? {
+        for entry in stories.iter()? {
+            let story = StoryRecord::decode(entry?.1.value())?;
+            stats.stories += 1;
+            stats.multi_stories += u64::from(story.size > 1);
+            stats.largest_story = stats.largest_story.max(story.size);
+        }
+    }
+    if let Some(merges) = table(&txn, MERGES)? {
+        stats.merges = merges.len()?;
+    }
+    if let Some(segments) = table(&txn, SEGMENTS)? {
+        let directories = directories(&segments)?;
+        stats.segments = directories.len() as u64;
+        stats.postings = directories.iter().map(|(_, d)| d.pairs).sum();
+    }
+    if let Some(boilerplate) = table(&txn, BOILERPLATE)? {
+        stats.boilerplate_shingles = boilerplate.len()?;
+    }
+    Ok(stats)
+}
+
+/// The boilerplate shingles earlier adds found.
+pub fn known_boilerplate(store: &Store) -> Result<Boilerplate> {
+    let txn = store.db.begin_read()?;
+    let Some(boilerplate) = table(&txn, BOILERPLATE)? else {
+        return Ok(Boilerplate::none());
+    };
+    let keys = boilerplate
+        .iter()?
+        .map(|entry| Ok(entry?.0.value()))
+        .collect::<Result<Vec<u32>>>()?;
+    Ok(Boilerplate::from_keys(keys))
+}
+
+/// One near-duplicate found by `index query`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// The indexed document.
+    pub doc_id: String,
+    /// Its story.
+    pub story_id: String,
+    /// Estimated Jaccard similarity.
+    pub similarity: f64,
+    /// Estimated share of the smaller text found in the larger.
+    pub containment: f64,
+}
+
+/// The indexed near-duplicates of `text`: candidates from the postings whose estimated
+/// Jaccard, less `cluster.estimate-margin` standard errors, reaches
+/// `cluster.attach-similarity` (or `cluster.min-similarity` when attaching is off), or whose
+/// containment passes; most similar first.
+pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
+    store.check_comparable(config)?;
+    let sketcher = Sketcher::new(config);
+    let shingles = sketcher.shingles(text, &mut Scratch::default(), false);
+    let mut sketch = sketcher.sketch_shingles(&shingles, &known_boilerplate(store)?);
+    if !sketch.is_comparable() {
+        return Ok(Vec::new());
+    }
+    let txn = store.db.begin_read()?;
+    let (Some(segments), Some(chunks), Some(dead), Some(docs), Some(stories)) = (
+        table(&txn, SEGMENTS)?,
+        table(&txn, CHUNKS)?,
+        table(&txn, DEAD)?,
+        table(&txn, DOCS)?,
+        table(&txn, STORIES)?,
+    ) else {
+        return Ok(Vec::new());
+    };
+    let grouping = config.supershingle.grouping(config.signature.minima);
+    let maker = KeyMaker::new(&grouping, config.signature.seed);
+    let keys = posting_keys(&maker, &sketch.signature);
+    sketch.signature = widen(&short_minima(&sketch.signature));
+    let found = look_up(&segments, &chunks, &dead, &keys, config.cluster.max_bucket)?;
+    let mut candidates: Vec<u32> = found.into_iter().map(|(_, doc)| doc).collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let verifier = Verifier::new(config);
+    let weakest = match config.cluster.attach_similarity {
+        a if a > 0.0 => a.min(config.cluster.min_similarity),
+        _ => config.cluster.min_similarity,
+    };
+    let mut names: FxHashMap<u32, String> = FxHashMap::default();
+    let mut matches = Vec::new();
+    for number in candidates {
+        let Some(bytes) = docs.get(number)? else {
+            continue;
+        };
+        let record = DocRecord::decode(bytes.value())?;
+        if record.shingles == 0 {
+            continue;
+        }
+        let signature = widen(&record.signature);
+        let similarity = estimate_jaccard(&sketch.signature, &signature);
+        let containment = estimate_containment(similarity, sketch.shingles, record.shingles);
+        let other = crate::sketch::Sketch {
+            words: record.words,
+            shingles: record.shingles,
+            signature,
+            set: None,
+        };
+        let Some(checked) = verifier.jaccard(&sketch, &other) else {
+            continue;
+        };
+        if checked < weakest && verifier.score_with(checked, &sketch, &other).is_none() {
+            continue;
+        }
+        if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(record.story) {
+            let story = stories
+                .get(record.story)?
+                .ok_or_else(|| anyhow::anyhow!("the index lost story {}", record.story))?;
+            slot.insert(StoryRecord::decode(story.value())?.name);
+        }
+        matches.push(Match {
+            doc_id: record.id,
+            story_id: names[&record.story].clone(),
+            similarity,
+            containment,
+        });
+    }
+    matches.sort_by(|a, b| {
+        b.similarity
+            .total_cmp(&a.similarity)
+            .then_with(|| a.doc_id.cmp(&b.doc_id))
+    });
+    Ok(matches)
+}

@@ -1,0 +1,677 @@
+//! The index on disk: a redb database (one file, transactional, copy-on-write, so a process
+//! killed mid-write leaves the last committed state), its tables and record encodings, the
+//! lock that keeps a second process out, and the checks that refuse a foreign or damaged file
+//! and a configuration whose sketches would not be comparable.
+//!
+//! Tables: `meta` (format, configuration, creation time), `counters` (next document and story
+//! numbers), `docs` (number → id, story, times, sizes, minima), `ids` (id → number), the
+//! postings (see [`crate::index::postings`]), `stories` (number → name, representative, size,
+//! times), `story_names`, `members` ((story, number) → ()), `merges` and `boilerplate`
+//! (shingles found to be boilerplate by earlier adds).
+//!
+//! A document keeps the low 16 bits of each minimum (b-bit minwise hashing): two minima from
+//! different shingles agree by chance once in 65,536, so the Jaccard estimate is as good as
+//! from the full minima, at half the size.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use redb::{Database, ReadableDatabase, ReadableTable, Table, TableDefinition, WriteTransaction};
+
+use crate::config::Config;
+use crate::index::postings::{Postings, CHUNKS, DEAD, SEGMENTS};
+use crate::io::time::{format_time, now};
+use crate::supershingle::KeyMaker;
+
+/// What `meta.format` holds in every index.
+pub const FORMAT: &str = "megashingle-index 1";
+
+/// The first bytes of every redb file.
+const REDB_MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
+
+pub(crate) const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
+pub(crate) const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
+pub(crate) const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
+pub(crate) const IDS: TableDefinition<&str, u32> = TableDefinition::new("ids");
+pub(crate) const STORIES: TableDefinition<u32, &[u8]> = TableDefinition::new("stories");
+pub(crate) const STORY_NAMES: TableDefinition<&str, u32> = TableDefinition::new("story_names");
+pub(crate) const MEMBERS: TableDefinition<(u32, u32), ()> = TableDefinition::new("members");
+pub(crate) const MERGES: TableDefinition<u64, &[u8]> = TableDefinition::new("merges");
+pub(crate) const BOILERPLATE: TableDefinition<u32, ()> = TableDefinition::new("boilerplate");
+
+/// The configuration sections that decide what a sketch is: two runs whose keys differ here
+/// make sketches that cannot be compared.
+pub const SKETCH_SECTIONS: [&str; 4] = ["canonicalize", "shingle", "signature", "supershingle"];
+
+/// An open index: the database and the lock that keeps other processes out while it is open.
+pub struct Store {
+    /// The database.
+    pub db: Database,
+    /// The index file.
+    pub path: PathBuf,
+    _lock: Lock,
+}
+
+/// How to open an index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Make a new index when the file does not exist (or is empty).
+    CreateIfMissing,
+    /// The index must exist.
+    Existing,
+}
+
+impl Store {
+    /// Opens (or makes) the index at `path` for `command` (named in the lock, e.g. "index
+    /// add"). Refuses a file that is not a megashingle index, without writing to it.
+    pub fn open(path: &Path, how: Open, command: &str) -> Result<Store> {
+        let shown = path.display();
+        let exists = path.exists();
+        if how == Open::Existing && !exists {
+            bail!(
+                "{shown}: no index there; make one with `megashingle index add --db {shown} INPUT`"
+            );
+        }
+        if exists {
+            check_magic(path)?;
+        }
+        let lock = Lock::take(path, command)?;
+        let opened = std::panic::catch_unwind(|| Database::create(path));
+        let db = match opened {
+            Ok(Ok(db)) => db,
+            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => {
+                bail!("{shown}: the index is open in another program; wait for it to finish")
+            }
+            Ok(Err(e)) => bail!(
+                "{shown}: the index is damaged and cannot be opened ({e}); restore it from a copy"
+            ),
+            Err(_) => {
+                bail!("{shown}: the index is damaged and cannot be opened; restore it from a copy")
+            }
+        };
+        let store = Store {
+            db,
+            path: path.to_owned(),
+            _lock: lock,
+        };
+        store.check_format()?;
+        Ok(store)
+    }
+
+    /// Fails unless the database is empty (new) or holds a megashingle index of this format.
+    fn check_format(&self) -> Result<()> {
+        let shown = self.path.display();
+        let txn = self.db.begin_read()?;
+        let tables = txn.list_tables()?.count();
+        match txn.open_table(META) {
+            Ok(meta) => match meta.get("format")? {
+                Some(format) if format.value() == FORMAT => Ok(()),
+                Some(format) => bail!(
+                    "{shown}: index format {:?}, this megashingle reads {FORMAT:?}",
+                    format.value()
+                ),
+                None => bail!(
+                    "{shown}: a redb database, but not a megashingle index; refusing to change it"
+                ),
+            },
+            Err(redb::TableError::TableDoesNotExist(_)) if tables == 0 => Ok(()),
+            Err(redb::TableError::TableDoesNotExist(_)) => {
+                bail!(
+                    "{shown}: a redb database, but not a megashingle index; refusing to change it"
+                )
+            }
+            Err(e) => Err(anyhow!(e)).with_context(|| format!("{shown}: reading the index")),
+        }
+    }
+
+    /// True when nothing was ever added.
+    pub fn is_new(&self) -> Result<bool> {
+        let txn = self.db.begin_read()?;
+        let tables = txn.list_tables()?.count();
+        Ok(tables == 0)
+    }
+
+    /// The configuration the index was made with; `None` for a new index.
+    pub fn configuration(&self) -> Result<Option<Config>> {
+        if self.is_new()? {
+            return Ok(None);
+        }
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        let text = meta
+            .get("configuration")?
+            .ok_or_else(|| anyhow!("{}: the index has no configuration", self.path.display()))?
+            .value()
+            .to_owned();
+        let config: Config = toml::from_str(&text)
+            .with_context(|| format!("{}: the index's configuration", self.path.display()))?;
+        Ok(Some(config))
+    }
+
+    /// Fails, naming every differing key, when sketches made with `config` could not be
+    /// compared with the index's.
+    pub fn check_comparable(&self, config: &Config) -> Result<()> {
+        let Some(indexed) = self.configuration()? else {
+            return Ok(());
+        };
+        let differences = sketch_differences(&indexed, config);
+        if differences.is_empty() {
+            return Ok(());
+        }
+        bail!(
+            "{}: the index was made with {}; its sketches cannot be compared with this configuration's. Run with the index's settings (`megashingle index stats --db {}` shows them) or use a new index",
+            self.path.display(),
+            differences.join(", "),
+            self.path.display()
+        )
+    }
+}
+
+/// The keys of the sketch sections where `indexed` and `config` differ, each as
+/// `key = indexed value (here: other value)`.
+pub fn sketch_differences(indexed: &Config, config: &Config) -> Vec<String> {
+    let (a, b) = (sketch_settings_of(indexed), sketch_settings_of(config));
+    let mut out = Vec::new();
+    for (key, value) in &a {
+        let other = b.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        if other != Some(value.as_str()) {
+            out.push(format!(
+                "{key} = {value} (here: {})",
+                other.unwrap_or("unset")
+            ));
+        }
+    }
+    out
+}
+
+/// `section.key` and value of every key of the sketch sections.
+pub fn sketch_settings_of(config: &Config) -> Vec<(String, String)> {
+    let table: toml::Table = toml::from_str(&config.to_toml()).expect("the configuration's TOML");
+    let mut out = Vec::new();
+    for section in SKETCH_SECTIONS {
+        if let Some(toml::Value::Table(keys)) = table.get(section) {
+            for (key, value) in keys {
+                out.push((format!("{section}.{key}"), value.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn check_magic(path: &Path) -> Result<()> {
+    let shown = path.display();
+    let mut file = File::open(path).with_context(|| format!("{shown}: cannot open"))?;
+    if file.metadata()?.is_dir() {
+        bail!("{shown}: a folder, not an index file");
+    }
+    let mut head = [0u8; REDB_MAGIC.len()];
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(&mut head[read..])? {
+            0 => break,
+            n => read += n,
+        }
+    }
+    if read == 0 {
+        return Ok(());
+    }
+    if head[..read] != REDB_MAGIC[..read] || read < head.len() {
+        bail!("{shown}: not a megashingle index (not a redb database); refusing to touch it. Give the path of an index, or of a new file to make one");
+    }
+    Ok(())
+}
+
+/// A lock on `<index>.lock`, held while the index is open. The file says who holds it; it is
+/// left in place when the lock is released (the kernel releases it with the process).
+struct Lock {
+    _file: File,
+}
+
+impl Lock {
+    fn take(index: &Path, command: &str) -> Result<Lock> {
+        let mut name = index.as_os_str().to_owned();
+        name.push(".lock");
+        let path = PathBuf::from(name);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .with_context(|| format!("{}: cannot make the lock file", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                let holder = if holder.is_empty() {
+                    "another process"
+                } else {
+                    holder
+                };
+                bail!(
+                    "{}: index is locked by {holder}; wait for it to finish (nothing was changed)",
+                    index.display()
+                );
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("{}: cannot lock", path.display()));
+            }
+        }
+        let holder = format!(
+            "megashingle {command} (pid {}) since {}\n",
+            std::process::id(),
+            format_time(now())
+        );
+        file.set_len(0)?;
+        file.rewind()?;
+        file.write_all(holder.as_bytes())?;
+        file.flush()?;
+        Ok(Lock { _file: file })
+    }
+}
+
+/// One indexed document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocRecord {
+    /// Its id.
+    pub id: String,
+    /// Its story's number.
+    pub story: u32,
+    /// When it was added, in seconds since 1970.
+    pub added_at: i64,
+    /// Its own time (the time column), if it had one.
+    pub time: Option<i64>,
+    /// Canonical words.
+    pub words: u32,
+    /// Distinct shingles (0: too short to compare).
+    pub shingles: u32,
+    /// The low 16 bits of its minima (empty when it is too short).
+    pub signature: Vec<u16>,
+}
+
+/// Fixed part of an encoded `DocRecord`: story, added_at, time, words, shingles, minima count.
+const DOC_HEAD: usize = 4 + 8 + 8 + 4 + 4 + 2;
+
+impl DocRecord {
+    /// Little-endian fields, then the id's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(DOC_HEAD + 2 * self.signature.len() + self.id.len());
+        out.extend(self.story.to_le_bytes());
+        out.extend(self.added_at.to_le_bytes());
+        out.extend(self.time.unwrap_or(i64::MIN).to_le_bytes());
+        out.extend(self.words.to_le_bytes());
+        out.extend(self.shingles.to_le_bytes());
+        out.extend((self.signature.len() as u16).to_le_bytes());
+        for m in &self.signature {
+            out.extend(m.to_le_bytes());
+        }
+        debug_assert_eq!(out.len(), DOC_HEAD + 2 * self.signature.len());
+        out.extend(self.id.as_bytes());
+        out
+    }
+
+    /// The record encoded by [`DocRecord::encode`]; an error for anything else.
+    pub fn decode(bytes: &[u8]) -> Result<DocRecord> {
+        let mut r = Fields(bytes);
+        let story = r.u32()?;
+        let added_at = r.i64()?;
+        let time = Some(r.i64()?).filter(|&t| t != i64::MIN);
+        let words = r.u32()?;
+        let shingles = r.u32()?;
+        let minima = r.u16()? as usize;
+        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
+        let id = r.rest_str()?;
+        Ok(DocRecord {
+            id,
+            story,
+            added_at,
+            time,
+            words,
+            shingles,
+            signature,
+        })
+    }
+}
+
+/// One story.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoryRecord {
+    /// Its id as users see it: the id of the document that founded it.
+    pub name: String,
+    /// The document its joins are checked against.
+    pub representative: u32,
+    /// Its documents.
+    pub size: u32,
+    /// When it was made.
+    pub created_at: i64,
+    /// When it last changed.
+    pub updated_at: i64,
+}
+
+impl StoryRecord {
+    /// Little-endian fields, then the name's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24 + self.name.len());
+        out.extend(self.representative.to_le_bytes());
+        out.extend(self.size.to_le_bytes());
+        out.extend(self.created_at.to_le_bytes());
+        out.extend(self.updated_at.to_le_bytes());
+        out.extend(self.name.as_bytes());
+        out
+    }
+
+    /// The record encoded by [`StoryRecord::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<StoryRecord> {
+        let mut r = Fields(bytes);
+        Ok(StoryRecord {
+            representative: r.u32()?,
+            size: r.u32()?,
+            created_at: r.i64()?,
+            updated_at: r.i64()?,
+            name: r.rest_str()?,
+        })
+    }
+}
+
+/// One merge of two stories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeRecord {
+    /// When.
+    pub at: i64,
+    /// The story that was absorbed (its id is gone).
+    pub absorbed: String,
+    /// Its size then.
+    pub absorbed_size: u32,
+    /// The story that survived.
+    pub survivor: String,
+    /// The new document that joined them.
+    pub via: String,
+}
+
+impl MergeRecord {
+    /// Little-endian fields, then three length-prefixed strings.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend(self.at.to_le_bytes());
+        out.extend(self.absorbed_size.to_le_bytes());
+        for s in [&self.absorbed, &self.survivor, &self.via] {
+            out.extend((s.len() as u32).to_le_bytes());
+            out.extend(s.as_bytes());
+        }
+        out
+    }
+
+    /// The record encoded by [`MergeRecord::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<MergeRecord> {
+        let mut r = Fields(bytes);
+        let at = r.i64()?;
+        let absorbed_size = r.u32()?;
+        let (absorbed, survivor, via) = (r.str()?, r.str()?, r.str()?);
+        Ok(MergeRecord {
+            at,
+            absorbed,
+            absorbed_size,
+            survivor,
+            via,
+        })
+    }
+}
+
+/// A reader of little-endian fields.
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        if self.0.len() < N {
+            bail!("a damaged record in the index; restore the index from a copy");
+        }
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        Ok(head.try_into().expect("N bytes"))
+    }
+    fn u16(&mut self) -> Result<u16> {
+        self.take().map(u16::from_le_bytes)
+    }
+    fn u32(&mut self) -> Result<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+    fn i64(&mut self) -> Result<i64> {
+        self.take().map(i64::from_le_bytes)
+    }
+    fn str(&mut self) -> Result<String> {
+        let n = self.u32()? as usize;
+        if self.0.len() < n {
+            bail!("a damaged record in the index; restore the index from a copy");
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        String::from_utf8(head.to_vec()).map_err(|_| anyhow!("a damaged record in the index"))
+    }
+    fn rest_str(&mut self) -> Result<String> {
+        let rest = std::mem::take(&mut self.0);
+        String::from_utf8(rest.to_vec()).map_err(|_| anyhow!("a damaged record in the index"))
+    }
+}
+
+/// The posting key of a candidate key: its two halves folded into 32 bits. A collision only
+/// adds a candidate, which verification then turns down.
+pub fn posting_key(key: u64) -> u32 {
+    (key ^ (key >> 32)) as u32
+}
+
+/// The minima as the index keeps them: their low 16 bits.
+pub fn short_minima(signature: &[u32]) -> Vec<u16> {
+    signature.iter().map(|&m| m as u16).collect()
+}
+
+/// Short minima widened back to the signature type, for comparing with other short minima.
+pub fn widen(short: &[u16]) -> Vec<u32> {
+    short.iter().map(|&m| u32::from(m)).collect()
+}
+
+/// The sorted, distinct posting keys of a signature.
+pub fn posting_keys(maker: &KeyMaker, signature: &[u32]) -> Vec<u32> {
+    let mut keys: Vec<u32> = maker
+        .candidate_keys(signature)
+        .into_iter()
+        .map(posting_key)
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// Every table, open in one write transaction.
+pub(crate) struct Tables<'t> {
+    pub meta: Table<'t, &'static str, &'static str>,
+    pub counters: Table<'t, &'static str, u64>,
+    pub docs: Table<'t, u32, &'static [u8]>,
+    pub ids: Table<'t, &'static str, u32>,
+    pub postings: Postings<'t>,
+    pub stories: Table<'t, u32, &'static [u8]>,
+    pub story_names: Table<'t, &'static str, u32>,
+    pub members: Table<'t, (u32, u32), ()>,
+    pub merges: Table<'t, u64, &'static [u8]>,
+    pub boilerplate: Table<'t, u32, ()>,
+}
+
+impl<'t> Tables<'t> {
+    /// Opens (and on a new index makes) every table.
+    pub fn open(txn: &'t WriteTransaction) -> Result<Tables<'t>> {
+        Ok(Tables {
+            meta: txn.open_table(META)?,
+            counters: txn.open_table(COUNTERS)?,
+            docs: txn.open_table(DOCS)?,
+            ids: txn.open_table(IDS)?,
+            postings: Postings {
+                segments: txn.open_table(SEGMENTS)?,
+                chunks: txn.open_table(CHUNKS)?,
+                dead: txn.open_table(DEAD)?,
+            },
+            stories: txn.open_table(STORIES)?,
+            story_names: txn.open_table(STORY_NAMES)?,
+            members: txn.open_table(MEMBERS)?,
+            merges: txn.open_table(MERGES)?,
+            boilerplate: txn.open_table(BOILERPLATE)?,
+        })
+    }
+
+    /// A counter's value (0 when never set).
+    pub fn counter(&self, name: &str) -> Result<u64> {
+        Ok(self.counters.get(name)?.map_or(0, |v| v.value()))
+    }
+
+    /// The document numbered `number`.
+    pub fn doc(&self, number: u32) -> Result<DocRecord> {
+        let bytes = self
+            .docs
+            .get(number)?
+            .ok_or_else(|| anyhow!("the index lost document {number}; restore it from a copy"))?;
+        DocRecord::decode(bytes.value())
+    }
+
+    /// The story numbered `number`.
+    pub fn story(&self, number: u32) -> Result<StoryRecord> {
+        let bytes = self
+            .stories
+            .get(number)?
+            .ok_or_else(|| anyhow!("the index lost story {number}; restore it from a copy"))?;
+        StoryRecord::decode(bytes.value())
+    }
+
+    /// Writes a story.
+    pub fn put_story(&mut self, number: u32, story: &StoryRecord) -> Result<()> {
+        self.stories.insert(number, story.encode().as_slice())?;
+        Ok(())
+    }
+
+    /// The documents of a story.
+    pub fn members_of(&self, story: u32) -> Result<Vec<u32>> {
+        self.members
+            .range((story, 0)..=(story, u32::MAX))?
+            .map(|entry| Ok(entry?.0.value().1))
+            .collect()
+    }
+
+    /// A story name not in use, from `wanted` (the founding document's id), and takes it for
+    /// `story`.
+    pub fn claim_story_name(&mut self, wanted: &str, story: u32) -> Result<String> {
+        let mut name = wanted.to_owned();
+        let mut n = 2;
+        while self.story_names.get(name.as_str())?.is_some() {
+            name = format!("{wanted}~{n}");
+            n += 1;
+        }
+        self.story_names.insert(name.as_str(), story)?;
+        Ok(name)
+    }
+
+    /// Removes a document from every table and from its story (a story left empty is
+    /// removed); returns its record. Its postings stay until their segment is merged, listed
+    /// as dead. The story's representative is not replaced here: see
+    /// [`Tables::repair_representative`].
+    pub fn remove_document(&mut self, number: u32) -> Result<DocRecord> {
+        let record = self.doc(number)?;
+        if record.shingles > 0 {
+            self.postings.dead.insert(number, ())?;
+        }
+        self.ids.remove(record.id.as_str())?;
+        self.members.remove((record.story, number))?;
+        self.docs.remove(number)?;
+        let mut story = self.story(record.story)?;
+        story.size -= 1;
+        if story.size == 0 {
+            self.stories.remove(record.story)?;
+            self.story_names.remove(story.name.as_str())?;
+        } else {
+            self.put_story(record.story, &story)?;
+        }
+        Ok(record)
+    }
+
+    /// When a story's representative was removed, its fullest remaining member (most
+    /// shingles, then smallest id) takes its place.
+    pub fn repair_representative(&mut self, number: u32) -> Result<()> {
+        let Some(bytes) = self.stories.get(number)? else {
+            return Ok(());
+        };
+        let mut story = StoryRecord::decode(bytes.value())?;
+        drop(bytes);
+        if self.docs.get(story.representative)?.is_some() {
+            return Ok(());
+        }
+        let mut best: Option<(u32, std::cmp::Reverse<String>, u32)> = None;
+        for member in self.members_of(number)? {
+            let doc = self.doc(member)?;
+            let key = (doc.shingles, std::cmp::Reverse(doc.id), member);
+            if best
+                .as_ref()
+                .is_none_or(|b| (&key.0, &key.1) > (&b.0, &b.1))
+            {
+                best = Some(key);
+            }
+        }
+        if let Some((_, _, member)) = best {
+            story.representative = member;
+            self.put_story(number, &story)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let doc = DocRecord {
+            id: "a/b.txt".into(),
+            story: 7,
+            added_at: 1_764_482_400,
+            time: None,
+            words: 120,
+            shingles: 118,
+            signature: (0..84).collect(),
+        };
+        assert_eq!(DocRecord::decode(&doc.encode()).unwrap(), doc);
+        let timed = DocRecord {
+            time: Some(-5),
+            signature: Vec::new(),
+            ..doc
+        };
+        assert_eq!(DocRecord::decode(&timed.encode()).unwrap(), timed);
+        assert!(DocRecord::decode(&[1, 2, 3]).is_err());
+        let story = StoryRecord {
+            name: "лента-1".into(),
+            representative: 3,
+            size: 9,
+            created_at: 1,
+            updated_at: 2,
+        };
+        assert_eq!(StoryRecord::decode(&story.encode()).unwrap(), story);
+        let merge = MergeRecord {
+            at: 5,
+            absorbed: "b".into(),
+            absorbed_size: 2,
+            survivor: "a".into(),
+            via: "c".into(),
+        };
+        assert_eq!(MergeRecord::decode(&merge.encode()).unwrap(), merge);
+    }
+
+    #[test]
+    fn sketch_differences_name_the_keys() {
+        let a = Config::default();
+        let mut b = Config::default();
+        assert!(sketch_differences(&a, &b).is_empty());
+        b.shingle.size = 4;
+        b.cluster.min_similarity = 0.5;
+        let differences = sketch_differences(&a, &b);
+        assert_eq!(differences, vec!["shingle.size = 3 (here: 4)".to_string()]);
+    }
+}
