@@ -2,6 +2,7 @@
 # End-to-end speed of `megashingle cluster` against the floor, on a generated corpus.
 #
 #   scripts/bench.sh [N]        (default N=100000 documents, ~2.5 KB each)
+#   scripts/bench.sh index [BASE] [ADD]   (index add against an index: scripts/bench-index.sh)
 #
 # 1. Builds the release binary and the `floor` bench target.
 # 2. Generates target/bench/corpus-N.csv with scripts/gen-corpus (seed 1) unless it exists.
@@ -24,6 +25,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+if [ "${1:-}" = index ]; then
+  shift
+  exec scripts/bench-index.sh "$@"
+fi
 n=${1:-100000}
 repeat=${REPEAT:-1}
 if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -eq 0 ] || ! [[ $repeat =~ ^[1-9][0-9]*$ ]]; then

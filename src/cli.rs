@@ -138,6 +138,9 @@ pub struct IndexAddArgs {
     /// No progress bars and no summary.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Print the wall-clock time of each stage on stderr at the end.
+    #[arg(long)]
+    pub timings: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

@@ -209,12 +209,30 @@ fn run_index(command: IndexCommand) -> Result<Outcome> {
 }
 
 fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
-    use megashingle::index::add::{add, AddOptions};
     let started = Instant::now();
     let config = args.config.resolve()?;
+    let made = !args.db.db.exists();
     let store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
+    let outcome = add_to_index(args, &store, &config, started);
+    if outcome.is_err() && made && store.is_new().unwrap_or(false) {
+        // A failed first add leaves no empty index behind.
+        let path = store.path.clone();
+        drop(store);
+        let _ = std::fs::remove_file(&path);
+    }
+    outcome
+}
+
+fn add_to_index(
+    args: IndexAddArgs,
+    store: &Store,
+    config: &megashingle::config::Config,
+    started: Instant,
+) -> Result<Outcome> {
+    use megashingle::index::add::{add, AddOptions};
+    let config = config.clone();
     store.check_comparable(&config)?;
-    let known = megashingle::index::read::known_boilerplate(&store)?;
+    let known = megashingle::index::read::known_boilerplate(store)?;
     let options = ReadOptions {
         id_column: args.input.id_column,
         text_column: args.input.text_column,
@@ -232,9 +250,18 @@ fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
         &known,
     )?;
     if collection.ids.is_empty() {
-        anyhow::bail!("no documents in the inputs: nothing added");
+        let names: Vec<String> = args
+            .inputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        anyhow::bail!(
+            "no documents in {}: nothing added to the index",
+            names.join(", ")
+        );
     }
     let skipped = collection.read.skipped + collection.duplicates;
+    let mut timings = collection.timings.clone();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
         .build()
@@ -242,7 +269,7 @@ fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
     let upsert = AddOptions {
         upsert: args.upsert,
     };
-    let report = pool.install(|| add(&store, collection, &config, upsert))?;
+    let report = pool.install(|| add(store, collection, &config, upsert))?;
     let rows = report.assignments.iter().map(|a| {
         vec![
             a.doc_id.clone(),
@@ -252,11 +279,17 @@ fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
             a.status.to_string(),
         ]
     });
+    let written = Instant::now();
     emit_csv(
         args.output.as_deref(),
         &["doc_id", "story_id", "new_story", "similarity", "status"],
         rows,
     )?;
+    timings.0.extend(report.timings.0.iter().copied());
+    timings.0.push(("writing", written.elapsed()));
+    if args.timings {
+        eprintln!("megashingle: timings: {}", timings.line());
+    }
     if !args.quiet {
         eprintln!(
             "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped); the index holds {} documents; {:.2} s",

@@ -71,6 +71,13 @@ impl Reporter {
 pub struct Timings(pub Vec<(&'static str, Duration)>);
 
 impl Timings {
+    /// Records the time from `since` to now as `stage`, and moves `since` to now.
+    pub fn lap(&mut self, stage: &'static str, since: &mut std::time::Instant) {
+        let now = std::time::Instant::now();
+        self.0.push((stage, now - *since));
+        *since = now;
+    }
+
     /// Runs `f`, adding its wall-clock time to `stage`.
     pub fn time<T>(&mut self, stage: &'static str, f: impl FnOnce() -> T) -> T {
         let started = std::time::Instant::now();

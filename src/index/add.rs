@@ -14,6 +14,7 @@
 //! new story, named after its smallest document id.
 
 use std::collections::hash_map::Entry;
+use std::time::Instant;
 
 use anyhow::{bail, Result};
 use rayon::prelude::*;
@@ -26,7 +27,7 @@ use crate::index::store::{
     posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables,
 };
 use crate::io::time::{format_time, now};
-use crate::pipeline::{status, Collection};
+use crate::pipeline::{status, Collection, Timings};
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketch;
 use crate::supershingle::KeyMaker;
@@ -48,7 +49,7 @@ pub struct Assignment {
 }
 
 /// What an add did.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct AddReport {
     /// One per added document, in id order.
     pub assignments: Vec<Assignment>,
@@ -64,6 +65,8 @@ pub struct AddReport {
     pub loaded: usize,
     /// Documents in the index afterwards.
     pub documents: u64,
+    /// Time of each step.
+    pub timings: Timings,
 }
 
 /// How to add.
@@ -86,6 +89,8 @@ pub fn add(
     let grouping = config.supershingle.grouping(config.signature.minima);
     let maker = KeyMaker::new(&grouping, config.signature.seed);
     let started = now();
+    let mut clock = Instant::now();
+    let mut timings = Timings::default();
     let txn = store.db.begin_write()?;
     let mut report = AddReport::default();
     {
@@ -142,7 +147,9 @@ pub fn add(
         let mut wanted: Vec<u32> = fresh_keys.iter().flatten().copied().collect();
         wanted.par_sort_unstable();
         wanted.dedup();
+        timings.lap("index: replacing and keys", &mut clock);
         let found = t.postings.look_up(&wanted, config.cluster.max_bucket)?;
+        timings.lap("index: postings look-up", &mut clock);
         let mut indexed: Vec<u32> = found.iter().map(|&(_, doc)| doc).collect();
         indexed.par_sort_unstable();
         indexed.dedup();
@@ -230,7 +237,9 @@ pub fn add(
                 .collect(),
             index: Some(candidate_index),
         };
+        timings.lap("index: loading candidates", &mut clock);
         let joined = join(&all, config, &known);
+        timings.lap("index: joining", &mut clock);
 
         // Numbers for the new documents, in id order.
         let first_doc = t.counter("next_doc")?;
@@ -364,7 +373,9 @@ pub fn add(
         postings.dedup();
         t.postings.add_segment(&postings)?;
         for key in boilerplate.keys() {
-            t.boilerplate.insert(key, ())?;
+            if t.boilerplate.get(key)?.is_none() {
+                t.boilerplate.insert(key, ())?;
+            }
         }
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
         t.counters
@@ -374,7 +385,10 @@ pub fn add(
         t.counters.insert("documents", documents)?;
         t.meta.insert("last_add_at", started.to_string().as_str())?;
         report.documents = documents;
+        timings.lap("index: writing", &mut clock);
     }
     txn.commit()?;
+    timings.lap("index: commit", &mut clock);
+    report.timings = timings;
     Ok(report)
 }

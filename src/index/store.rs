@@ -84,6 +84,9 @@ impl Store {
             Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => {
                 bail!("{shown}: the index is open in another program; wait for it to finish")
             }
+            Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
+                return Err(e).with_context(|| format!("{shown}: cannot open the index"));
+            }
             Ok(Err(e)) => bail!(
                 "{shown}: the index is damaged and cannot be opened ({e}); restore it from a copy"
             ),
