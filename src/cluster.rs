@@ -21,6 +21,10 @@
 //!
 //! Documents are numbered in id order and ties are broken by number, so the result does not
 //! depend on the order of the input or the number of threads.
+//!
+//! [`join`] can start from stories already formed ([`Known`], an index's stories around a new
+//! night's documents): those start as sets with their own representatives, count with their
+//! full size, and pairs of two known documents are not checked again.
 
 use rayon::prelude::*;
 
@@ -610,6 +614,45 @@ mod tests {
         assert!(together(0, 1) && together(3, 4));
         assert!(!together(0, 3), "{clusters:?}");
         assert!(stats.representative_rejections >= 1);
+    }
+
+    #[test]
+    fn known_stories_stay_apart_and_count_with_their_full_size() {
+        let config = Config::default();
+        let a: Vec<u32> = (0..84).collect();
+        // Shares 24 of 84 minima with `a`: estimated Jaccard 0.29, enough to attach only.
+        let weak: Vec<u32> = (0..24).chain(1000..1060).collect();
+        let sketches = vec![
+            sketch(a.clone(), 100),
+            sketch(a.clone(), 100),
+            sketch(weak, 100),
+        ];
+        let known = |unloaded| Known {
+            fresh_from: 2,
+            stories: vec![
+                KnownStory {
+                    representative: 0,
+                    members: vec![],
+                    unloaded,
+                },
+                KnownStory {
+                    representative: 1,
+                    members: vec![],
+                    unloaded: 0,
+                },
+            ],
+            index: None,
+        };
+        // Two known documents, however alike, are not joined again.
+        let joined = join(&sketches, &config, &known(5));
+        assert!(!joined.sets.iter().any(|s| s.contains(&0) && s.contains(&1)));
+        // The new document attaches to story 0, which has 6 documents though 1 is loaded...
+        assert!(joined.sets.iter().any(|s| s == &vec![0, 2]), "{joined:?}");
+        assert_eq!(joined.stats.attached, 1);
+        // ...but not to a story of one.
+        let joined = join(&sketches, &config, &known(0));
+        assert_eq!(joined.sets, vec![vec![0], vec![1], vec![2]]);
+        assert_eq!(joined.representatives, vec![0, 1, 2]);
     }
 
     #[test]

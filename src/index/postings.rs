@@ -10,6 +10,9 @@
 //! rewritten O(log n) times. A removed document leaves its pairs behind, listed in `dead`;
 //! look-ups skip them and merges drop them.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use anyhow::{bail, Result};
 use redb::{ReadableTable, Table, TableDefinition};
 use rustc_hash::FxHashSet;
@@ -229,37 +232,97 @@ impl Postings<'_> {
         Ok(())
     }
 
-    /// Merges the given segments (oldest first) into the first one's number, dropping the
-    /// pairs of removed documents; with `all`, every segment is merged and the list of dead
-    /// documents is emptied.
+    /// Merges the given segments (the newest ones, oldest first) into one new segment,
+    /// dropping the pairs of removed documents; with `all`, every segment is merged and the
+    /// list of dead documents is emptied. The segments are read chunk by chunk, so memory
+    /// does not grow with their size.
     fn merge(&mut self, numbers: &[u32], all: bool) -> Result<()> {
         let dead: FxHashSet<u32> = self
             .dead
             .iter()?
             .map(|e| Ok(e?.0.value()))
             .collect::<Result<_>>()?;
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        let mut cursors = Vec::with_capacity(numbers.len());
         for &number in numbers {
             let bytes = self.segments.get(number)?.ok_or_else(|| {
                 anyhow::anyhow!("the index lost a postings segment; restore it from a copy")
             })?;
             let directory = Directory::decode(bytes.value())?;
-            drop(bytes);
-            for chunk in 0..directory.first_keys.len() as u32 {
-                let bytes = self.chunks.remove((number, chunk))?.ok_or_else(|| {
-                    anyhow::anyhow!("the index lost a postings chunk; restore it from a copy")
-                })?;
-                decode_chunk(bytes.value(), directory.base, &mut pairs)?;
-            }
-            self.segments.remove(number)?;
+            cursors.push(Cursor {
+                number,
+                directory,
+                chunk: 0,
+                pairs: Vec::with_capacity(CHUNK),
+                at: 0,
+            });
         }
-        pairs.retain(|p| !dead.contains(&p.1));
-        pairs.sort_unstable();
-        pairs.dedup();
-        self.write_segment(numbers[0], pairs.into_iter())?;
+        let output = numbers.iter().max().expect("segments to merge") + 1;
+        let base = cursors
+            .iter()
+            .map(|c| c.directory.base)
+            .min()
+            .expect("segments to merge");
+        let mut heap = BinaryHeap::new();
+        for (i, cursor) in cursors.iter_mut().enumerate() {
+            if let Some(pair) = cursor.next(&self.chunks)? {
+                heap.push(Reverse((pair, i)));
+            }
+        }
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut first_keys = Vec::new();
+        let mut total = 0u64;
+        let mut last = None;
+        while let Some(Reverse((pair, i))) = heap.pop() {
+            if let Some(next) = cursors[i].next(&self.chunks)? {
+                heap.push(Reverse((next, i)));
+            }
+            if dead.contains(&pair.1) || last == Some(pair) {
+                continue;
+            }
+            last = Some(pair);
+            chunk.push(pair);
+            total += 1;
+            if chunk.len() == CHUNK {
+                self.put_chunk(output, &mut first_keys, &mut chunk, base)?;
+            }
+        }
+        if !chunk.is_empty() {
+            self.put_chunk(output, &mut first_keys, &mut chunk, base)?;
+        }
+        for cursor in &cursors {
+            for c in 0..cursor.directory.first_keys.len() as u32 {
+                self.chunks.remove((cursor.number, c))?;
+            }
+            self.segments.remove(cursor.number)?;
+        }
+        if total > 0 {
+            let directory = Directory {
+                pairs: total,
+                base,
+                first_keys,
+            };
+            self.segments
+                .insert(output, directory.encode().as_slice())?;
+        }
         if all {
             self.dead.retain(|_, _| false)?;
         }
+        Ok(())
+    }
+
+    /// Writes `chunk` as the next chunk of segment `number` and empties it.
+    fn put_chunk(
+        &mut self,
+        number: u32,
+        first_keys: &mut Vec<u32>,
+        chunk: &mut Vec<(u32, u32)>,
+        base: u32,
+    ) -> Result<()> {
+        first_keys.push(chunk[0].0);
+        let index = first_keys.len() as u32 - 1;
+        self.chunks
+            .insert((number, index), encode_chunk(chunk, base).as_slice())?;
+        chunk.clear();
         Ok(())
     }
 
@@ -274,10 +337,8 @@ impl Postings<'_> {
         }
         let base = pairs.iter().map(|p| p.1).min().expect("not empty");
         let mut first_keys = Vec::with_capacity(pairs.len().div_ceil(CHUNK));
-        for (i, chunk) in pairs.chunks(CHUNK).enumerate() {
-            first_keys.push(chunk[0].0);
-            self.chunks
-                .insert((number, i as u32), encode_chunk(chunk, base).as_slice())?;
+        for part in pairs.chunks(CHUNK) {
+            self.put_chunk(number, &mut first_keys, &mut part.to_vec(), base)?;
         }
         let directory = Directory {
             pairs: pairs.len() as u64,
@@ -287,6 +348,37 @@ impl Postings<'_> {
         self.segments
             .insert(number, directory.encode().as_slice())?;
         Ok(())
+    }
+}
+
+/// Reads one segment's pairs in order, a chunk at a time.
+struct Cursor {
+    number: u32,
+    directory: Directory,
+    chunk: u32,
+    pairs: Vec<(u32, u32)>,
+    at: usize,
+}
+
+impl Cursor {
+    fn next(
+        &mut self,
+        chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
+    ) -> Result<Option<(u32, u32)>> {
+        if self.at == self.pairs.len() {
+            if self.chunk as usize == self.directory.first_keys.len() {
+                return Ok(None);
+            }
+            let bytes = chunks.get((self.number, self.chunk))?.ok_or_else(|| {
+                anyhow::anyhow!("the index lost a postings chunk; restore it from a copy")
+            })?;
+            self.pairs.clear();
+            decode_chunk(bytes.value(), self.directory.base, &mut self.pairs)?;
+            self.chunk += 1;
+            self.at = 0;
+        }
+        self.at += 1;
+        Ok(self.pairs.get(self.at - 1).copied())
     }
 }
 
