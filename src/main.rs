@@ -212,13 +212,15 @@ fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
     let started = Instant::now();
     let config = args.config.resolve()?;
     let made = !args.db.db.exists();
-    let store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
+    let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
     let outcome = add_to_index(args, &store, &config, started);
     if outcome.is_err() && made && store.is_new().unwrap_or(false) {
         // A failed first add leaves no empty index behind.
         let path = store.path.clone();
         drop(store);
         let _ = std::fs::remove_file(&path);
+    } else if outcome.is_ok() {
+        store.compact_if_sparse()?;
     }
     outcome
 }
@@ -353,8 +355,9 @@ fn run_index_remove(args: IndexRemoveArgs) -> Result<Outcome> {
             .collect(),
         None => Vec::new(),
     };
-    let store = Store::open(&args.db.db, Open::Existing, "index remove")?;
+    let mut store = Store::open(&args.db.db, Open::Existing, "index remove")?;
     let removal = remove(&store, &Selection { before, ids })?;
+    store.compact_if_sparse()?;
     for id in &removal.unknown_ids {
         eprintln!("megashingle: warning: id {id:?} is not in the index");
     }

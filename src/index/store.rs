@@ -129,6 +129,28 @@ impl Store {
         }
     }
 
+    /// Gives free space back when more than a quarter of the file is free: the postings
+    /// merges of an add write a segment's new copy before its old pages are freed, and a
+    /// copy-on-write file does not shrink on its own. Runs after the change is committed.
+    pub fn compact_if_sparse(&mut self) -> Result<bool> {
+        let file = std::fs::metadata(&self.path)?.len();
+        let used = {
+            let txn = self.db.begin_write()?;
+            let stats = txn.stats()?;
+            txn.abort()?;
+            stats.allocated_pages() * stats.page_size() as u64
+        };
+        if used * 4 >= file * 3 {
+            return Ok(false);
+        }
+        while self
+            .db
+            .compact()
+            .with_context(|| format!("{}: compacting the index", self.path.display()))?
+        {}
+        Ok(true)
+    }
+
     /// True when nothing was ever added.
     pub fn is_new(&self) -> Result<bool> {
         let txn = self.db.begin_read()?;
