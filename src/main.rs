@@ -35,7 +35,7 @@ fn main() -> ExitCode {
         Command::Canon(args) => run_canon(args).map(|()| Outcome::Clean),
         Command::Compare(args) => run_compare(args).map(|()| Outcome::Clean),
         Command::Tune(args) => run_tune(args).map(|()| Outcome::Clean),
-        Command::Index(command) => run_index(command),
+        Command::Index(command) => guarded(command),
         Command::Config(args) => args
             .config
             .resolve()
@@ -134,6 +134,42 @@ fn emit_csv(
     }
 }
 
+/// Runs an index command, turning a panic (redb panics on some damaged pages) into one error
+/// line that names the index.
+fn guarded(command: IndexCommand) -> Result<Outcome> {
+    static PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let db = match &command {
+        IndexCommand::Add(a) => a.db.db.clone(),
+        IndexCommand::Query(a) => a.db.db.clone(),
+        IndexCommand::Export(a) | IndexCommand::Merges(a) => a.db.db.clone(),
+        IndexCommand::Stats(a) => a.db.clone(),
+        IndexCommand::Remove(a) => a.db.db.clone(),
+    };
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_index(command)));
+    std::panic::set_hook(hook);
+    result.unwrap_or_else(|_| {
+        let message = PANIC
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_default();
+        anyhow::bail!(
+            "{}: the index could not be read ({message}); it may be damaged: restore it from a copy (nothing was changed)",
+            db.display()
+        )
+    })
+}
+
 fn run_index(command: IndexCommand) -> Result<Outcome> {
     use megashingle::index::read;
     match command {
@@ -213,7 +249,7 @@ fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
     let config = args.config.resolve()?;
     let made = !args.db.db.exists();
     let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
-    let outcome = add_to_index(args, &store, &config, started);
+    let outcome = add_to_index(args, &mut store, &config, started);
     if outcome.is_err() && made && store.is_new().unwrap_or(false) {
         // A failed first add leaves no empty index behind.
         let path = store.path.clone();
@@ -227,7 +263,7 @@ fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
 
 fn add_to_index(
     args: IndexAddArgs,
-    store: &Store,
+    store: &mut Store,
     config: &megashingle::config::Config,
     started: Instant,
 ) -> Result<Outcome> {
@@ -356,7 +392,7 @@ fn run_index_remove(args: IndexRemoveArgs) -> Result<Outcome> {
         None => Vec::new(),
     };
     let mut store = Store::open(&args.db.db, Open::Existing, "index remove")?;
-    let removal = remove(&store, &Selection { before, ids })?;
+    let removal = remove(&mut store, &Selection { before, ids })?;
     store.compact_if_sparse()?;
     for id in &removal.unknown_ids {
         eprintln!("megashingle: warning: id {id:?} is not in the index");

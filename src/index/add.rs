@@ -24,7 +24,8 @@ use rustc_hash::FxHashMap;
 use crate::cluster::{join, Known, KnownStory};
 use crate::config::Config;
 use crate::index::store::{
-    posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables,
+    posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS,
+    IDS,
 };
 use crate::io::time::{format_time, now};
 use crate::pipeline::{status, Collection, Timings};
@@ -79,19 +80,23 @@ pub struct AddOptions {
 /// Adds a sketched collection to the index. `config` must be comparable with the index's
 /// (see [`Store::check_comparable`]); on any error nothing is changed.
 pub fn add(
-    store: &Store,
+    store: &mut Store,
     collection: Collection,
     config: &Config,
     options: AddOptions,
 ) -> Result<AddReport> {
     store.check_comparable(config)?;
+    if !options.upsert {
+        refuse_indexed_ids(store, &collection)?;
+    }
     let is_new = store.is_new()?;
     let grouping = config.supershingle.grouping(config.signature.minima);
     let maker = KeyMaker::new(&grouping, config.signature.seed);
     let started = now();
     let mut clock = Instant::now();
     let mut timings = Timings::default();
-    let txn = store.db.begin_write()?;
+    let path = store.path.clone();
+    let txn = store.writable()?.begin_write()?;
     let mut report = AddReport::default();
     {
         let mut t = Tables::open(&txn)?;
@@ -244,10 +249,7 @@ pub fn add(
         // Numbers for the new documents, in id order.
         let first_doc = t.counter("next_doc")?;
         if first_doc + ids.len() as u64 > u64::from(u32::MAX) {
-            bail!(
-                "{}: the index is full (2^32 documents)",
-                store.path.display()
-            );
+            bail!("{}: the index is full (2^32 documents)", path.display());
         }
         let number_of = |local: u32| -> u32 {
             if local < fresh_from {
@@ -391,4 +393,30 @@ pub fn add(
     timings.lap("index: commit", &mut clock);
     report.timings = timings;
     Ok(report)
+}
+
+/// Fails, naming the first one, when a document's id is indexed already; reads only, so a
+/// refused add leaves the file as it was.
+fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
+    if store.is_new()? {
+        return Ok(());
+    }
+    let txn = store.begin_read()?;
+    let ids = txn.open_table(IDS)?;
+    let docs = txn.open_table(DOCS)?;
+    for (i, id) in collection.ids.iter().enumerate() {
+        let Some(number) = ids.get(id.as_str())?.map(|v| v.value()) else {
+            continue;
+        };
+        let added = match docs.get(number)? {
+            Some(bytes) => DocRecord::decode(bytes.value())?.added_at,
+            None => bail!("the index lost document {number}; restore it from a copy"),
+        };
+        bail!(
+            "{}: id {id:?} is already in the index (added {}); give --upsert to replace it, or leave the record out (nothing was added)",
+            collection.origins[i],
+            format_time(added)
+        );
+    }
+    Ok(())
 }

@@ -3,10 +3,7 @@
 //! verified as `index add` would find and verify them.
 
 use anyhow::Result;
-use redb::{
-    ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata,
-    TableDefinition,
-};
+use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
 use rustc_hash::FxHashMap;
 
 use crate::boilerplate::Boilerplate;
@@ -50,7 +47,7 @@ pub struct ExportRow {
 /// Every indexed document with its story: stories in the order they were made, documents by
 /// id within each.
 pub fn export(store: &Store) -> Result<Vec<ExportRow>> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let (Some(stories), Some(members), Some(docs)) = (
         table(&txn, STORIES)?,
         table(&txn, MEMBERS)?,
@@ -92,7 +89,7 @@ pub fn export(store: &Store) -> Result<Vec<ExportRow>> {
 
 /// Every merge, oldest first.
 pub fn merges(store: &Store) -> Result<Vec<MergeRecord>> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let Some(merges) = table(&txn, MERGES)? else {
         return Ok(Vec::new());
     };
@@ -144,7 +141,7 @@ pub fn stats(store: &Store) -> Result<Stats> {
             .map(|(k, v)| format!("{k} = {v}"))
             .collect();
     }
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let time = |meta: &ReadOnlyTable<&str, &str>, key: &str| -> Result<Option<String>> {
         Ok(meta
             .get(key)?
@@ -182,7 +179,10 @@ pub fn stats(store: &Store) -> Result<Stats> {
 
 /// The boilerplate shingles earlier adds found.
 pub fn known_boilerplate(store: &Store) -> Result<Boilerplate> {
-    let txn = store.db.begin_read()?;
+    if store.is_new()? {
+        return Ok(Boilerplate::none());
+    }
+    let txn = store.begin_read()?;
     let Some(boilerplate) = table(&txn, BOILERPLATE)? else {
         return Ok(Boilerplate::none());
     };
@@ -218,7 +218,7 @@ pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
     if !sketch.is_comparable() {
         return Ok(Vec::new());
     }
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let (Some(segments), Some(chunks), Some(dead), Some(docs), Some(stories)) = (
         table(&txn, SEGMENTS)?,
         table(&txn, CHUNKS)?,

@@ -32,13 +32,13 @@ pub struct Removal {
 }
 
 /// Removes the selected documents; nothing changes on an error.
-pub fn remove(store: &Store, selection: &Selection) -> Result<Removal> {
+pub fn remove(store: &mut Store, selection: &Selection) -> Result<Removal> {
     let mut removal = Removal::default();
     if store.is_new()? {
         removal.unknown_ids = selection.ids.clone();
         return Ok(removal);
     }
-    let txn = store.db.begin_write()?;
+    let txn = store.writable()?.begin_write()?;
     {
         let mut t = Tables::open(&txn)?;
         let mut chosen: Vec<u32> = Vec::new();

@@ -18,7 +18,10 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use redb::{Database, ReadableDatabase, ReadableTable, Table, TableDefinition, WriteTransaction};
+use redb::{
+    Builder, Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, Table,
+    TableDefinition, WriteTransaction,
+};
 
 use crate::config::Config;
 use crate::index::postings::{Postings, CHUNKS, DEAD, SEGMENTS};
@@ -47,11 +50,21 @@ pub const SKETCH_SECTIONS: [&str; 4] = ["canonicalize", "shingle", "signature", 
 
 /// An open index: the database and the lock that keeps other processes out while it is open.
 pub struct Store {
-    /// The database.
-    pub db: Database,
     /// The index file.
     pub path: PathBuf,
+    handle: Handle,
     _lock: Lock,
+}
+
+/// How the database is open: read-only until something is to be written, so that reading
+/// commands and refused adds leave the file byte for byte as it was.
+enum Handle {
+    /// No file yet (or an empty one): a new index.
+    New,
+    /// Open for reading.
+    Reading(ReadOnlyDatabase),
+    /// Open for writing.
+    Writing(Database),
 }
 
 /// How to open an index.
@@ -78,35 +91,51 @@ impl Store {
             check_magic(path)?;
         }
         let lock = Lock::take(path, command)?;
-        let opened = std::panic::catch_unwind(|| Database::create(path));
-        let db = match opened {
-            Ok(Ok(db)) => db,
-            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => {
-                bail!("{shown}: the index is open in another program; wait for it to finish")
-            }
-            Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
-                return Err(e).with_context(|| format!("{shown}: cannot open the index"));
-            }
-            Ok(Err(e)) => bail!(
-                "{shown}: the index is damaged and cannot be opened ({e}); restore it from a copy"
-            ),
-            Err(_) => {
-                bail!("{shown}: the index is damaged and cannot be opened; restore it from a copy")
-            }
-        };
-        let store = Store {
-            db,
+        let empty = !exists || std::fs::metadata(path)?.len() == 0;
+        let mut store = Store {
             path: path.to_owned(),
+            handle: Handle::New,
             _lock: lock,
         };
-        store.check_format()?;
+        if !empty {
+            store.handle = match quietly(|| Builder::new().open_read_only(path)) {
+                // An index left open by a killed process needs a repair, which is a write.
+                Ok(Err(redb::DatabaseError::RepairAborted)) => {
+                    Handle::Writing(open_writable(path)?)
+                }
+                opened => Handle::Reading(opened_or_error(path, opened)?),
+            };
+            store.check_format()?;
+        }
         Ok(store)
+    }
+
+    /// A read transaction; an error for a new index (check [`Store::is_new`] first).
+    pub fn begin_read(&self) -> Result<ReadTransaction> {
+        Ok(match &self.handle {
+            Handle::New => bail!("{}: the index is empty", self.path.display()),
+            Handle::Reading(db) => db.begin_read()?,
+            Handle::Writing(db) => db.begin_read()?,
+        })
+    }
+
+    /// The database open for writing (made when new).
+    pub fn writable(&mut self) -> Result<&mut Database> {
+        if !matches!(self.handle, Handle::Writing(_)) {
+            // The read-only handle is closed first: redb refuses a writer while it is open.
+            self.handle = Handle::New;
+            self.handle = Handle::Writing(open_writable(&self.path)?);
+        }
+        match &mut self.handle {
+            Handle::Writing(db) => Ok(db),
+            _ => unreachable!("opened for writing above"),
+        }
     }
 
     /// Fails unless the database is empty (new) or holds a megashingle index of this format.
     fn check_format(&self) -> Result<()> {
         let shown = self.path.display();
-        let txn = self.db.begin_read()?;
+        let txn = self.begin_read()?;
         let tables = txn.list_tables()?.count();
         match txn.open_table(META) {
             Ok(meta) => match meta.get("format")? {
@@ -133,9 +162,12 @@ impl Store {
     /// merges of an add write a segment's new copy before its old pages are freed, and a
     /// copy-on-write file does not shrink on its own. Runs after the change is committed.
     pub fn compact_if_sparse(&mut self) -> Result<bool> {
+        let Handle::Writing(db) = &mut self.handle else {
+            return Ok(false);
+        };
         let file = std::fs::metadata(&self.path)?.len();
         let used = {
-            let txn = self.db.begin_write()?;
+            let txn = db.begin_write()?;
             let stats = txn.stats()?;
             txn.abort()?;
             stats.allocated_pages() * stats.page_size() as u64
@@ -143,8 +175,7 @@ impl Store {
         if used * 4 >= file * 3 {
             return Ok(false);
         }
-        while self
-            .db
+        while db
             .compact()
             .with_context(|| format!("{}: compacting the index", self.path.display()))?
         {}
@@ -153,7 +184,10 @@ impl Store {
 
     /// True when nothing was ever added.
     pub fn is_new(&self) -> Result<bool> {
-        let txn = self.db.begin_read()?;
+        if matches!(self.handle, Handle::New) {
+            return Ok(true);
+        }
+        let txn = self.begin_read()?;
         let tables = txn.list_tables()?.count();
         Ok(tables == 0)
     }
@@ -163,7 +197,7 @@ impl Store {
         if self.is_new()? {
             return Ok(None);
         }
-        let txn = self.db.begin_read()?;
+        let txn = self.begin_read()?;
         let meta = txn.open_table(META)?;
         let text = meta
             .get("configuration")?
@@ -191,6 +225,44 @@ impl Store {
             differences.join(", "),
             self.path.display()
         )
+    }
+}
+
+/// Runs `open` with panics caught and not printed: redb may panic on a damaged file.
+fn quietly<T>(open: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(open);
+    std::panic::set_hook(hook);
+    result
+}
+
+/// The database opened (or made) for writing.
+fn open_writable(path: &Path) -> Result<Database> {
+    let opened = quietly(|| Database::create(path));
+    opened_or_error(path, opened)
+}
+
+/// What redb opened, or the error a user can act on.
+fn opened_or_error<T>(
+    path: &Path,
+    opened: std::thread::Result<Result<T, redb::DatabaseError>>,
+) -> Result<T> {
+    let shown = path.display();
+    match opened {
+        Ok(Ok(db)) => Ok(db),
+        Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => {
+            bail!("{shown}: the index is open in another program; wait for it to finish")
+        }
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
+            Err(e).with_context(|| format!("{shown}: cannot open the index"))
+        }
+        Ok(Err(e)) => bail!(
+            "{shown}: the index is damaged and cannot be opened ({e}); restore it from a copy"
+        ),
+        Err(_) => {
+            bail!("{shown}: the index is damaged and cannot be opened; restore it from a copy")
+        }
     }
 }
 
