@@ -87,7 +87,7 @@ PY
   rm -f "$index.building" "$index.building.lock" "$build_log"
   for file in "$work"/part-*.csv; do
     /usr/bin/time -v -o "$work/part.time" "$bin" index add --db "$index.building" "$file" --quiet -o "$work/assignments.csv"
-    line="$(basename "$file"): $(seconds "$work/part.time") s, peak RSS $(peak_mb "$work/part.time") MB, index $(stat -c %s "$index.building") bytes"
+    line="$(basename "$file"): $(seconds "$work/part.time") s, peak RSS $(peak_mb "$work/part.time") MB, index $(du -B1 "$index.building" | cut -f1) bytes on disk"
     echo "bench-index.sh: $line" >&2
     echo "$line" >>"$build_log"
     rm "$file"
@@ -104,12 +104,12 @@ echo "bench-index.sh: cluster of $night alone" >&2
 /usr/bin/time -v -o "$work/cluster.time" "$bin" cluster "$night" --quiet --timings -o "$work/clusters.csv" 2>"$work/cluster.err"
 stats=$("$bin" index stats --db "$index")
 documents=$(sed -n 's/^documents: //p' <<<"$stats")
-bytes=$(stat -c %s "$index")
+bytes=$(du -B1 "$index" | cut -f1) # disk space: the file grows ahead of its use, sparsely
 add_s=$(seconds "$work/add.time")
 cluster_s=$(seconds "$work/cluster.time")
 result=target/bench/index-result-$base-$add.txt
 {
-  echo "index: $index ($documents documents, $bytes bytes, $(awk -v b="$bytes" -v d="$documents" 'BEGIN { printf "%.0f", b / d }') bytes per document); night: $night ($add documents); $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "index: $index ($documents documents, $bytes bytes on disk, $(awk -v b="$bytes" -v d="$documents" 'BEGIN { printf "%.0f", b / d }') bytes per document); night: $night ($add documents); $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
   printf '%-34s %8s %12s\n' run seconds "peak RSS MB"
   printf '%-34s %8s %12s\n' "index add (onto the index)" "$add_s" "$(peak_mb "$work/add.time")"

@@ -220,7 +220,7 @@ fn run_index(command: IndexCommand) -> Result<Outcome> {
                 "-".into()
             };
             let mut out = format!(
-                "index: {}\ndocuments: {}\nstories: {} ({} of 2 or more documents; the largest has {})\nmerges: {}\npostings: {}\nboilerplate shingles: {}\nfile: {} bytes ({per_document} bytes per document)\ncreated: {}\nlast add: {}\n",
+                "index: {}\ndocuments: {}\nstories: {} ({} of 2 or more documents; the largest has {})\nmerges: {}\npostings: {}\nboilerplate shingles: {}\non disk: {} bytes ({per_document} bytes per document)\ncreated: {}\nlast add: {}\n",
                 store.path.display(),
                 s.documents,
                 s.stories,
@@ -255,8 +255,6 @@ fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
         let path = store.path.clone();
         drop(store);
         let _ = std::fs::remove_file(&path);
-    } else if outcome.is_ok() {
-        store.compact_if_sparse()?;
     }
     outcome
 }
@@ -270,7 +268,9 @@ fn add_to_index(
     use megashingle::index::add::{add, AddOptions};
     let config = config.clone();
     store.check_comparable(&config)?;
+    let loading = Instant::now();
     let known = megashingle::index::read::known_boilerplate(store)?;
+    let loading = loading.elapsed();
     let options = ReadOptions {
         id_column: args.input.id_column,
         text_column: args.input.text_column,
@@ -300,6 +300,7 @@ fn add_to_index(
     }
     let skipped = collection.read.skipped + collection.duplicates;
     let mut timings = collection.timings.clone();
+    timings.0.insert(0, ("index: known boilerplate", loading));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
         .build()
@@ -325,6 +326,9 @@ fn add_to_index(
     )?;
     timings.0.extend(report.timings.0.iter().copied());
     timings.0.push(("writing", written.elapsed()));
+    if report.merged_postings {
+        timings.time("index: compaction", || store.compact_if_sparse())?;
+    }
     if args.timings {
         eprintln!("megashingle: timings: {}", timings.line());
     }

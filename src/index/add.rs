@@ -66,6 +66,8 @@ pub struct AddReport {
     pub loaded: usize,
     /// Documents in the index afterwards.
     pub documents: u64,
+    /// True when postings segments were merged, freeing the pages of their old copies.
+    pub merged_postings: bool,
     /// Time of each step.
     pub timings: Timings,
 }
@@ -85,6 +87,8 @@ pub fn add(
     config: &Config,
     options: AddOptions,
 ) -> Result<AddReport> {
+    let mut clock = Instant::now();
+    let mut timings = Timings::default();
     store.check_comparable(config)?;
     if !options.upsert {
         refuse_indexed_ids(store, &collection)?;
@@ -93,10 +97,10 @@ pub fn add(
     let grouping = config.supershingle.grouping(config.signature.minima);
     let maker = KeyMaker::new(&grouping, config.signature.seed);
     let started = now();
-    let mut clock = Instant::now();
-    let mut timings = Timings::default();
     let path = store.path.clone();
+    timings.lap("index: checks", &mut clock);
     let txn = store.writable()?.begin_write()?;
+    timings.lap("index: opening for writing", &mut clock);
     let mut report = AddReport::default();
     {
         let mut t = Tables::open(&txn)?;
@@ -373,7 +377,7 @@ pub fn add(
         }
         postings.par_sort_unstable();
         postings.dedup();
-        t.postings.add_segment(&postings)?;
+        report.merged_postings = t.postings.add_segment(&postings)?;
         for key in boilerplate.keys() {
             if t.boilerplate.get(key)?.is_none() {
                 t.boilerplate.insert(key, ())?;

@@ -159,22 +159,28 @@ pub(crate) fn look_up(
         .collect::<Result<_>>()?;
     let mut found: Vec<(u32, u32)> = Vec::new();
     let mut decoded = Vec::with_capacity(CHUNK);
+    let lost = || anyhow::anyhow!("the index lost a postings chunk; restore it from a copy");
     for (number, directory) in directories(segments)? {
-        let mut loaded: Option<usize> = None;
         let first = &directory.first_keys;
+        // (chunk, key) for every chunk that may hold a key: a key's pairs start in the last
+        // chunk whose first key is below it (or the first chunk), and may run on through
+        // chunks that start with it. Keys are sorted, so chunks come in order.
+        let mut wanted: Vec<(u32, u32)> = Vec::new();
         for &key in keys {
-            // A key's pairs start in the last chunk whose first key is below it (or the
-            // first chunk), and may run on through chunks that start with it.
             let mut chunk = first.partition_point(|&f| f < key).saturating_sub(1);
             while chunk < first.len() && first[chunk] <= key {
-                if loaded != Some(chunk) {
-                    decoded.clear();
-                    let bytes = chunks.get((number, chunk as u32))?.ok_or_else(|| {
-                        anyhow::anyhow!("the index lost a postings chunk; restore it from a copy")
-                    })?;
-                    decode_chunk(bytes.value(), directory.base, &mut decoded)?;
-                    loaded = Some(chunk);
-                }
+                wanted.push((chunk as u32, key));
+                chunk += 1;
+            }
+        }
+        let (Some(&(low, _)), Some(&(high, _))) = (wanted.first(), wanted.last()) else {
+            continue;
+        };
+        let mut groups = wanted.chunk_by(|a, b| a.0 == b.0).peekable();
+        let mut take = |bytes: &[u8], group: &[(u32, u32)]| -> Result<()> {
+            decoded.clear();
+            decode_chunk(bytes, directory.base, &mut decoded)?;
+            for &(_, key) in group {
                 let start = decoded.partition_point(|p| p.0 < key);
                 found.extend(
                     decoded[start..]
@@ -182,7 +188,26 @@ pub(crate) fn look_up(
                         .take_while(|p| p.0 == key)
                         .filter(|p| !dead.contains(&p.1)),
                 );
-                chunk += 1;
+            }
+            Ok(())
+        };
+        let distinct = wanted.chunk_by(|a, b| a.0 == b.0).count();
+        if distinct * 8 > first.len() {
+            // Most chunks are wanted: one scan in key order beats a look-up each.
+            for entry in chunks.range((number, low)..=(number, high))? {
+                let (chunk, bytes) = entry?;
+                let chunk = chunk.value().1;
+                if let Some(group) = groups.next_if(|g| g[0].0 == chunk) {
+                    take(bytes.value(), group)?;
+                }
+            }
+            if groups.next().is_some() {
+                return Err(lost());
+            }
+        } else {
+            for group in groups {
+                let bytes = chunks.get((number, group[0].0))?.ok_or_else(lost)?;
+                take(bytes.value(), group)?;
             }
         }
     }
@@ -208,10 +233,10 @@ impl Postings<'_> {
     }
 
     /// Writes sorted, distinct pairs as a new segment, then merges segments as the policy
-    /// says.
-    pub fn add_segment(&mut self, pairs: &[(u32, u32)]) -> Result<()> {
+    /// says; true when segments were merged.
+    pub fn add_segment(&mut self, pairs: &[(u32, u32)]) -> Result<bool> {
         if pairs.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let directories = self.directories()?;
         let number = directories.last().map_or(0, |(n, _)| n + 1);
@@ -228,8 +253,9 @@ impl Postings<'_> {
         if from + 1 < sizes.len() {
             let numbers: Vec<u32> = sizes[from..].iter().map(|s| s.0).collect();
             self.merge(&numbers, from == 0)?;
+            return Ok(true);
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Merges the given segments (the newest ones, oldest first) into one new segment,

@@ -11,8 +11,8 @@ use crate::cluster::{estimate_containment, Verifier};
 use crate::config::Config;
 use crate::index::postings::{directories, look_up, CHUNKS, DEAD, SEGMENTS};
 use crate::index::store::{
-    posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord, Store,
-    StoryRecord, BOILERPLATE, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
+    bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord,
+    Store, StoryRecord, BOILERPLATE, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
 };
 use crate::io::time::format_time;
 use crate::signature::estimate_jaccard;
@@ -119,7 +119,8 @@ pub struct Stats {
     pub segments: u64,
     /// Shingles known to be boilerplate.
     pub boilerplate_shingles: u64,
-    /// Size of the index file in bytes.
+    /// Disk space of the index file in bytes (allocated blocks: the file grows ahead of its
+    /// use, sparsely).
     pub file_bytes: u64,
     /// When the index was made and last added to (RFC 3339).
     pub created_at: Option<String>,
@@ -132,7 +133,7 @@ pub struct Stats {
 /// The statistics of an index.
 pub fn stats(store: &Store) -> Result<Stats> {
     let mut stats = Stats {
-        file_bytes: std::fs::metadata(&store.path)?.len(),
+        file_bytes: bytes_on_disk(&std::fs::metadata(&store.path)?),
         ..Stats::default()
     };
     if let Some(config) = store.configuration()? {

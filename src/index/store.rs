@@ -158,14 +158,16 @@ impl Store {
         }
     }
 
-    /// Gives free space back when more than a quarter of the file is free: the postings
-    /// merges of an add write a segment's new copy before its old pages are freed, and a
-    /// copy-on-write file does not shrink on its own. Runs after the change is committed.
+    /// Gives free space back when more than a quarter of the file's disk space is free pages:
+    /// the postings merges of an add write a segment's new copy before its old pages are
+    /// freed, and a copy-on-write file does not shrink on its own. (The file also grows ahead
+    /// of its use, but that part is sparse and takes no disk space.) Runs after the change is
+    /// committed.
     pub fn compact_if_sparse(&mut self) -> Result<bool> {
         let Handle::Writing(db) = &mut self.handle else {
             return Ok(false);
         };
-        let file = std::fs::metadata(&self.path)?.len();
+        let file = bytes_on_disk(&std::fs::metadata(&self.path)?);
         let used = {
             let txn = db.begin_write()?;
             let stats = txn.stats()?;
@@ -225,6 +227,19 @@ impl Store {
             differences.join(", "),
             self.path.display()
         )
+    }
+}
+
+/// The disk space a file takes: its allocated blocks (a sparse file's holes take none).
+pub fn bytes_on_disk(metadata: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        metadata.blocks() * 512
+    }
+    #[cfg(not(unix))]
+    {
+        metadata.len()
     }
 }
 
