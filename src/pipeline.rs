@@ -17,6 +17,7 @@ use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::Config;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
 use crate::io::write::Row;
+use crate::shingle::union;
 use crate::sketch::{Scratch, Shingles, Sketch, Sketcher};
 
 /// Records per batch sent to the workers.
@@ -106,15 +107,6 @@ enum Content {
     Shingles(Shingles),
     /// Its finished sketch, when no corpus statistics are wanted.
     Sketch(Sketch),
-}
-
-impl Content {
-    fn shingles(&self) -> &Shingles {
-        match self {
-            Content::Shingles(s) => s,
-            Content::Sketch(_) => unreachable!("shingle sets are kept whenever statistics are on"),
-        }
-    }
 }
 
 /// Everything read and sketched from the inputs, by document number (documents in id order,
@@ -209,21 +201,34 @@ pub fn sketch_inputs(
     let duplicates = timings.time("ordering by id", || {
         drop_duplicate_ids(&mut documents, options.strict, reporter)
     })?;
+    let mut ids = Vec::with_capacity(documents.len());
+    let mut origins = Vec::with_capacity(documents.len());
+    let mut contents = Vec::with_capacity(documents.len());
+    for d in documents {
+        ids.push(d.id);
+        origins.push(d.origin);
+        contents.push(d.content);
+    }
     let sketching = reporter.bar("sketching", "docs");
     let sketch_started = std::time::Instant::now();
     let (boilerplate, sketches) = if statistics {
+        let shingles = contents
+            .into_iter()
+            .map(|c| match c {
+                Content::Shingles(s) => s,
+                Content::Sketch(_) => unreachable!("shingle sets are kept when statistics are on"),
+            })
+            .collect();
         pool.install(|| {
-            sketch_with_statistics(&documents, &sketcher, config, &sketching, &mut timings)
+            sketch_with_statistics(shingles, &sketcher, config, &sketching, &mut timings)
         })
     } else {
-        let sketches = documents
-            .iter_mut()
-            .map(
-                |d| match std::mem::replace(&mut d.content, Content::Sketch(Sketch::default())) {
-                    Content::Sketch(sketch) => sketch,
-                    Content::Shingles(_) => unreachable!("sketched by the workers"),
-                },
-            )
+        let sketches = contents
+            .into_iter()
+            .map(|c| match c {
+                Content::Sketch(sketch) => sketch,
+                Content::Shingles(_) => unreachable!("sketched by the workers"),
+            })
             .collect();
         timings
             .0
@@ -231,7 +236,6 @@ pub fn sketch_inputs(
         (Boilerplate::none(), sketches)
     };
     sketching.finish();
-    let (ids, origins) = documents.into_iter().map(|d| (d.id, d.origin)).unzip();
     Ok(Collection {
         ids,
         origins,
@@ -274,32 +278,22 @@ pub fn send_batches(
 }
 
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
-/// over a first clustering) and sketches every document without them.
+/// over a first clustering) and sketches every document without them. The shingle sets are
+/// taken: page sets are dropped once counted, and each main set is held once, split between
+/// its sketch's set and the keys that set leaves out.
 fn sketch_with_statistics(
-    documents: &[Shingled],
+    mut shingles: Vec<Shingles>,
     sketcher: &Sketcher,
     config: &Config,
     sketching: &ProgressBar,
     timings: &mut Timings,
 ) -> (Boilerplate, Vec<Sketch>) {
-    let sketch_all = |boilerplate: &Boilerplate| -> Vec<Sketch> {
-        documents
-            .par_iter()
-            .map(|d| {
-                sketching.inc(1);
-                sketcher.sketch_shingles(d.content.shingles(), boilerplate)
-            })
-            .collect()
-    };
     let (min_documents, min_stories) = (
         config.boilerplate.min_documents,
         config.boilerplate.min_stories,
     );
     let (mut boilerplate, frequent) = timings.time("document frequency", || {
-        let pages: Vec<&[u32]> = documents
-            .iter()
-            .map(|d| d.content.shingles().page_set())
-            .collect();
+        let pages: Vec<&[u32]> = shingles.iter().map(Shingles::page_set).collect();
         let floor = [min_documents, min_stories]
             .into_iter()
             .filter(|&n| n > 0)
@@ -307,26 +301,54 @@ fn sketch_with_statistics(
         let counts = document_counts(&pages, floor.unwrap_or(0));
         (Boilerplate::from_counts(&counts, min_documents), counts)
     });
-    let mut sketches = timings.time("sketching", || sketch_all(&boilerplate));
+    shingles.iter_mut().for_each(|s| s.page = None);
+    // Each document's sketch, and the keys of its main set that the sketch's set leaves out.
+    let (mut sketches, rests): (Vec<Sketch>, Vec<Vec<u32>>) = timings.time("sketching", || {
+        shingles
+            .into_par_iter()
+            .map(|s| {
+                sketching.inc(1);
+                sketcher.sketch_owned(s, &boilerplate)
+            })
+            .unzip()
+    });
     if min_stories > 0 {
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
         });
         let added = timings.time("story frequency", || {
-            let mains: Vec<&[u32]> = documents
+            // Each main set in its two parts, each part with its document's story.
+            let (parts, story_of): (Vec<&[u32]>, Vec<u32>) = sketches
                 .iter()
-                .map(|d| d.content.shingles().set.as_slice())
-                .collect();
-            boilerplate.add_spread_across_stories(&mains, &stories, min_stories, &frequent)
+                .zip(&rests)
+                .zip(&stories)
+                .flat_map(|((sketch, rest), &story)| {
+                    let set = sketch.set.as_deref().unwrap_or(&[]);
+                    [(set, story), (rest.as_slice(), story)]
+                })
+                .filter(|(part, _)| !part.is_empty())
+                .unzip();
+            boilerplate.add_spread_across_stories(&parts, &story_of, min_stories, &frequent)
         });
         // Only the documents that hold a newly found boilerplate shingle change.
         timings.time("sketching", || {
             sketches
                 .par_iter_mut()
-                .zip(documents.par_iter())
-                .filter(|(_, d)| added.touches(&d.content.shingles().set))
-                .for_each(|(sketch, d)| {
-                    *sketch = sketcher.sketch_shingles(d.content.shingles(), &boilerplate);
+                .zip(rests.par_iter())
+                .filter(|(sketch, rest)| {
+                    added.touches(sketch.set.as_deref().unwrap_or(&[])) || added.touches(rest)
+                })
+                .for_each(|(sketch, rest)| {
+                    let set = match sketch.set.take() {
+                        Some(set) => union(&set, rest),
+                        None => rest.clone(),
+                    };
+                    let shingles = Shingles {
+                        words: sketch.words,
+                        set,
+                        page: None,
+                    };
+                    *sketch = sketcher.sketch_owned(shingles, &boilerplate).0;
                 });
         });
     }

@@ -64,6 +64,7 @@ pub fn shingle_set(windows: &[u64]) -> Vec<u32> {
     let mut keys: Vec<u32> = windows.iter().map(|&w| key(w)).collect();
     keys.sort_unstable();
     keys.dedup();
+    keys.shrink_to_fit();
     keys
 }
 
@@ -87,6 +88,47 @@ pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
         }
     }
     n
+}
+
+/// The keys of sorted set `a` that are not in sorted set `b`, sorted.
+pub fn difference(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len().saturating_sub(b.len()));
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != x {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// The union of two sorted sets, sorted.
+pub fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 #[cfg(test)]
@@ -129,5 +171,13 @@ mod tests {
     fn intersection_of_sorted_sets() {
         assert_eq!(intersection_size(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
         assert_eq!(intersection_size::<u32>(&[], &[1]), 0);
+    }
+
+    #[test]
+    fn difference_and_union_of_sorted_sets() {
+        assert_eq!(difference(&[1, 3, 5, 7], &[2, 3, 7, 9]), vec![1, 5]);
+        assert_eq!(difference(&[1, 2], &[]), vec![1, 2]);
+        assert_eq!(union(&[1, 5], &[3, 5, 7]), vec![1, 3, 5, 7]);
+        assert_eq!(union(&[], &[4]), vec![4]);
     }
 }

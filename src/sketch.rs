@@ -1,10 +1,12 @@
 //! The per-document stage: raw text → canonical words → shingle hashes → signature. A `Sketch`
 //! is all that is kept of a document once it is made; the text itself is dropped.
 
+use std::borrow::Cow;
+
 use crate::boilerplate::Boilerplate;
 use crate::canonicalize::Canonicalizer;
 use crate::config::{Config, Verify};
-use crate::shingle::{shingle_set, ShingleHasher};
+use crate::shingle::{difference, shingle_set, ShingleHasher};
 use crate::signature::MinHasher;
 
 /// What is kept of one document.
@@ -134,6 +136,40 @@ impl Sketcher {
             signature: self.minhasher.signature(&set),
             set: self.keep_sets.then(|| set.into_owned()),
         }
+    }
+
+    /// [`Sketcher::sketch_shingles`] taking the shingle sets, so that no shingle key is held
+    /// twice: the sketch keeps the main set itself when boilerplate leaves it whole. Returns the
+    /// sketch and the keys of the main set that its `set` does not hold (the boilerplate left
+    /// out; every key when verification is estimated and sketches keep no set), sorted.
+    pub fn sketch_owned(
+        &self,
+        shingles: Shingles,
+        boilerplate: &Boilerplate,
+    ) -> (Sketch, Vec<u32>) {
+        let Shingles { words, set, .. } = shingles;
+        let kept = match boilerplate.filter(&set) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(kept) => Some(kept),
+        };
+        let signature = self.minhasher.signature(kept.as_deref().unwrap_or(&set));
+        let shingles = kept.as_ref().map_or(set.len(), Vec::len) as u32;
+        let (set, rest) = match kept {
+            _ if !self.keep_sets => (None, set),
+            None => (Some(set), Vec::new()),
+            Some(mut kept) => {
+                kept.shrink_to_fit();
+                let rest = difference(&set, &kept);
+                (Some(kept), rest)
+            }
+        };
+        let sketch = Sketch {
+            words,
+            shingles,
+            signature,
+            set,
+        };
+        (sketch, rest)
     }
 
     /// The sketch of one text, every shingle counted.
