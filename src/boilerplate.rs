@@ -16,6 +16,8 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::shingle::merge_disjoint;
+
 /// Keys counted at once by one thread in [`document_counts`], about: the key space is cut into
 /// ranges of about this many keys of all the sets, at least `MIN_KEY_RANGES` of them.
 const KEYS_PER_RANGE: usize = 1 << 21;
@@ -189,6 +191,34 @@ impl Boilerplate {
     /// True when no shingle is boilerplate.
     pub fn is_empty(&self) -> bool {
         self.common.is_empty()
+    }
+
+    /// [`Boilerplate::filter`] in place: takes the boilerplate out of a sorted shingle set and
+    /// appends the keys taken out, sorted, to `taken`. The set may be what is left of a main
+    /// set once `left_out` of its keys were taken out as boilerplate before. When less than a
+    /// fifth of the main set would remain, the set and `taken` are left as they were and false
+    /// is returned: the main set is then kept whole.
+    pub fn split_off(&self, set: &mut Vec<u32>, taken: &mut Vec<u32>, left_out: usize) -> bool {
+        let start = taken.len();
+        if !self.common.is_empty() {
+            set.retain(|s| {
+                let common = self.common.contains(s);
+                if common {
+                    taken.push(*s);
+                }
+                !common
+            });
+        }
+        let removed = taken.len() - start;
+        if removed + left_out > 0 && set.len() * 5 < set.len() + removed + left_out {
+            merge_disjoint(set, &taken[start..]);
+            taken.truncate(start);
+            return false;
+        }
+        if removed > 0 {
+            set.shrink_to_fit();
+        }
+        true
     }
 
     /// A shingle set without its boilerplate, or the whole set when less than a fifth of it

@@ -17,7 +17,6 @@ use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::Config;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
 use crate::io::write::Row;
-use crate::shingle::union;
 use crate::sketch::{Scratch, Shingles, Sketch, Sketcher};
 
 /// Records per batch sent to the workers.
@@ -303,15 +302,34 @@ fn sketch_with_statistics(
     });
     shingles.iter_mut().for_each(|s| s.page = None);
     // Each document's sketch, and the keys of its main set that the sketch's set leaves out.
-    let (mut sketches, rests): (Vec<Sketch>, Vec<Vec<u32>>) = timings.time("sketching", || {
-        shingles
+    let (mut sketches, rests) = timings.time("sketching", || {
+        let chunks: Vec<(Vec<Sketch>, Rests)> = shingles
             .into_par_iter()
-            .map(|s| {
-                sketching.inc(1);
-                sketcher.sketch_owned(s, &boilerplate)
+            .chunks(REST_CHUNK)
+            .map(|chunk| {
+                let mut rests = Rests::default();
+                let sketches = chunk
+                    .into_iter()
+                    .map(|s| {
+                        sketching.inc(1);
+                        let sketch = sketcher.sketch_owned(s, &boilerplate, &mut rests.keys);
+                        rests.ends.push(rests.keys.len());
+                        sketch
+                    })
+                    .collect();
+                rests.keys.shrink_to_fit();
+                (sketches, rests)
             })
-            .unzip()
+            .collect();
+        let mut sketches = Vec::with_capacity(chunks.len() * REST_CHUNK);
+        let mut rests = Vec::with_capacity(chunks.len());
+        for (s, r) in chunks {
+            sketches.extend(s);
+            rests.push(r);
+        }
+        (sketches, rests)
     });
+    let rest = |d: usize| rests[d / REST_CHUNK].get(d % REST_CHUNK);
     if min_stories > 0 {
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
@@ -320,11 +338,11 @@ fn sketch_with_statistics(
             // Each main set in its two parts, each part with its document's story.
             let (parts, story_of): (Vec<&[u32]>, Vec<u32>) = sketches
                 .iter()
-                .zip(&rests)
                 .zip(&stories)
-                .flat_map(|((sketch, rest), &story)| {
+                .enumerate()
+                .flat_map(|(d, (sketch, &story))| {
                     let set = sketch.set.as_deref().unwrap_or(&[]);
-                    [(set, story), (rest.as_slice(), story)]
+                    [(set, story), (rest(d), story)]
                 })
                 .filter(|(part, _)| !part.is_empty())
                 .unzip();
@@ -334,25 +352,34 @@ fn sketch_with_statistics(
         timings.time("sketching", || {
             sketches
                 .par_iter_mut()
-                .zip(rests.par_iter())
-                .filter(|(sketch, rest)| {
-                    added.touches(sketch.set.as_deref().unwrap_or(&[])) || added.touches(rest)
+                .enumerate()
+                .filter(|(d, sketch)| {
+                    added.touches(sketch.set.as_deref().unwrap_or(&[])) || added.touches(rest(*d))
                 })
-                .for_each(|(sketch, rest)| {
-                    let set = match sketch.set.take() {
-                        Some(set) => union(&set, rest),
-                        None => rest.clone(),
-                    };
-                    let shingles = Shingles {
-                        words: sketch.words,
-                        set,
-                        page: None,
-                    };
-                    *sketch = sketcher.sketch_owned(shingles, &boilerplate).0;
-                });
+                .for_each(|(d, sketch)| sketcher.resketch(sketch, rest(d), &boilerplate));
         });
     }
     (boilerplate, sketches)
+}
+
+/// Documents per chunk of [`Rests`].
+const REST_CHUNK: usize = 1024;
+
+/// The keys of the main sets of a chunk of documents that their sketches' sets leave out, in
+/// one list.
+#[derive(Debug, Default)]
+struct Rests {
+    keys: Vec<u32>,
+    /// Where each document's keys end in `keys`.
+    ends: Vec<usize>,
+}
+
+impl Rests {
+    /// The keys of the `i`th document of the chunk.
+    fn get(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.keys[start..self.ends[i]]
+    }
 }
 
 /// The story of each document in a first clustering, made with the boilerplate found so far.

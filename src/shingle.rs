@@ -90,45 +90,22 @@ pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
     n
 }
 
-/// The keys of sorted set `a` that are not in sorted set `b`, sorted.
-pub fn difference(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len().saturating_sub(b.len()));
-    let mut j = 0;
-    for &x in a {
-        while j < b.len() && b[j] < x {
-            j += 1;
-        }
-        if j == b.len() || b[j] != x {
-            out.push(x);
-        }
-    }
-    out
-}
-
-/// The union of two sorted sets, sorted.
-pub fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                out.push(a[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(b[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push(a[i]);
-                i += 1;
-                j += 1;
-            }
+/// Merges sorted set `b` into sorted set `a`, in place; the two sets have no key in common.
+pub fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
+    let n = a.len();
+    a.extend_from_slice(b);
+    // From the back: the largest remaining key of either goes to the last free slot.
+    let (mut i, mut j) = (n, b.len());
+    while j > 0 {
+        let k = i + j - 1;
+        if i > 0 && a[i - 1] > b[j - 1] {
+            a[k] = a[i - 1];
+            i -= 1;
+        } else {
+            a[k] = b[j - 1];
+            j -= 1;
         }
     }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 #[cfg(test)]
@@ -174,10 +151,14 @@ mod tests {
     }
 
     #[test]
-    fn difference_and_union_of_sorted_sets() {
-        assert_eq!(difference(&[1, 3, 5, 7], &[2, 3, 7, 9]), vec![1, 5]);
-        assert_eq!(difference(&[1, 2], &[]), vec![1, 2]);
-        assert_eq!(union(&[1, 5], &[3, 5, 7]), vec![1, 3, 5, 7]);
-        assert_eq!(union(&[], &[4]), vec![4]);
+    fn disjoint_sorted_sets_merge_in_place() {
+        let mut a = vec![1, 5, 9];
+        merge_disjoint(&mut a, &[0, 3, 7, 10]);
+        assert_eq!(a, vec![0, 1, 3, 5, 7, 9, 10]);
+        let mut b = vec![];
+        merge_disjoint(&mut b, &[4]);
+        assert_eq!(b, vec![4]);
+        merge_disjoint(&mut b, &[]);
+        assert_eq!(b, vec![4]);
     }
 }
