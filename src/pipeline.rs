@@ -136,6 +136,7 @@ pub fn sketch_inputs(
     threads: usize,
     reporter: &Reporter,
 ) -> Result<Collection, ReadError> {
+    give_back_large_blocks();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("sketch-{i}"))
@@ -245,6 +246,27 @@ pub fn sketch_inputs(
         timings,
     })
 }
+
+/// Has glibc's malloc map every block of 128 KiB or more on its own and unmap it when freed.
+/// By default it raises that threshold to the size of each such block freed (up to 32 MiB),
+/// after which the large lists that each stage makes and drops (key ranges, candidate keys,
+/// pairs) come from the heap, and their memory stays with the process for good.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_back_large_blocks() {
+    use std::ffi::c_int;
+    const M_MMAP_THRESHOLD: c_int = -3;
+    extern "C" {
+        fn mallopt(param: c_int, value: c_int) -> c_int;
+    }
+    // SAFETY: mallopt only sets a tuning parameter of malloc, and any threshold is valid.
+    unsafe {
+        mallopt(M_MMAP_THRESHOLD, 128 << 10);
+    }
+}
+
+/// Other allocators are left as they are.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back_large_blocks() {}
 
 /// Reads every input and sends its records in batches (of `BATCH_RECORDS` records or
 /// `BATCH_BYTES` of text, whichever comes first) over `sender`, calling `on_record` for each
