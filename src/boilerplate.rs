@@ -107,23 +107,24 @@ impl Boilerplate {
     /// `story_of[d]` is the story of the document whose set is `sets[d]`. Nothing when
     /// `min_stories` is 0. Returns the shingles that were not boilerplate before.
     ///
-    /// Only shingles in `frequent` are counted, to keep this cheap: a shingle in pages of
-    /// `min_stories` stories is in at least that many pages, so `frequent` can be the page
-    /// counts of at least `min_stories` (see [`document_counts`]). The few shingles that only
-    /// exist where main-text extraction joined the text around a dropped line are not counted.
+    /// Only the shingles in `frequent` (distinct) are counted, to keep this cheap: a shingle in
+    /// pages of `min_stories` stories is in at least that many pages, so `frequent` can be the
+    /// shingles with page counts of at least `min_stories` (see [`document_counts`]). The few
+    /// shingles that only exist where main-text extraction joined the text around a dropped
+    /// line are not counted.
     pub fn add_spread_across_stories(
         &mut self,
         sets: &[&[u32]],
         story_of: &[u32],
         min_stories: usize,
-        frequent: &FxHashMap<u32, u32>,
+        frequent: &[u32],
     ) -> Boilerplate {
         if min_stories == 0 {
             return Boilerplate::none();
         }
         // The frequent shingles, numbered.
         let number: FxHashMap<u32, u32> = frequent
-            .keys()
+            .iter()
             .enumerate()
             .map(|(i, &s)| (s, i as u32))
             .collect();
@@ -270,7 +271,7 @@ mod tests {
         let sets: Vec<&[u32]> = pages.iter().map(Vec::as_slice).collect();
         let mut boilerplate = Boilerplate::from_sets(&sets, 10);
         assert!(boilerplate.is_empty());
-        let frequent = document_counts(&sets, 2);
+        let frequent: Vec<u32> = document_counts(&sets, 2).into_keys().collect();
         assert_eq!(frequent.len(), 3);
         let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3, &frequent);
         assert_eq!(boilerplate.len(), 1);
@@ -329,10 +330,10 @@ mod tests {
         let sets = spread_sets();
         let refs: Vec<&[u32]> = sets.iter().map(Vec::as_slice).collect();
         let story_of: Vec<u32> = (0..sets.len() as u32).map(|d| (d * 7) % 23).collect();
-        let frequent = document_counts(&refs, 3);
+        let frequent: Vec<u32> = document_counts(&refs, 3).into_keys().collect();
         let mut stories: FxHashMap<u32, FxHashSet<u32>> = FxHashMap::default();
         for (set, &story) in sets.iter().zip(&story_of) {
-            for s in set.iter().filter(|s| frequent.contains_key(s)) {
+            for s in set.iter().filter(|s| frequent.contains(s)) {
                 stories.entry(*s).or_default().insert(story);
             }
         }

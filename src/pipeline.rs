@@ -320,7 +320,8 @@ fn sketch_with_statistics(
             .filter(|&n| n > 0)
             .min();
         let counts = document_counts(&pages, floor.unwrap_or(0));
-        (Boilerplate::from_counts(&counts, min_documents), counts)
+        let boilerplate = Boilerplate::from_counts(&counts, min_documents);
+        (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
     shingles.iter_mut().for_each(|s| s.page = None);
     // Each document's sketch, and the keys of its main set that the sketch's set leaves out.
