@@ -11,6 +11,7 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, Sender};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
 use crate::boilerplate::{document_counts, Boilerplate};
 use crate::cluster::{cluster, Cluster, ClusterStats};
@@ -300,8 +301,8 @@ pub fn send_batches(
 
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
 /// over a first clustering) and sketches every document without them. The shingle sets are
-/// taken: page sets are dropped once counted, and each main set is held once, split between
-/// its sketch's set and the keys that set leaves out.
+/// taken: page sets are dropped once counted, and each main set is held once, as its sketch's
+/// set (plus the keys that set leaves out, where a second sketch may need them).
 fn sketch_with_statistics(
     mut shingles: Vec<Shingles>,
     sketcher: &Sketcher,
@@ -324,7 +325,25 @@ fn sketch_with_statistics(
         (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
     shingles.iter_mut().for_each(|s| s.page = None);
-    // Each document's sketch, and the keys of its main set that the sketch's set leaves out.
+    // Story frequency only ever adds frequent shingles to the boilerplate. A document's
+    // left-out keys are kept for its second sketch only when, with every frequent shingle of
+    // its set gone, less than a fifth of its main set would be left: then the whole main set
+    // may be kept, and its left-out keys are needed again.
+    let (frequent_set, keep_rests): (FxHashSet<u32>, bool) = if min_stories > 0 {
+        (frequent.iter().copied().collect(), true)
+    } else {
+        (FxHashSet::default(), false)
+    };
+    let rest_needed = |set: &Option<Vec<u32>>, left_out: usize| match set {
+        None => keep_rests,
+        Some(_) if !keep_rests || left_out == 0 => false,
+        Some(set) => {
+            let frequent = set.iter().filter(|s| frequent_set.contains(s)).count();
+            (set.len() - frequent) * 5 < set.len() + left_out
+        }
+    };
+    // Each document's sketch, and the keys of its main set that the sketch's set leaves out
+    // where they are needed.
     let (mut sketches, rests) = timings.time("sketching", || {
         let chunks: Vec<(Vec<Sketch>, Rests)> = shingles
             .into_par_iter()
@@ -335,8 +354,14 @@ fn sketch_with_statistics(
                     .into_iter()
                     .map(|s| {
                         sketching.inc(1);
+                        let start = rests.keys.len();
                         let sketch = sketcher.sketch_owned(s, &boilerplate, &mut rests.keys);
+                        let left_out = rests.keys.len() - start;
+                        if !rest_needed(&sketch.set, left_out) {
+                            rests.keys.truncate(start);
+                        }
                         rests.ends.push(rests.keys.len());
+                        rests.left_out.push(left_out as u32);
                         sketch
                     })
                     .collect();
@@ -352,24 +377,19 @@ fn sketch_with_statistics(
         }
         (sketches, rests)
     });
+    drop(frequent_set);
     let rest = |d: usize| rests[d / REST_CHUNK].get(d % REST_CHUNK);
+    let left_out = |d: usize| rests[d / REST_CHUNK].left_out[d % REST_CHUNK] as usize;
     if min_stories > 0 {
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
         });
+        // A set's left-out keys are boilerplate already and cannot be found again, so only the
+        // sets are counted (or, where sketches keep no set, the whole main sets).
+        let main = |d: usize| sketches[d].set.as_deref().unwrap_or_else(|| rest(d));
         let added = timings.time("story frequency", || {
-            // Each main set in its two parts, each part with its document's story.
-            let (parts, story_of): (Vec<&[u32]>, Vec<u32>) = sketches
-                .iter()
-                .zip(&stories)
-                .enumerate()
-                .flat_map(|(d, (sketch, &story))| {
-                    let set = sketch.set.as_deref().unwrap_or(&[]);
-                    [(set, story), (rest(d), story)]
-                })
-                .filter(|(part, _)| !part.is_empty())
-                .unzip();
-            boilerplate.add_spread_across_stories(&parts, &story_of, min_stories, &frequent)
+            let sets: Vec<&[u32]> = (0..sketches.len()).map(main).collect();
+            boilerplate.add_spread_across_stories(&sets, &stories, min_stories, &frequent)
         });
         // Only the documents that hold a newly found boilerplate shingle change.
         timings.time("sketching", || {
@@ -377,9 +397,11 @@ fn sketch_with_statistics(
                 .par_iter_mut()
                 .enumerate()
                 .filter(|(d, sketch)| {
-                    added.touches(sketch.set.as_deref().unwrap_or(&[])) || added.touches(rest(*d))
+                    added.touches(sketch.set.as_deref().unwrap_or_else(|| rest(*d)))
                 })
-                .for_each(|(d, sketch)| sketcher.resketch(sketch, rest(d), &boilerplate));
+                .for_each(|(d, sketch)| {
+                    sketcher.resketch(sketch, rest(d), left_out(d), &boilerplate);
+                });
         });
     }
     (boilerplate, sketches)
@@ -388,13 +410,16 @@ fn sketch_with_statistics(
 /// Documents per chunk of [`Rests`].
 const REST_CHUNK: usize = 1024;
 
-/// The keys of the main sets of a chunk of documents that their sketches' sets leave out, in
-/// one list.
+/// The keys of the main sets of a chunk of documents that their sketches' sets leave out,
+/// where they are kept, in one list.
 #[derive(Debug, Default)]
 struct Rests {
+    /// The keys kept (see `sketch_with_statistics`: most documents need none).
     keys: Vec<u32>,
     /// Where each document's keys end in `keys`.
     ends: Vec<usize>,
+    /// How many keys each document's set leaves out, kept or not.
+    left_out: Vec<u32>,
 }
 
 impl Rests {
@@ -557,5 +582,57 @@ impl Summary {
             self.skipped,
             elapsed.as_secs_f64()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Verify;
+
+    fn shingles(keys: impl IntoIterator<Item = u32>) -> Shingles {
+        let mut set: Vec<u32> = keys.into_iter().collect();
+        set.sort_unstable();
+        set.dedup();
+        Shingles {
+            words: set.len() as u32 + 2,
+            set,
+            page: None,
+        }
+    }
+
+    #[test]
+    fn sketches_with_statistics_are_those_of_the_whole_sets() {
+        let template = 1_000_000;
+        // X shares one half with Y and the other with Z, each of another story, so story
+        // frequency takes most of X: X is then kept whole, with the template it had left out.
+        let documents = vec![
+            shingles([template].into_iter().chain(10..30).chain(100..105)),
+            shingles((10..20).chain(1000..1100)),
+            shingles((20..30).chain(2000..2100)),
+            shingles([template].into_iter().chain(3000..3050)),
+            shingles([template].into_iter().chain(4000..4050)),
+            shingles([template].into_iter().chain(5000..5050)),
+        ];
+        for verify in [Verify::Exact, Verify::Estimate] {
+            let mut config = Config::default();
+            config.boilerplate.min_documents = 3;
+            config.boilerplate.min_stories = 2;
+            config.cluster.verify = verify;
+            let sketcher = Sketcher::new(&config);
+            let (boilerplate, sketches) = sketch_with_statistics(
+                documents.clone(),
+                &sketcher,
+                &config,
+                &ProgressBar::hidden(),
+                &mut Timings::default(),
+            );
+            assert_eq!(boilerplate.len(), 21);
+            for (sketch, document) in sketches.iter().zip(&documents) {
+                assert_eq!(sketch, &sketcher.sketch_shingles(document, &boilerplate));
+            }
+            assert_eq!(sketches[0].shingles, 26);
+            assert_eq!(sketches[1].shingles, 100);
+        }
     }
 }

@@ -168,10 +168,18 @@ impl Sketcher {
     }
 
     /// Sketches a document of [`Sketcher::sketch_owned`] again once more boilerplate is found:
-    /// `rest` are the keys its set left out then, all still boilerplate. The sketch becomes the
-    /// one `sketch_owned` makes of the whole main set; its set only shrinks, in place, unless
-    /// it is to be kept whole.
-    pub fn resketch(&self, sketch: &mut Sketch, rest: &[u32], boilerplate: &Boilerplate) {
+    /// `left_out` keys of its main set were left out of its set then, all still boilerplate.
+    /// `rest` holds them; it may be empty when the new boilerplate cannot leave less than a
+    /// fifth of the main set. The sketch becomes the one `sketch_owned` makes of the whole main
+    /// set; its set only shrinks, in place, unless it is to be kept whole. Without a set,
+    /// `rest` is the whole main set.
+    pub fn resketch(
+        &self,
+        sketch: &mut Sketch,
+        rest: &[u32],
+        left_out: usize,
+        boilerplate: &Boilerplate,
+    ) {
         let Some(mut set) = sketch.set.take() else {
             let shingles = Shingles {
                 words: sketch.words,
@@ -181,7 +189,12 @@ impl Sketcher {
             *sketch = self.sketch_owned(shingles, boilerplate, &mut Vec::new());
             return;
         };
-        if !boilerplate.split_off(&mut set, &mut Vec::new(), rest.len()) {
+        if !boilerplate.split_off(&mut set, &mut Vec::new(), left_out) {
+            assert_eq!(
+                rest.len(),
+                left_out,
+                "keeping a main set whole needs its keys"
+            );
             merge_disjoint(&mut set, rest);
         }
         sketch.shingles = set.len() as u32;
@@ -245,7 +258,7 @@ mod tests {
                 let mut rest = Vec::new();
                 let mut sketch = sketcher.sketch_owned(shingles(&full), &before, &mut rest);
                 assert_eq!(sketch, sketcher.sketch_shingles(&shingles(&full), &before));
-                sketcher.resketch(&mut sketch, &rest, &after);
+                sketcher.resketch(&mut sketch, &rest, rest.len(), &after);
                 assert_eq!(sketch, sketcher.sketch_shingles(&shingles(&full), &after));
             }
         }
