@@ -16,20 +16,59 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::shingle::merge_disjoint;
+
+/// Keys counted at once by one thread in [`document_counts`], about: the key space is cut into
+/// ranges of about this many keys of all the sets, at least `MIN_KEY_RANGES` of them.
+const KEYS_PER_RANGE: usize = 1 << 21;
+/// Fewest key ranges [`document_counts`] cuts the key space into.
+const MIN_KEY_RANGES: usize = 16;
+
 /// How many of the given sets hold each shingle, for the shingles held by at least
-/// `at_least` of them (none when `at_least` is 0).
+/// `at_least` of them (none when `at_least` is 0). Each set must be sorted, as shingle sets are.
+///
+/// The key space is cut into ranges (by the keys' top bits) and each thread counts its ranges
+/// one after another, so only about one range's share of all the keys is copied at a time.
 pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> {
     if at_least == 0 {
         return FxHashMap::default();
     }
-    let mut all: Vec<u32> = sets
-        .par_iter()
-        .flat_map_iter(|s| s.iter().copied())
-        .collect();
-    all.par_sort_unstable();
-    all.chunk_by(|a, b| a == b)
-        .filter(|run| run.len() >= at_least)
-        .map(|run| (run[0], run.len() as u32))
+    debug_assert!(sets.iter().all(|s| s.is_sorted()), "sets must be sorted");
+    let total: usize = sets.iter().map(|s| s.len()).sum();
+    let ranges = (total / KEYS_PER_RANGE)
+        .next_power_of_two()
+        .clamp(MIN_KEY_RANGES, 1 << 16) as u64;
+    let width = (1u64 << 32) / ranges;
+    let blocks = (rayon::current_num_threads() as u64).clamp(1, ranges);
+    (0..blocks)
+        .into_par_iter()
+        .flat_map_iter(|block| {
+            let (first, last) = (block * ranges / blocks, (block + 1) * ranges / blocks);
+            // Where each set's keys of the current range start.
+            let mut cursors: Vec<usize> = sets
+                .iter()
+                .map(|s| s.partition_point(|&k| u64::from(k) < first * width))
+                .collect();
+            let mut keys: Vec<u32> = Vec::new();
+            let mut counts: Vec<(u32, u32)> = Vec::new();
+            for range in first..last {
+                let end = (range + 1) * width;
+                keys.clear();
+                for (set, cursor) in sets.iter().zip(cursors.iter_mut()) {
+                    let rest = &set[*cursor..];
+                    let n = rest.iter().take_while(|&&k| u64::from(k) < end).count();
+                    keys.extend_from_slice(&rest[..n]);
+                    *cursor += n;
+                }
+                keys.sort_unstable();
+                counts.extend(
+                    keys.chunk_by(|a, b| a == b)
+                        .filter(|run| run.len() >= at_least)
+                        .map(|run| (run[0], run.len() as u32)),
+                );
+            }
+            counts
+        })
         .collect()
 }
 
@@ -68,35 +107,73 @@ impl Boilerplate {
     /// `story_of[d]` is the story of the document whose set is `sets[d]`. Nothing when
     /// `min_stories` is 0. Returns the shingles that were not boilerplate before.
     ///
-    /// Only shingles in `frequent` are counted, to keep this cheap: a shingle in pages of
-    /// `min_stories` stories is in at least that many pages, so `frequent` can be the page
-    /// counts of at least `min_stories` (see [`document_counts`]). The few shingles that only
-    /// exist where main-text extraction joined the text around a dropped line are not counted.
+    /// Only the shingles in `frequent` (distinct) are counted, to keep this cheap: a shingle in
+    /// pages of `min_stories` stories is in at least that many pages, so `frequent` can be the
+    /// shingles with page counts of at least `min_stories` (see [`document_counts`]). The few
+    /// shingles that only exist where main-text extraction joined the text around a dropped
+    /// line are not counted.
     pub fn add_spread_across_stories(
         &mut self,
         sets: &[&[u32]],
         story_of: &[u32],
         min_stories: usize,
-        frequent: &FxHashMap<u32, u32>,
+        frequent: &[u32],
     ) -> Boilerplate {
         if min_stories == 0 {
             return Boilerplate::none();
         }
-        let mut pairs: Vec<(u32, u32)> = sets
-            .par_iter()
-            .zip(story_of.par_iter())
-            .flat_map_iter(|(set, &story)| {
-                set.iter()
-                    .filter(|s| frequent.contains_key(s))
-                    .map(move |&s| (s, story))
-            })
+        // The frequent shingles, numbered.
+        let number: FxHashMap<u32, u32> = frequent
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, i as u32))
             .collect();
-        pairs.par_sort_unstable();
-        pairs.dedup();
-        let added: FxHashSet<u32> = pairs
-            .chunk_by(|a, b| a.0 == b.0)
-            .filter(|run| run.len() >= min_stories && !self.common.contains(&run[0].0))
-            .map(|run| run[0].0)
+        // The sets in story order, cut into one piece per thread at story boundaries: a story
+        // is counted once per shingle within its piece, and pieces hold different stories.
+        let mut order: Vec<u32> = (0..sets.len() as u32).collect();
+        order.sort_unstable_by_key(|&d| (story_of[d as usize], d));
+        let story = |i: usize| story_of[order[i] as usize];
+        let pieces = rayon::current_num_threads().max(1);
+        let mut cuts: Vec<usize> = (0..=pieces).map(|p| p * order.len() / pieces).collect();
+        for i in 1..pieces {
+            cuts[i] = cuts[i].max(cuts[i - 1]);
+            while cuts[i] > 0 && cuts[i] < order.len() && story(cuts[i]) == story(cuts[i] - 1) {
+                cuts[i] += 1;
+            }
+        }
+        let stories: Vec<u32> = cuts
+            .par_windows(2)
+            .map(|cut| {
+                // For each frequent shingle, its number of stories and the last one seen.
+                let mut count = vec![0u32; number.len()];
+                let mut last = vec![u32::MAX; number.len()];
+                for &d in &order[cut[0]..cut[1].max(cut[0])] {
+                    let story = story_of[d as usize];
+                    for s in sets[d as usize] {
+                        if let Some(&i) = number.get(s) {
+                            let i = i as usize;
+                            if last[i] != story {
+                                last[i] = story;
+                                count[i] += 1;
+                            }
+                        }
+                    }
+                }
+                count
+            })
+            .reduce(
+                || vec![0u32; number.len()],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            );
+        let added: FxHashSet<u32> = number
+            .iter()
+            .filter(|&(s, &i)| {
+                stories[i as usize] as usize >= min_stories && !self.common.contains(s)
+            })
+            .map(|(&s, _)| s)
             .collect();
         self.common.extend(added.iter().copied());
         Boilerplate { common: added }
@@ -134,6 +211,34 @@ impl Boilerplate {
     /// True when no shingle is boilerplate.
     pub fn is_empty(&self) -> bool {
         self.common.is_empty()
+    }
+
+    /// [`Boilerplate::filter`] in place: takes the boilerplate out of a sorted shingle set and
+    /// appends the keys taken out, sorted, to `taken`. The set may be what is left of a main
+    /// set once `left_out` of its keys were taken out as boilerplate before. When less than a
+    /// fifth of the main set would remain, the set and `taken` are left as they were and false
+    /// is returned: the main set is then kept whole.
+    pub fn split_off(&self, set: &mut Vec<u32>, taken: &mut Vec<u32>, left_out: usize) -> bool {
+        let start = taken.len();
+        if !self.common.is_empty() {
+            set.retain(|s| {
+                let common = self.common.contains(s);
+                if common {
+                    taken.push(*s);
+                }
+                !common
+            });
+        }
+        let removed = taken.len() - start;
+        if removed + left_out > 0 && set.len() * 5 < set.len() + removed + left_out {
+            merge_disjoint(set, &taken[start..]);
+            taken.truncate(start);
+            return false;
+        }
+        if removed > 0 {
+            set.shrink_to_fit();
+        }
+        true
     }
 
     /// A shingle set without its boilerplate, or the whole set when less than a fifth of it
@@ -185,7 +290,7 @@ mod tests {
         let sets: Vec<&[u32]> = pages.iter().map(Vec::as_slice).collect();
         let mut boilerplate = Boilerplate::from_sets(&sets, 10);
         assert!(boilerplate.is_empty());
-        let frequent = document_counts(&sets, 2);
+        let frequent: Vec<u32> = document_counts(&sets, 2).into_keys().collect();
         assert_eq!(frequent.len(), 3);
         let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3, &frequent);
         assert_eq!(boilerplate.len(), 1);
@@ -195,6 +300,77 @@ mod tests {
         let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 2, &frequent);
         assert_eq!(boilerplate.len(), 1);
         assert!(added.is_empty());
+    }
+
+    /// Sorted sets of keys spread over the whole key space, many of them shared.
+    fn spread_sets() -> Vec<Vec<u32>> {
+        let mut state = 1u64;
+        let pool: Vec<u32> = (0..300)
+            .map(|_| crate::signature::splitmix64(&mut state) as u32)
+            .chain([0, 1, u32::MAX - 1, u32::MAX])
+            .collect();
+        (0..200)
+            .map(|_| {
+                let n = crate::signature::splitmix64(&mut state) % 60;
+                let mut set: Vec<u32> = (0..n)
+                    .map(|_| pool[(crate::signature::splitmix64(&mut state) % 304) as usize])
+                    .collect();
+                set.sort_unstable();
+                set.dedup();
+                set
+            })
+            .collect()
+    }
+
+    #[test]
+    fn document_counts_match_a_plain_count() {
+        let sets = spread_sets();
+        let refs: Vec<&[u32]> = sets.iter().map(Vec::as_slice).collect();
+        let mut plain: FxHashMap<u32, u32> = FxHashMap::default();
+        sets.iter()
+            .flatten()
+            .for_each(|&s| *plain.entry(s).or_default() += 1);
+        for at_least in [1, 2, 5, 30] {
+            let expected: FxHashMap<u32, u32> = plain
+                .iter()
+                .filter(|&(_, &n)| n as usize >= at_least)
+                .map(|(&s, &n)| (s, n))
+                .collect();
+            for threads in [1, 5] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                let counts = pool.unwrap().install(|| document_counts(&refs, at_least));
+                assert_eq!(counts, expected);
+            }
+        }
+    }
+
+    #[test]
+    fn story_counts_match_a_plain_count() {
+        let sets = spread_sets();
+        let refs: Vec<&[u32]> = sets.iter().map(Vec::as_slice).collect();
+        let story_of: Vec<u32> = (0..sets.len() as u32).map(|d| (d * 7) % 23).collect();
+        let frequent: Vec<u32> = document_counts(&refs, 3).into_keys().collect();
+        let mut stories: FxHashMap<u32, FxHashSet<u32>> = FxHashMap::default();
+        for (set, &story) in sets.iter().zip(&story_of) {
+            for s in set.iter().filter(|s| frequent.contains(s)) {
+                stories.entry(*s).or_default().insert(story);
+            }
+        }
+        for min_stories in [1, 4, 12] {
+            let expected: FxHashSet<u32> = stories
+                .iter()
+                .filter(|(_, st)| st.len() >= min_stories)
+                .map(|(&s, _)| s)
+                .collect();
+            for threads in [1, 5] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                let mut boilerplate = Boilerplate::none();
+                let added = pool.unwrap().install(|| {
+                    boilerplate.add_spread_across_stories(&refs, &story_of, min_stories, &frequent)
+                });
+                assert_eq!(added.common, expected);
+            }
+        }
     }
 
     #[test]

@@ -418,17 +418,23 @@ fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
 fn candidate_index(sketches: &[Sketch], config: &Config) -> Vec<(u64, u32)> {
     let grouping = config.supershingle.grouping(config.signature.minima);
     let maker = KeyMaker::new(&grouping, config.signature.seed);
-    sketches
-        .par_iter()
-        .enumerate()
-        .filter(|(_, s)| s.is_comparable())
-        .flat_map_iter(|(doc, s)| {
-            maker
-                .candidate_keys(&s.signature)
-                .into_iter()
-                .map(move |key| (key, doc as u32))
-        })
-        .collect()
+    // Filled in place, each comparable document's keys in its own slots: no list is grown.
+    let comparable: Vec<u32> = (0..sketches.len() as u32)
+        .filter(|&d| sketches[d as usize].is_comparable())
+        .collect();
+    let per_document = maker.keys_per_signature();
+    let mut index = vec![(0u64, 0u32); comparable.len() * per_document];
+    index
+        .par_chunks_mut(per_document.max(1))
+        .zip(&comparable)
+        .for_each(|(slots, &doc)| {
+            let keys = maker.candidate_keys(&sketches[doc as usize].signature);
+            debug_assert_eq!(keys.len(), slots.len());
+            for (slot, key) in slots.iter_mut().zip(keys) {
+                *slot = (key, doc);
+            }
+        });
+    index
 }
 
 /// Deduplicated candidate pairs `(a, b)` with `a < b` and `b >= fresh_from` from a candidate

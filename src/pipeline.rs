@@ -11,6 +11,7 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, Sender};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
 use crate::boilerplate::{document_counts, Boilerplate};
 use crate::cluster::{cluster, Cluster, ClusterStats};
@@ -116,15 +117,6 @@ enum Content {
     Sketch(Sketch),
 }
 
-impl Content {
-    fn shingles(&self) -> &Shingles {
-        match self {
-            Content::Shingles(s) => s,
-            Content::Sketch(_) => unreachable!("shingle sets are kept whenever statistics are on"),
-        }
-    }
-}
-
 /// Everything read and sketched from the inputs, by document number (documents in id order,
 /// ids unique).
 #[derive(Debug)]
@@ -175,6 +167,7 @@ pub fn sketch_inputs_with(
     reporter: &Reporter,
     known: &Boilerplate,
 ) -> Result<Collection, ReadError> {
+    give_back_large_blocks();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("sketch-{i}"))
@@ -238,28 +231,36 @@ pub fn sketch_inputs_with(
     let duplicates = timings.time("ordering by id", || {
         drop_duplicate_ids(&mut documents, options.strict, reporter)
     })?;
+    let mut ids = Vec::with_capacity(documents.len());
+    let mut origins = Vec::with_capacity(documents.len());
+    let mut times = Vec::with_capacity(documents.len());
+    let mut contents = Vec::with_capacity(documents.len());
+    for d in documents {
+        ids.push(d.id);
+        origins.push(d.origin);
+        times.push(d.time);
+        contents.push(d.content);
+    }
     let sketching = reporter.bar("sketching", "docs");
     let sketch_started = std::time::Instant::now();
     let (boilerplate, sketches) = if statistics {
+        let shingles = contents
+            .into_iter()
+            .map(|c| match c {
+                Content::Shingles(s) => s,
+                Content::Sketch(_) => unreachable!("shingle sets are kept when statistics are on"),
+            })
+            .collect();
         pool.install(|| {
-            sketch_with_statistics(
-                &documents,
-                &sketcher,
-                config,
-                known,
-                &sketching,
-                &mut timings,
-            )
+            sketch_with_statistics(shingles, &sketcher, config, known, &sketching, &mut timings)
         })
     } else {
-        let sketches = documents
-            .iter_mut()
-            .map(
-                |d| match std::mem::replace(&mut d.content, Content::Sketch(Sketch::default())) {
-                    Content::Sketch(sketch) => sketch,
-                    Content::Shingles(_) => unreachable!("sketched by the workers"),
-                },
-            )
+        let sketches = contents
+            .into_iter()
+            .map(|c| match c {
+                Content::Sketch(sketch) => sketch,
+                Content::Shingles(_) => unreachable!("sketched by the workers"),
+            })
             .collect();
         timings
             .0
@@ -267,14 +268,6 @@ pub fn sketch_inputs_with(
         (known.clone(), sketches)
     };
     sketching.finish();
-    let mut ids = Vec::with_capacity(documents.len());
-    let mut origins = Vec::with_capacity(documents.len());
-    let mut times = Vec::with_capacity(documents.len());
-    for d in documents {
-        ids.push(d.id);
-        origins.push(d.origin);
-        times.push(d.time);
-    }
     Ok(Collection {
         ids,
         origins,
@@ -286,6 +279,27 @@ pub fn sketch_inputs_with(
         timings,
     })
 }
+
+/// Has glibc's malloc map every block of 128 KiB or more on its own and unmap it when freed.
+/// By default it raises that threshold to the size of each such block freed (up to 32 MiB),
+/// after which the large lists that each stage makes and drops (key ranges, candidate keys,
+/// pairs) come from the heap, and their memory stays with the process for good.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_back_large_blocks() {
+    use std::ffi::c_int;
+    const M_MMAP_THRESHOLD: c_int = -3;
+    extern "C" {
+        fn mallopt(param: c_int, value: c_int) -> c_int;
+    }
+    // SAFETY: mallopt only sets a tuning parameter of malloc, and any threshold is valid.
+    unsafe {
+        mallopt(M_MMAP_THRESHOLD, 128 << 10);
+    }
+}
+
+/// Other allocators are left as they are.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back_large_blocks() {}
 
 /// Reads every input and sends its records in batches (of `BATCH_RECORDS` records or
 /// `BATCH_BYTES` of text, whichever comes first) over `sender`, calling `on_record` for each
@@ -319,33 +333,23 @@ pub fn send_batches(
 
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
 /// over a first clustering), adds them to the `known` ones and sketches every document
-/// without them.
+/// without them. The shingle sets are taken: page sets are dropped once counted, and each main
+/// set is held once, as its sketch's set (plus the keys that set leaves out, where a second
+/// sketch may need them).
 fn sketch_with_statistics(
-    documents: &[Shingled],
+    mut shingles: Vec<Shingles>,
     sketcher: &Sketcher,
     config: &Config,
     known: &Boilerplate,
     sketching: &ProgressBar,
     timings: &mut Timings,
 ) -> (Boilerplate, Vec<Sketch>) {
-    let sketch_all = |boilerplate: &Boilerplate| -> Vec<Sketch> {
-        documents
-            .par_iter()
-            .map(|d| {
-                sketching.inc(1);
-                sketcher.sketch_shingles(d.content.shingles(), boilerplate)
-            })
-            .collect()
-    };
     let (min_documents, min_stories) = (
         config.boilerplate.min_documents,
         config.boilerplate.min_stories,
     );
     let (mut boilerplate, frequent) = timings.time("document frequency", || {
-        let pages: Vec<&[u32]> = documents
-            .iter()
-            .map(|d| d.content.shingles().page_set())
-            .collect();
+        let pages: Vec<&[u32]> = shingles.iter().map(Shingles::page_set).collect();
         let floor = [min_documents, min_stories]
             .into_iter()
             .filter(|&n| n > 0)
@@ -353,32 +357,112 @@ fn sketch_with_statistics(
         let counts = document_counts(&pages, floor.unwrap_or(0));
         let mut boilerplate = Boilerplate::from_counts(&counts, min_documents);
         boilerplate.extend(known);
-        (boilerplate, counts)
+        (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
-    let mut sketches = timings.time("sketching", || sketch_all(&boilerplate));
+    shingles.iter_mut().for_each(|s| s.page = None);
+    // Story frequency only ever adds frequent shingles to the boilerplate. A document's
+    // left-out keys are kept for its second sketch only when, with every frequent shingle of
+    // its set gone, less than a fifth of its main set would be left: then the whole main set
+    // may be kept, and its left-out keys are needed again.
+    let (frequent_set, keep_rests): (FxHashSet<u32>, bool) = if min_stories > 0 {
+        (frequent.iter().copied().collect(), true)
+    } else {
+        (FxHashSet::default(), false)
+    };
+    let rest_needed = |set: &Option<Vec<u32>>, left_out: usize| match set {
+        None => keep_rests,
+        Some(_) if !keep_rests || left_out == 0 => false,
+        Some(set) => {
+            let frequent = set.iter().filter(|s| frequent_set.contains(s)).count();
+            (set.len() - frequent) * 5 < set.len() + left_out
+        }
+    };
+    // Each document's sketch, and the keys of its main set that the sketch's set leaves out
+    // where they are needed.
+    let (mut sketches, rests) = timings.time("sketching", || {
+        let chunks: Vec<(Vec<Sketch>, Rests)> = shingles
+            .into_par_iter()
+            .chunks(REST_CHUNK)
+            .map(|chunk| {
+                let mut rests = Rests::default();
+                let sketches = chunk
+                    .into_iter()
+                    .map(|s| {
+                        sketching.inc(1);
+                        let start = rests.keys.len();
+                        let sketch = sketcher.sketch_owned(s, &boilerplate, &mut rests.keys);
+                        let left_out = rests.keys.len() - start;
+                        if !rest_needed(&sketch.set, left_out) {
+                            rests.keys.truncate(start);
+                        }
+                        rests.ends.push(rests.keys.len());
+                        rests.left_out.push(left_out as u32);
+                        sketch
+                    })
+                    .collect();
+                rests.keys.shrink_to_fit();
+                (sketches, rests)
+            })
+            .collect();
+        let mut sketches = Vec::with_capacity(chunks.len() * REST_CHUNK);
+        let mut rests = Vec::with_capacity(chunks.len());
+        for (s, r) in chunks {
+            sketches.extend(s);
+            rests.push(r);
+        }
+        (sketches, rests)
+    });
+    drop(frequent_set);
+    let rest = |d: usize| rests[d / REST_CHUNK].get(d % REST_CHUNK);
+    let left_out = |d: usize| rests[d / REST_CHUNK].left_out[d % REST_CHUNK] as usize;
     if min_stories > 0 {
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
         });
+        // A set's left-out keys are boilerplate already and cannot be found again, so only the
+        // sets are counted (or, where sketches keep no set, the whole main sets).
+        let main = |d: usize| sketches[d].set.as_deref().unwrap_or_else(|| rest(d));
         let added = timings.time("story frequency", || {
-            let mains: Vec<&[u32]> = documents
-                .iter()
-                .map(|d| d.content.shingles().set.as_slice())
-                .collect();
-            boilerplate.add_spread_across_stories(&mains, &stories, min_stories, &frequent)
+            let sets: Vec<&[u32]> = (0..sketches.len()).map(main).collect();
+            boilerplate.add_spread_across_stories(&sets, &stories, min_stories, &frequent)
         });
         // Only the documents that hold a newly found boilerplate shingle change.
         timings.time("sketching", || {
             sketches
                 .par_iter_mut()
-                .zip(documents.par_iter())
-                .filter(|(_, d)| added.touches(&d.content.shingles().set))
-                .for_each(|(sketch, d)| {
-                    *sketch = sketcher.sketch_shingles(d.content.shingles(), &boilerplate);
+                .enumerate()
+                .filter(|(d, sketch)| {
+                    added.touches(sketch.set.as_deref().unwrap_or_else(|| rest(*d)))
+                })
+                .for_each(|(d, sketch)| {
+                    sketcher.resketch(sketch, rest(d), left_out(d), &boilerplate);
                 });
         });
     }
     (boilerplate, sketches)
+}
+
+/// Documents per chunk of [`Rests`].
+const REST_CHUNK: usize = 1024;
+
+/// The keys of the main sets of a chunk of documents that their sketches' sets leave out,
+/// where they are kept, in one list.
+#[derive(Debug, Default)]
+struct Rests {
+    /// The keys kept (see `sketch_with_statistics`: most documents need none).
+    keys: Vec<u32>,
+    /// Where each document's keys end in `keys`.
+    ends: Vec<usize>,
+    /// How many keys each document's set leaves out, kept or not.
+    left_out: Vec<u32>,
+}
+
+impl Rests {
+    /// The keys of the `i`th document of the chunk.
+    fn get(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.keys[start..self.ends[i]]
+    }
 }
 
 /// The story of each document in a first clustering, made with the boilerplate found so far.
@@ -533,5 +617,58 @@ impl Summary {
             self.skipped,
             elapsed.as_secs_f64()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Verify;
+
+    fn shingles(keys: impl IntoIterator<Item = u32>) -> Shingles {
+        let mut set: Vec<u32> = keys.into_iter().collect();
+        set.sort_unstable();
+        set.dedup();
+        Shingles {
+            words: set.len() as u32 + 2,
+            set,
+            page: None,
+        }
+    }
+
+    #[test]
+    fn sketches_with_statistics_are_those_of_the_whole_sets() {
+        let template = 1_000_000;
+        // X shares one half with Y and the other with Z, each of another story, so story
+        // frequency takes most of X: X is then kept whole, with the template it had left out.
+        let documents = vec![
+            shingles([template].into_iter().chain(10..30).chain(100..105)),
+            shingles((10..20).chain(1000..1100)),
+            shingles((20..30).chain(2000..2100)),
+            shingles([template].into_iter().chain(3000..3050)),
+            shingles([template].into_iter().chain(4000..4050)),
+            shingles([template].into_iter().chain(5000..5050)),
+        ];
+        for verify in [Verify::Exact, Verify::Estimate] {
+            let mut config = Config::default();
+            config.boilerplate.min_documents = 3;
+            config.boilerplate.min_stories = 2;
+            config.cluster.verify = verify;
+            let sketcher = Sketcher::new(&config);
+            let (boilerplate, sketches) = sketch_with_statistics(
+                documents.clone(),
+                &sketcher,
+                &config,
+                &Boilerplate::none(),
+                &ProgressBar::hidden(),
+                &mut Timings::default(),
+            );
+            assert_eq!(boilerplate.len(), 21);
+            for (sketch, document) in sketches.iter().zip(&documents) {
+                assert_eq!(sketch, &sketcher.sketch_shingles(document, &boilerplate));
+            }
+            assert_eq!(sketches[0].shingles, 26);
+            assert_eq!(sketches[1].shingles, 100);
+        }
     }
 }

@@ -64,6 +64,7 @@ pub fn shingle_set(windows: &[u64]) -> Vec<u32> {
     let mut keys: Vec<u32> = windows.iter().map(|&w| key(w)).collect();
     keys.sort_unstable();
     keys.dedup();
+    keys.shrink_to_fit();
     keys
 }
 
@@ -87,6 +88,24 @@ pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
         }
     }
     n
+}
+
+/// Merges sorted set `b` into sorted set `a`, in place; the two sets have no key in common.
+pub fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
+    let n = a.len();
+    a.extend_from_slice(b);
+    // From the back: the largest remaining key of either goes to the last free slot.
+    let (mut i, mut j) = (n, b.len());
+    while j > 0 {
+        let k = i + j - 1;
+        if i > 0 && a[i - 1] > b[j - 1] {
+            a[k] = a[i - 1];
+            i -= 1;
+        } else {
+            a[k] = b[j - 1];
+            j -= 1;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -129,5 +148,17 @@ mod tests {
     fn intersection_of_sorted_sets() {
         assert_eq!(intersection_size(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
         assert_eq!(intersection_size::<u32>(&[], &[1]), 0);
+    }
+
+    #[test]
+    fn disjoint_sorted_sets_merge_in_place() {
+        let mut a = vec![1, 5, 9];
+        merge_disjoint(&mut a, &[0, 3, 7, 10]);
+        assert_eq!(a, vec![0, 1, 3, 5, 7, 9, 10]);
+        let mut b = vec![];
+        merge_disjoint(&mut b, &[4]);
+        assert_eq!(b, vec![4]);
+        merge_disjoint(&mut b, &[]);
+        assert_eq!(b, vec![4]);
     }
 }

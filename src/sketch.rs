@@ -4,7 +4,7 @@
 use crate::boilerplate::Boilerplate;
 use crate::canonicalize::Canonicalizer;
 use crate::config::{Config, Verify};
-use crate::shingle::{shingle_set, ShingleHasher};
+use crate::shingle::{merge_disjoint, shingle_set, ShingleHasher};
 use crate::signature::MinHasher;
 
 /// What is kept of one document.
@@ -136,6 +136,72 @@ impl Sketcher {
         }
     }
 
+    /// [`Sketcher::sketch_shingles`] taking the shingle sets, so that no shingle key is held
+    /// twice: the sketch keeps the main set itself, boilerplate taken out in place. The keys of
+    /// the main set that the sketch's `set` does not hold (the boilerplate left out; every key
+    /// when verification is estimated and sketches keep no set) are appended to `rest`, sorted.
+    pub fn sketch_owned(
+        &self,
+        shingles: Shingles,
+        boilerplate: &Boilerplate,
+        rest: &mut Vec<u32>,
+    ) -> Sketch {
+        let Shingles { words, mut set, .. } = shingles;
+        if !self.keep_sets {
+            let filtered = boilerplate.filter(&set);
+            let sketch = Sketch {
+                words,
+                shingles: filtered.len() as u32,
+                signature: self.minhasher.signature(&filtered),
+                set: None,
+            };
+            rest.extend_from_slice(&set);
+            return sketch;
+        }
+        boilerplate.split_off(&mut set, rest, 0);
+        Sketch {
+            words,
+            shingles: set.len() as u32,
+            signature: self.minhasher.signature(&set),
+            set: Some(set),
+        }
+    }
+
+    /// Sketches a document of [`Sketcher::sketch_owned`] again once more boilerplate is found:
+    /// `left_out` keys of its main set were left out of its set then, all still boilerplate.
+    /// `rest` holds them; it may be empty when the new boilerplate cannot leave less than a
+    /// fifth of the main set. The sketch becomes the one `sketch_owned` makes of the whole main
+    /// set; its set only shrinks, in place, unless it is to be kept whole. Without a set,
+    /// `rest` is the whole main set.
+    pub fn resketch(
+        &self,
+        sketch: &mut Sketch,
+        rest: &[u32],
+        left_out: usize,
+        boilerplate: &Boilerplate,
+    ) {
+        let Some(mut set) = sketch.set.take() else {
+            let shingles = Shingles {
+                words: sketch.words,
+                set: rest.to_vec(),
+                page: None,
+            };
+            *sketch = self.sketch_owned(shingles, boilerplate, &mut Vec::new());
+            return;
+        };
+        if !boilerplate.split_off(&mut set, &mut Vec::new(), left_out) {
+            assert_eq!(
+                rest.len(),
+                left_out,
+                "keeping a main set whole needs its keys"
+            );
+            merge_disjoint(&mut set, rest);
+        }
+        sketch.shingles = set.len() as u32;
+        sketch.signature = self.minhasher.signature(&set);
+        sketch.set = Some(set);
+    }
+
     /// The sketch of one text, every shingle counted.
     pub fn sketch(&self, text: &str, scratch: &mut Scratch) -> Sketch {
         self.sketch_shingles(&self.shingles(text, scratch, false), &Boilerplate::none())
@@ -167,6 +233,35 @@ mod tests {
             &GOLDEN_FIRST_MINIMA,
             "the signature of a fixed text changed: sketches made before are no longer comparable"
         );
+    }
+
+    #[test]
+    fn sketches_that_take_the_sets_match_and_resketch_as_if_anew() {
+        let full: Vec<u32> = (0..50).map(|i| i * 7).collect();
+        let shingles = |set: &[u32]| Shingles {
+            words: 60,
+            set: set.to_vec(),
+            page: None,
+        };
+        let common = |mut keys: Vec<u32>| {
+            keys.sort_unstable();
+            Boilerplate::from_sets(&[&keys], 1)
+        };
+        let before = common(vec![7, 14, 1000]);
+        // Little added: the set shrinks; much added: less than a fifth is left, all is kept.
+        for added in [vec![21, 28], (0..45).map(|i| i * 7).collect()] {
+            let after = common([7, 14, 1000].into_iter().chain(added).collect());
+            for verify in [Verify::Exact, Verify::Estimate] {
+                let mut config = Config::default();
+                config.cluster.verify = verify;
+                let sketcher = Sketcher::new(&config);
+                let mut rest = Vec::new();
+                let mut sketch = sketcher.sketch_owned(shingles(&full), &before, &mut rest);
+                assert_eq!(sketch, sketcher.sketch_shingles(&shingles(&full), &before));
+                sketcher.resketch(&mut sketch, &rest, rest.len(), &after);
+                assert_eq!(sketch, sketcher.sketch_shingles(&shingles(&full), &after));
+            }
+        }
     }
 
     const GOLDEN_FIRST_MINIMA: [u32; 4] = [399_862_802, 38_407_763, 146_753_811, 160_307_515];

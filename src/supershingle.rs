@@ -70,6 +70,14 @@ impl KeyMaker {
         out
     }
 
+    /// The number of candidate keys of each signature.
+    pub fn keys_per_signature(&self) -> usize {
+        match self.matching {
+            Matching::Megashingle => self.groups * self.groups.saturating_sub(1) / 2,
+            Matching::Supershingle => self.groups,
+        }
+    }
+
     /// The candidate keys of a signature: megashingles or supershingles, as configured.
     pub fn candidate_keys(&self, signature: &[u32]) -> Vec<u64> {
         let supershingles = self.supershingles(signature);
@@ -103,6 +111,7 @@ mod tests {
         let sig: Vec<u32> = (0..84).collect();
         assert_eq!(maker.supershingles(&sig).len(), 6);
         assert_eq!(maker.candidate_keys(&sig).len(), 15);
+        assert_eq!(maker.keys_per_signature(), 15);
     }
 
     #[test]
