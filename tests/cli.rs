@@ -245,6 +245,35 @@ fn strict_makes_a_malformed_csv_record_fatal_and_writes_nothing() {
 }
 
 #[test]
+fn line_numbers_hold_with_crlf_line_ends_and_quoted_line_breaks() {
+    // Excel and Python's csv module end lines with \r\n; a quoted text spans lines.
+    let dir = temp();
+    write(
+        &dir,
+        "crlf.csv",
+        format!(
+            "id,text\r\na,\"{LONG_A}\r\nsecond line\"\r\nb,too,many\r\nc,{LONG_B}\r\nd,bad,bad\r\n"
+        ),
+    );
+    let assert = megashingle(dir.path())
+        .args(["cluster", "crlf.csv"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "warning: crlf.csv:4: malformed CSV record: 3 fields where the header has 2; record skipped",
+            "warning: crlf.csv:6: malformed CSV record: 3 fields where the header has 2; record skipped",
+        ]
+    );
+}
+
+#[test]
 fn malformed_jsonl_line_is_reported_with_its_line_and_skipped() {
     let dir = temp();
     let content = format!(

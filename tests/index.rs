@@ -8,8 +8,6 @@
 //! and bad times in the input; agreement with batch `cluster` on the dev benchmark split into
 //! two nights, and the size of the index per document; and `kill -9` during an add, which
 //! must leave the index exactly as it was before the add or as a completed add leaves it.
-//! A test marked `#[ignore = "bug: ..."]` states behaviour the binary does not have yet: CSV
-//! line numbers one too small with CRLF line ends.
 //!
 //! The texts are made of blocks of pseudo-random words (a small LCG over syllables), so that
 //! distinct blocks share no shingles and the similarity of two texts is set by the blocks they
@@ -1229,7 +1227,6 @@ fn a_bad_time_is_reported_with_its_line_and_column_and_skipped() {
 }
 
 #[test]
-#[ignore = "bug: with CRLF line ends (Excel, Python's csv module) every CSV line number is one too small (csv::Position::line, BurntSushi/rust-csv#395)"]
 fn a_bad_time_and_an_indexed_id_in_a_crlf_csv_are_reported_with_their_lines() {
     let index = Index::new();
     let crlf = |rows: &[(&str, &str, String)]| {

@@ -324,7 +324,7 @@ impl Reader<'_> {
         let mut csv = csv::ReaderBuilder::new()
             .flexible(true)
             .has_headers(true)
-            .from_reader(input);
+            .from_reader(LineCounter::new(input));
         let csv_error = |e: csv::Error| -> ReadError {
             match e.into_kind() {
                 csv::ErrorKind::Io(e) => ReadError::Io {
@@ -381,7 +381,9 @@ impl Reader<'_> {
                 Ok(true) => {}
                 Err(e) => return Err(csv_error(e)),
             }
-            let line = record.position().map_or(0, |p| p.line());
+            let line = record
+                .position()
+                .map_or(0, |p| csv.get_mut().line_at(p.byte()));
             let origin = self.origin(source, line);
             if record.len() != names.len() {
                 let what = format!(
@@ -511,6 +513,52 @@ impl Reader<'_> {
             };
             self.accept(id, text.clone(), time.as_deref(), origin)?;
         }
+    }
+}
+
+/// Counts the lines of what a CSV reader reads, so that a record's line can be told from its
+/// byte offset. (The CSV reader's own line count is one short after a record that ends with
+/// `\r\n`, as files from Excel and Python's csv module do.) Only the offsets of the line
+/// breaks read ahead of the current record are kept.
+struct LineCounter<R> {
+    inner: R,
+    /// Bytes read so far.
+    read: u64,
+    /// Offsets of line breaks read but not yet passed.
+    ahead: std::collections::VecDeque<u64>,
+    /// Line breaks passed.
+    passed: u64,
+}
+
+impl<R> LineCounter<R> {
+    fn new(inner: R) -> Self {
+        LineCounter {
+            inner,
+            read: 0,
+            ahead: std::collections::VecDeque::new(),
+            passed: 0,
+        }
+    }
+
+    /// The line (from 1) of the byte at `offset`, or of the record starting right after a
+    /// line break at `offset`; offsets must not decrease from call to call.
+    fn line_at(&mut self, offset: u64) -> u64 {
+        while self.ahead.front().is_some_and(|&b| b <= offset) {
+            self.ahead.pop_front();
+            self.passed += 1;
+        }
+        self.passed + 1
+    }
+}
+
+impl<R: Read> Read for LineCounter<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let start = self.read;
+        self.ahead
+            .extend(memchr::memchr_iter(b'\n', &buf[..n]).map(|i| start + i as u64));
+        self.read += n as u64;
+        Ok(n)
     }
 }
 
