@@ -240,7 +240,7 @@ pub fn add(
                             .filter(|&&n| n != story.representative)
                             .map(|n| local[n])
                             .collect(),
-                        unloaded: story.size - loaded.len() as u32,
+                        unloaded: story.size.saturating_sub(loaded.len() as u32),
                     }
                 })
                 .collect(),
