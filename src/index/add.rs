@@ -118,29 +118,8 @@ pub fn add(
             ..
         } = collection;
 
-        // Ids already indexed are an error, or are replaced.
-        let mut replaced = vec![false; ids.len()];
-        let mut touched_stories = Vec::new();
-        for (i, id) in ids.iter().enumerate() {
-            let Some(number) = t.ids.get(id.as_str())?.map(|v| v.value()) else {
-                continue;
-            };
-            if !options.upsert {
-                let added = t.doc(number)?.added_at;
-                bail!(
-                    "{}: id {id:?} is already in the index (added {}); give --upsert to replace it, or leave the record out (nothing was added)",
-                    origins[i],
-                    format_time(added)
-                );
-            }
-            let old = t.remove_document(number)?;
-            touched_stories.push(old.story);
-            replaced[i] = true;
-            report.replaced += 1;
-        }
-        for story in touched_stories {
-            t.repair_representative(story)?;
-        }
+        let replaced = replace_indexed(&mut t, &ids, &origins, options.upsert)?;
+        report.replaced = replaced.iter().filter(|&&r| r).count();
 
         // Candidates among the indexed documents: a look-up of the posting keys.
         let fresh_keys: Vec<Vec<u32>> = fresh
@@ -159,93 +138,20 @@ pub fn add(
         timings.lap("index: replacing and keys", &mut clock);
         let found = t.postings.look_up(&wanted, config.cluster.max_bucket)?;
         timings.lap("index: postings look-up", &mut clock);
-        let mut indexed: Vec<u32> = found.iter().map(|&(_, doc)| doc).collect();
-        indexed.par_sort_unstable();
-        indexed.dedup();
-
-        // Their records, their stories, and the stories' representatives.
-        let mut records: FxHashMap<u32, DocRecord> = FxHashMap::default();
-        for &number in &indexed {
-            records.insert(number, t.doc(number)?);
-        }
-        let mut stories: FxHashMap<u32, StoryRecord> = FxHashMap::default();
-        for record in records.values() {
-            if let Entry::Vacant(slot) = stories.entry(record.story) {
-                slot.insert(t.story(record.story)?);
-            }
-        }
-        for story in stories.values() {
-            if let Entry::Vacant(slot) = records.entry(story.representative) {
-                slot.insert(t.doc(story.representative)?);
-            }
-        }
-        let mut known_numbers: Vec<u32> = records.keys().copied().collect();
-        known_numbers.sort_unstable();
-        report.loaded = known_numbers.len();
-        let local: FxHashMap<u32, u32> = known_numbers
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| (n, i as u32))
-            .collect();
-        let fresh_from = known_numbers.len() as u32;
+        let near = Neighbourhood::load(&t, found)?;
+        report.loaded = near.numbers.len();
+        let fresh_from = near.numbers.len() as u32;
+        let known_numbers = &near.numbers;
+        let records = &near.records;
+        let stories = &near.stories;
         // Every signature as the index keeps it (16-bit minima), so that estimates compare
         // like with like.
-        let mut all: Vec<Sketch> = known_numbers
-            .iter()
-            .map(|n| {
-                let r = &records[n];
-                Sketch {
-                    words: r.words,
-                    shingles: r.shingles,
-                    signature: if r.shingles > 0 {
-                        widen(&r.signature)
-                    } else {
-                        vec![u32::from(u16::MAX); config.signature.minima]
-                    },
-                    set: None,
-                }
-            })
-            .collect();
+        let mut all = near.sketches(config.signature.minima);
         all.extend(fresh.into_iter().map(|mut s| {
             s.signature = widen(&short_minima(&s.signature));
             s
         }));
-        // The candidate index: the indexed documents' postings that matched, and the new
-        // documents' keys.
-        let mut candidate_index: Vec<(u64, u32)> = found
-            .iter()
-            .map(|&(key, doc)| (u64::from(key), local[&doc]))
-            .collect();
-        for (i, keys) in fresh_keys.iter().enumerate() {
-            let doc = fresh_from + i as u32;
-            candidate_index.extend(keys.iter().map(|&k| (u64::from(k), doc)));
-        }
-        let mut by_story: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        for &n in &known_numbers {
-            by_story.entry(records[&n].story).or_default().push(n);
-        }
-        let mut story_numbers: Vec<u32> = by_story.keys().copied().collect();
-        story_numbers.sort_unstable();
-        let known = Known {
-            fresh_from,
-            stories: story_numbers
-                .iter()
-                .map(|s| {
-                    let story = &stories[s];
-                    let loaded = &by_story[s];
-                    KnownStory {
-                        representative: local[&story.representative],
-                        members: loaded
-                            .iter()
-                            .filter(|&&n| n != story.representative)
-                            .map(|n| local[n])
-                            .collect(),
-                        unloaded: story.size.saturating_sub(loaded.len() as u32),
-                    }
-                })
-                .collect(),
-            index: Some(candidate_index),
-        };
+        let known = near.known(&fresh_keys);
         timings.lap("index: loading candidates", &mut clock);
         let joined = join(&all, config, &known);
         timings.lap("index: joining", &mut clock);
@@ -397,6 +303,148 @@ pub fn add(
     timings.lap("index: commit", &mut clock);
     report.timings = timings;
     Ok(report)
+}
+
+/// Removes the indexed documents whose ids are added again (with `upsert`; else an indexed id
+/// is an error naming it) and repairs their stories' representatives; which ids were replaced.
+fn replace_indexed(
+    t: &mut Tables,
+    ids: &[String],
+    origins: &[crate::io::read::Origin],
+    upsert: bool,
+) -> Result<Vec<bool>> {
+    let mut replaced = vec![false; ids.len()];
+    let mut touched_stories = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let Some(number) = t.ids.get(id.as_str())?.map(|v| v.value()) else {
+            continue;
+        };
+        if !upsert {
+            let added = t.doc(number)?.added_at;
+            bail!(
+                "{}: id {id:?} is already in the index (added {}); give --upsert to replace it, or leave the record out (nothing was added)",
+                origins[i],
+                format_time(added)
+            );
+        }
+        touched_stories.push(t.remove_document(number)?.story);
+        replaced[i] = true;
+    }
+    for story in touched_stories {
+        t.repair_representative(story)?;
+    }
+    Ok(replaced)
+}
+
+/// The indexed documents around a night's documents: the candidates its keys found in the
+/// postings, their stories, and those stories' representatives.
+struct Neighbourhood {
+    /// Their numbers, sorted: the document at local number `i` is `numbers[i]`.
+    numbers: Vec<u32>,
+    /// Their records.
+    records: FxHashMap<u32, DocRecord>,
+    /// Their stories.
+    stories: FxHashMap<u32, StoryRecord>,
+    /// The postings that matched: (key, number).
+    found: Vec<(u32, u32)>,
+}
+
+impl Neighbourhood {
+    fn load(t: &Tables, found: Vec<(u32, u32)>) -> Result<Neighbourhood> {
+        let mut records: FxHashMap<u32, DocRecord> = FxHashMap::default();
+        for &(_, number) in &found {
+            if let Entry::Vacant(slot) = records.entry(number) {
+                slot.insert(t.doc(number)?);
+            }
+        }
+        let mut stories: FxHashMap<u32, StoryRecord> = FxHashMap::default();
+        for record in records.values() {
+            if let Entry::Vacant(slot) = stories.entry(record.story) {
+                slot.insert(t.story(record.story)?);
+            }
+        }
+        for story in stories.values() {
+            if let Entry::Vacant(slot) = records.entry(story.representative) {
+                slot.insert(t.doc(story.representative)?);
+            }
+        }
+        let mut numbers: Vec<u32> = records.keys().copied().collect();
+        numbers.sort_unstable();
+        Ok(Neighbourhood {
+            numbers,
+            records,
+            stories,
+            found,
+        })
+    }
+
+    /// Their sketches, by local number, from the minima the index keeps.
+    fn sketches(&self, minima: usize) -> Vec<Sketch> {
+        self.numbers
+            .iter()
+            .map(|n| {
+                let r = &self.records[n];
+                Sketch {
+                    words: r.words,
+                    shingles: r.shingles,
+                    signature: if r.shingles > 0 {
+                        widen(&r.signature)
+                    } else {
+                        vec![u32::from(u16::MAX); minima]
+                    },
+                    set: None,
+                }
+            })
+            .collect()
+    }
+
+    /// The known stories for [`join`], with the candidate index of the indexed documents'
+    /// matched postings and the new documents' keys (new document `i` is local number
+    /// `numbers.len() + i`).
+    fn known(&self, fresh_keys: &[Vec<u32>]) -> Known {
+        let local: FxHashMap<u32, u32> = self
+            .numbers
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (n, i as u32))
+            .collect();
+        let fresh_from = self.numbers.len() as u32;
+        let mut index: Vec<(u64, u32)> = self
+            .found
+            .iter()
+            .map(|&(key, doc)| (u64::from(key), local[&doc]))
+            .collect();
+        for (i, keys) in fresh_keys.iter().enumerate() {
+            let doc = fresh_from + i as u32;
+            index.extend(keys.iter().map(|&k| (u64::from(k), doc)));
+        }
+        let mut by_story: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        for &n in &self.numbers {
+            by_story.entry(self.records[&n].story).or_default().push(n);
+        }
+        let mut story_numbers: Vec<u32> = by_story.keys().copied().collect();
+        story_numbers.sort_unstable();
+        Known {
+            fresh_from,
+            stories: story_numbers
+                .iter()
+                .map(|s| {
+                    let story = &self.stories[s];
+                    let loaded = &by_story[s];
+                    KnownStory {
+                        representative: local[&story.representative],
+                        members: loaded
+                            .iter()
+                            .filter(|&&n| n != story.representative)
+                            .map(|n| local[n])
+                            .collect(),
+                        unloaded: story.size.saturating_sub(loaded.len() as u32),
+                    }
+                })
+                .collect(),
+            index: Some(index),
+        }
+    }
 }
 
 /// Fails, naming the first one, when a document's id is indexed already; reads only, so a
