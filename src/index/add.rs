@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use redb::ReadableTable;
 use rustc_hash::FxHashMap;
 
-use crate::cluster::{join, Known, KnownStory};
+use crate::cluster::{join, Joined, Known, KnownStory};
 use crate::config::Config;
 use crate::index::store::{
     posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS,
@@ -141,9 +141,6 @@ pub fn add(
         let near = Neighbourhood::load(&t, found)?;
         report.loaded = near.numbers.len();
         let fresh_from = near.numbers.len() as u32;
-        let known_numbers = &near.numbers;
-        let records = &near.records;
-        let stories = &near.stories;
         // Every signature as the index keeps it (16-bit minima), so that estimates compare
         // like with like.
         let mut all = near.sketches(config.signature.minima);
@@ -163,83 +160,20 @@ pub fn add(
         }
         let number_of = |local: u32| -> u32 {
             if local < fresh_from {
-                known_numbers[local as usize]
+                near.numbers[local as usize]
             } else {
                 (first_doc + u64::from(local - fresh_from)) as u32
             }
         };
-        let mut next_story = t.counter("next_story")? as u32;
-        let mut next_merge = t.counter("next_merge")?;
-        let mut story_of_fresh: Vec<(u32, String, bool)> =
-            vec![(0, String::new(), false); ids.len()];
-        let mut representative_of_fresh = vec![0u32; ids.len()];
-        for (set, &representative) in joined.sets.iter().zip(&joined.representatives) {
-            let fresh_members: Vec<u32> =
-                set.iter().copied().filter(|&d| d >= fresh_from).collect();
-            if fresh_members.is_empty() {
-                continue;
-            }
-            let mut old_stories: Vec<u32> = set
-                .iter()
-                .filter(|&&d| d < fresh_from)
-                .map(|&d| records[&known_numbers[d as usize]].story)
-                .collect();
-            old_stories.sort_unstable();
-            old_stories.dedup();
-            let (number, mut story, founded) = match old_stories.first() {
-                None => {
-                    let number = next_story;
-                    next_story += 1;
-                    let founder = &ids[(fresh_members[0] - fresh_from) as usize];
-                    let name = t.claim_story_name(founder, number)?;
-                    let story = StoryRecord {
-                        name,
-                        representative: 0,
-                        size: 0,
-                        created_at: started,
-                        updated_at: started,
-                    };
-                    report.new_stories += 1;
-                    (number, story, true)
-                }
-                Some(&oldest) => (oldest, stories[&oldest].clone(), false),
-            };
-            for &absorbed in old_stories.iter().skip(1) {
-                let gone = stories[&absorbed].clone();
-                for member in t.members_of(absorbed)? {
-                    let mut doc = t.doc(member)?;
-                    doc.story = number;
-                    t.docs.insert(member, doc.encode().as_slice())?;
-                    t.members.remove((absorbed, member))?;
-                    t.members.insert((number, member), ())?;
-                }
-                t.stories.remove(absorbed)?;
-                t.story_names.remove(gone.name.as_str())?;
-                story.size += gone.size;
-                let merge = MergeRecord {
-                    at: started,
-                    absorbed: gone.name,
-                    absorbed_size: gone.size,
-                    survivor: story.name.clone(),
-                    via: ids[(fresh_members[0] - fresh_from) as usize].clone(),
-                };
-                t.merges.insert(next_merge, merge.encode().as_slice())?;
-                next_merge += 1;
-                report.merges.push(merge);
-            }
-            if !founded {
-                report.joined_existing += fresh_members.len();
-            }
-            story.size += fresh_members.len() as u32;
-            story.representative = number_of(representative);
-            story.updated_at = started;
-            t.put_story(number, &story)?;
-            for &d in &fresh_members {
-                let i = (d - fresh_from) as usize;
-                story_of_fresh[i] = (number, story.name.clone(), founded);
-                representative_of_fresh[i] = representative;
-            }
-        }
+        let placements = place(
+            &mut t,
+            &joined,
+            &near,
+            &ids,
+            &number_of,
+            started,
+            &mut report,
+        )?;
 
         // The new documents themselves.
         let mut postings: Vec<(u32, u32)> = Vec::new();
@@ -247,7 +181,12 @@ pub fn add(
             let local = fresh_from + i as u32;
             let number = number_of(local);
             let sketch = &all[local as usize];
-            let (story, story_id, new_story) = story_of_fresh[i].clone();
+            let Placement {
+                story,
+                story_id,
+                new_story,
+                representative,
+            } = placements[i].clone();
             let record = DocRecord {
                 id: id.clone(),
                 story,
@@ -265,7 +204,7 @@ pub fn add(
             t.ids.insert(id.as_str(), number)?;
             t.members.insert((story, number), ())?;
             postings.extend(fresh_keys[i].iter().map(|&k| (k, number)));
-            let representative = &all[representative_of_fresh[i] as usize];
+            let representative = &all[representative as usize];
             let similarity = sketch
                 .is_comparable()
                 .then(|| estimate_jaccard(&representative.signature, &sketch.signature));
@@ -292,8 +231,6 @@ pub fn add(
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
         t.counters
             .insert("next_doc", first_doc + ids.len() as u64)?;
-        t.counters.insert("next_story", u64::from(next_story))?;
-        t.counters.insert("next_merge", next_merge)?;
         t.counters.insert("documents", documents)?;
         t.meta.insert("last_add_at", started.to_string().as_str())?;
         report.documents = documents;
@@ -303,6 +240,110 @@ pub fn add(
     timings.lap("index: commit", &mut clock);
     report.timings = timings;
     Ok(report)
+}
+
+/// Where one new document goes.
+#[derive(Debug, Clone, Default)]
+struct Placement {
+    /// Its story's number.
+    story: u32,
+    /// Its story's id.
+    story_id: String,
+    /// True when this add made the story.
+    new_story: bool,
+    /// The story's representative, as a local number.
+    representative: u32,
+}
+
+/// Puts each joined set that holds new documents into a story: the oldest indexed story in it
+/// (the others are merged into that one, and the merge recorded), or a new story named after
+/// its smallest new document. Returns each new document's placement, in id order.
+fn place(
+    t: &mut Tables,
+    joined: &Joined,
+    near: &Neighbourhood,
+    ids: &[String],
+    number_of: &dyn Fn(u32) -> u32,
+    started: i64,
+    report: &mut AddReport,
+) -> Result<Vec<Placement>> {
+    let fresh_from = near.numbers.len() as u32;
+    let (records, stories) = (&near.records, &near.stories);
+    let mut next_story = t.counter("next_story")? as u32;
+    let mut next_merge = t.counter("next_merge")?;
+    let mut placements = vec![Placement::default(); ids.len()];
+    for (set, &representative) in joined.sets.iter().zip(&joined.representatives) {
+        let fresh_members: Vec<u32> = set.iter().copied().filter(|&d| d >= fresh_from).collect();
+        if fresh_members.is_empty() {
+            continue;
+        }
+        let mut old_stories: Vec<u32> = set
+            .iter()
+            .filter(|&&d| d < fresh_from)
+            .map(|&d| records[&near.numbers[d as usize]].story)
+            .collect();
+        old_stories.sort_unstable();
+        old_stories.dedup();
+        let (number, mut story, founded) = match old_stories.first() {
+            None => {
+                let number = next_story;
+                next_story += 1;
+                let founder = &ids[(fresh_members[0] - fresh_from) as usize];
+                let name = t.claim_story_name(founder, number)?;
+                let story = StoryRecord {
+                    name,
+                    representative: 0,
+                    size: 0,
+                    created_at: started,
+                    updated_at: started,
+                };
+                report.new_stories += 1;
+                (number, story, true)
+            }
+            Some(&oldest) => (oldest, stories[&oldest].clone(), false),
+        };
+        for &absorbed in old_stories.iter().skip(1) {
+            let gone = stories[&absorbed].clone();
+            for member in t.members_of(absorbed)? {
+                let mut doc = t.doc(member)?;
+                doc.story = number;
+                t.docs.insert(member, doc.encode().as_slice())?;
+                t.members.remove((absorbed, member))?;
+                t.members.insert((number, member), ())?;
+            }
+            t.stories.remove(absorbed)?;
+            t.story_names.remove(gone.name.as_str())?;
+            story.size += gone.size;
+            let merge = MergeRecord {
+                at: started,
+                absorbed: gone.name,
+                absorbed_size: gone.size,
+                survivor: story.name.clone(),
+                via: ids[(fresh_members[0] - fresh_from) as usize].clone(),
+            };
+            t.merges.insert(next_merge, merge.encode().as_slice())?;
+            next_merge += 1;
+            report.merges.push(merge);
+        }
+        if !founded {
+            report.joined_existing += fresh_members.len();
+        }
+        story.size += fresh_members.len() as u32;
+        story.representative = number_of(representative);
+        story.updated_at = started;
+        t.put_story(number, &story)?;
+        for &d in &fresh_members {
+            placements[(d - fresh_from) as usize] = Placement {
+                story: number,
+                story_id: story.name.clone(),
+                new_story: founded,
+                representative,
+            };
+        }
+    }
+    t.counters.insert("next_story", u64::from(next_story))?;
+    t.counters.insert("next_merge", next_merge)?;
+    Ok(placements)
 }
 
 /// Removes the indexed documents whose ids are added again (with `upsert`; else an indexed id
