@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_megashingle");
+mod common;
+use common::{megashingle, single_error_line, stderr_lines, stdout_of, temp, BIN};
+
 const HEADER: &str = "doc_id,cluster_id,cluster_size,similarity,status";
 const COLUMNS: [&str; 5] = [
     "doc_id",
@@ -35,33 +36,10 @@ fn news() -> PathBuf {
     root().join("fixtures").join("news")
 }
 
-/// The binary, run in `dir` (a temporary directory has no pipeline.toml, so the built-in
-/// defaults apply; the crate root has the shipped pipeline.toml).
-fn megashingle(dir: &Path) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn temp() -> TempDir {
-    tempfile::tempdir().expect("a temporary directory")
-}
-
 fn write(dir: &TempDir, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.path().join(name);
     std::fs::write(&path, content).expect("write a test input");
     path
-}
-
-fn stdout_of(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr_lines(output: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&output.stderr)
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }
 
 /// The one stderr line starting with `prefix`; fails unless there is exactly one.
@@ -74,18 +52,6 @@ fn only_line_starting(output: &Output, prefix: &str) -> String {
         "expected one stderr line starting with {prefix:?}, got: {lines:#?}"
     );
     matching[0].clone()
-}
-
-/// Asserts that stderr is exactly one line, starting `megashingle: error: `, and returns it.
-fn single_error_line(output: &Output) -> String {
-    let lines = stderr_lines(output);
-    assert_eq!(lines.len(), 1, "stderr should be one line: {lines:#?}");
-    assert!(
-        lines[0].starts_with("megashingle: error: "),
-        "not an error line: {}",
-        lines[0]
-    );
-    lines[0].clone()
 }
 
 /// One parsed row of the CSV cluster table.

@@ -21,10 +21,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_megashingle");
+mod common;
+use common::{megashingle, single_error_line, stderr_lines, stderr_of, stdout_of, temp, BIN};
+
 const ASSIGNMENT_HEADER: [&str; 5] = ["doc_id", "story_id", "new_story", "similarity", "status"];
 const EXPORT_HEADER: [&str; 4] = ["doc_id", "story_id", "story_size", "added_at"];
 const MERGES_HEADER: [&str; 5] = [
@@ -110,17 +111,6 @@ fn rewrite(words: &[String], every: usize, offset: usize, seed: u64) -> String {
 // ---------------------------------------------------------------------------------------------
 // Running the binary and reading its tables
 
-fn temp() -> TempDir {
-    tempfile::tempdir().expect("a temporary directory")
-}
-
-/// The binary, run in `dir` (no pipeline.toml there: the built-in defaults apply).
-fn megashingle(dir: &Path) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir);
-    cmd
-}
-
 fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, content).expect("write a test input");
@@ -147,33 +137,6 @@ fn docs_csv(docs: &[(String, String)]) -> Vec<u8> {
         &["id", "text"],
         docs.iter().map(|(id, text)| [id.as_str(), text.as_str()]),
     )
-}
-
-fn stdout_of(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr_of(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stderr_lines(output: &Output) -> Vec<String> {
-    stderr_of(output).lines().map(str::to_owned).collect()
-}
-
-/// Asserts that stderr is exactly one line, starting `megashingle: error: `, with no panic,
-/// and returns it.
-fn single_error_line(output: &Output) -> String {
-    let stderr = stderr_of(output);
-    assert!(!stderr.contains("panicked"), "a panic: {stderr}");
-    let lines = stderr_lines(output);
-    assert_eq!(lines.len(), 1, "stderr should be one line: {lines:#?}");
-    assert!(
-        lines[0].starts_with("megashingle: error: "),
-        "not an error line: {}",
-        lines[0]
-    );
-    lines[0].clone()
 }
 
 /// The rows of a CSV table, checking its header.

@@ -1,0 +1,54 @@
+//! Helpers shared by the integration tests: running the binary in a directory and reading
+//! what it printed.
+
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_megashingle");
+
+/// The binary, run in `dir` (a temporary directory has no pipeline.toml, so the built-in
+/// defaults apply; the crate root has the shipped pipeline.toml).
+pub fn megashingle(dir: &Path) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// A new temporary directory.
+pub fn temp() -> TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+/// Standard output, which must be UTF-8.
+pub fn stdout_of(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+/// Standard error.
+pub fn stderr_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The lines of standard error.
+pub fn stderr_lines(output: &Output) -> Vec<String> {
+    stderr_of(output).lines().map(str::to_owned).collect()
+}
+
+/// Asserts that stderr is exactly one line, starting `megashingle: error: `, with no panic,
+/// and returns it.
+pub fn single_error_line(output: &Output) -> String {
+    let stderr = stderr_of(output);
+    assert!(!stderr.contains("panicked"), "a panic: {stderr}");
+    let lines = stderr_lines(output);
+    assert_eq!(lines.len(), 1, "stderr should be one line: {lines:#?}");
+    assert!(
+        lines[0].starts_with("megashingle: error: "),
+        "not an error line: {}",
+        lines[0]
+    );
+    lines[0].clone()
+}
