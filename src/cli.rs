@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use megashingle::config::{Config, ConfigError, HtmlMode, Language};
-use megashingle::io::read::InputFormat;
+use megashingle::io::read::{InputFormat, ReadOptions};
 use megashingle::io::write::OutputFormat;
 
 /// Find near-duplicate texts and group news articles into stories with shingles,
@@ -132,15 +132,8 @@ pub struct IndexAddArgs {
     /// Replace indexed documents that have the same id instead of failing.
     #[arg(long)]
     pub upsert: bool,
-    /// Worker threads; 0 means one per core.
-    #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
-    pub threads: usize,
-    /// No progress bars and no summary.
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
-    /// Print the wall-clock time of each stage on stderr at the end.
-    #[arg(long)]
-    pub timings: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -294,6 +287,15 @@ pub struct ClusterArgs {
     pub format: OutputFormat,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// How a run over inputs goes: threads, progress and timings.
+#[derive(Debug, Args)]
+pub struct RunArgs {
     /// Worker threads; 0 means one per core.
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -303,12 +305,10 @@ pub struct ClusterArgs {
     /// Print the wall-clock time of each stage on stderr at the end.
     #[arg(long)]
     pub timings: bool,
-    #[command(flatten)]
-    pub config: ConfigArgs,
 }
 
 /// How input records are read.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct InputArgs {
     /// CSV column or JSONL field holding the document id.
     #[arg(long, value_name = "NAME", default_value = "id")]
@@ -323,6 +323,19 @@ pub struct InputArgs {
     /// reporting and skipping it.
     #[arg(long)]
     pub strict: bool,
+}
+
+impl InputArgs {
+    /// The reader's options, with a time column when one is read.
+    pub fn read_options(&self, time_column: Option<String>) -> ReadOptions {
+        ReadOptions {
+            id_column: self.id_column.clone(),
+            text_column: self.text_column.clone(),
+            format: self.input_format,
+            strict: self.strict,
+            time_column,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

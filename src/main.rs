@@ -18,7 +18,6 @@ use cli::{
 };
 use megashingle::compare::{compare, Comparison};
 use megashingle::index::store::{Open, Store};
-use megashingle::io::read::ReadOptions;
 use megashingle::io::write::{write_atomically, write_csv, write_rows};
 use megashingle::pipeline::{cluster_collection, rows, sketch_inputs, Reporter, Summary};
 
@@ -72,24 +71,13 @@ fn print(text: &str) -> Result<()> {
 fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
     let started = Instant::now();
     let config = args.config.resolve()?;
-    let options = ReadOptions {
-        id_column: args.input.id_column,
-        text_column: args.input.text_column,
-        format: args.input.input_format,
-        strict: args.input.strict,
-        time_column: None,
-    };
-    let reporter = Reporter::new(!args.quiet && std::io::stderr().is_terminal());
-    let collection = sketch_inputs(&args.inputs, &options, &config, args.threads, &reporter)?;
+    let options = args.input.read_options(None);
+    let reporter = Reporter::new(!args.run.quiet && std::io::stderr().is_terminal());
+    let collection = sketch_inputs(&args.inputs, &options, &config, args.run.threads, &reporter)?;
     if collection.ids.is_empty() {
-        let names: Vec<String> = args
-            .inputs
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
         anyhow::bail!(
             "no documents in {}: nothing to cluster, nothing written{}",
-            names.join(", "),
+            input_names(&args.inputs),
             if collection.read.skipped > 0 {
                 " (every record was skipped)"
             } else {
@@ -97,7 +85,7 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
             }
         );
     }
-    let clustering = cluster_collection(&collection, &config, args.threads, &reporter);
+    let clustering = cluster_collection(&collection, &config, args.run.threads, &reporter);
     let mut timings = collection.timings.clone();
     timings.0.push(("clustering", clustering.elapsed));
     let table = rows(&collection, &clustering);
@@ -107,11 +95,11 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
         None => write_rows(table, args.format, std::io::stdout().lock())
             .context("cannot write to stdout"),
     })?;
-    if args.timings {
+    if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
     }
     let summary = Summary::new(&collection, &clustering);
-    if !args.quiet {
+    if !args.run.quiet {
         eprintln!("megashingle: {}", summary.line(started.elapsed()));
     }
     Ok(if summary.skipped > 0 {
@@ -119,6 +107,12 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// The inputs as named on the command line, for messages.
+fn input_names(inputs: &[std::path::PathBuf]) -> String {
+    let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    names.join(", ")
 }
 
 /// Writes a CSV table to `output` (atomically) or to stdout.
@@ -271,38 +265,27 @@ fn add_to_index(
     let loading = Instant::now();
     let known = megashingle::index::read::known_boilerplate(store)?;
     let loading = loading.elapsed();
-    let options = ReadOptions {
-        id_column: args.input.id_column,
-        text_column: args.input.text_column,
-        format: args.input.input_format,
-        strict: args.input.strict,
-        time_column: args.time_column,
-    };
-    let reporter = Reporter::new(!args.quiet && std::io::stderr().is_terminal());
+    let options = args.input.read_options(args.time_column.clone());
+    let reporter = Reporter::new(!args.run.quiet && std::io::stderr().is_terminal());
     let collection = megashingle::pipeline::sketch_inputs_with(
         &args.inputs,
         &options,
         &config,
-        args.threads,
+        args.run.threads,
         &reporter,
         &known,
     )?;
     if collection.ids.is_empty() {
-        let names: Vec<String> = args
-            .inputs
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
         anyhow::bail!(
             "no documents in {}: nothing added to the index",
-            names.join(", ")
+            input_names(&args.inputs)
         );
     }
     let skipped = collection.read.skipped + collection.duplicates;
     let mut timings = collection.timings.clone();
     timings.0.insert(0, ("index: known boilerplate", loading));
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
+        .num_threads(args.run.threads)
         .build()
         .context("a thread pool")?;
     let upsert = AddOptions {
@@ -329,10 +312,10 @@ fn add_to_index(
     if report.merged_postings {
         timings.time("index: compaction", || store.compact_if_sparse())?;
     }
-    if args.timings {
+    if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
     }
-    if !args.quiet {
+    if !args.run.quiet {
         eprintln!(
             "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped); the index holds {} documents; {:.2} s",
             report.assignments.len(),

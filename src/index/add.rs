@@ -111,14 +111,18 @@ pub fn add(
         }
         let Collection {
             ids,
-            origins,
             times,
             sketches: fresh,
             boilerplate,
             ..
         } = collection;
 
-        let replaced = replace_indexed(&mut t, &ids, &origins, options.upsert)?;
+        // Without --upsert, indexed ids were refused above.
+        let replaced = if options.upsert {
+            replace_indexed(&mut t, &ids)?
+        } else {
+            vec![false; ids.len()]
+        };
         report.replaced = replaced.iter().filter(|&&r| r).count();
 
         // Candidates among the indexed documents: a look-up of the posting keys.
@@ -346,30 +350,17 @@ fn place(
     Ok(placements)
 }
 
-/// Removes the indexed documents whose ids are added again (with `upsert`; else an indexed id
-/// is an error naming it) and repairs their stories' representatives; which ids were replaced.
-fn replace_indexed(
-    t: &mut Tables,
-    ids: &[String],
-    origins: &[crate::io::read::Origin],
-    upsert: bool,
-) -> Result<Vec<bool>> {
+/// Removes the indexed documents whose ids are added again (`--upsert`) and repairs their
+/// stories' representatives; which ids were replaced.
+fn replace_indexed(t: &mut Tables, ids: &[String]) -> Result<Vec<bool>> {
     let mut replaced = vec![false; ids.len()];
     let mut touched_stories = Vec::new();
     for (i, id) in ids.iter().enumerate() {
-        let Some(number) = t.ids.get(id.as_str())?.map(|v| v.value()) else {
-            continue;
-        };
-        if !upsert {
-            let added = t.doc(number)?.added_at;
-            bail!(
-                "{}: id {id:?} is already in the index (added {}); give --upsert to replace it, or leave the record out (nothing was added)",
-                origins[i],
-                format_time(added)
-            );
+        let indexed = t.ids.get(id.as_str())?.map(|v| v.value());
+        if let Some(number) = indexed {
+            touched_stories.push(t.remove_document(number)?.story);
+            replaced[i] = true;
         }
-        touched_stories.push(t.remove_document(number)?.story);
-        replaced[i] = true;
     }
     for story in touched_stories {
         t.repair_representative(story)?;
