@@ -2,19 +2,144 @@
 //! hyphen, zero-width space and joiners, byte-order mark, bidi marks), full case folding, and
 //! `ё`→`е`. The modifier-letter apostrophe `ʼ` (U+02BC), which Ukrainian spelling uses inside
 //! words like «мʼясо», becomes the plain apostrophe, so that the three apostrophes in use split
-//! words alike. ASCII text takes a fast path that only lowercases.
+//! words alike. ASCII text takes a fast path that only lowercases; a text whose every character
+//! NFKC leaves unjoined with its neighbours (ASCII, Cyrillic, precomposed letters, punctuation,
+//! fullwidth forms — almost every text) is normalized one character at a time, the commonest
+//! characters through a table; any other text goes through the whole-text NFKC.
 
 use caseless::Caseless;
-use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+use unicode_normalization::char::{canonical_combining_class, decompose_compatible};
+use unicode_normalization::{is_nfc_quick, is_nfkc_quick, IsNormalized, UnicodeNormalization};
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// Appends the normalized form of `text` to `out`.
 pub fn normalize_into(text: &str, out: &mut String) {
     out.reserve(text.len());
+    let start = out.len();
     if text.is_ascii() {
-        out.extend(text.bytes().map(|b| b.to_ascii_lowercase() as char));
+        push_lowercase(text, out);
         return;
     }
+    if !fold_char_by_char(text, out) {
+        out.truncate(start);
+        normalize_whole(text, out);
+    }
+}
+
+/// Appends the normalized form of `text` one character at a time and returns true, when each
+/// of its characters begins a normalization segment of its own (see [`fold_alone`]); returns
+/// false, having appended part of it, when one does not.
+fn fold_char_by_char(text: &str, out: &mut String) -> bool {
+    let table = FoldTable::get();
+    let mut rest = text;
+    loop {
+        let ascii = rest
+            .bytes()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(rest.len());
+        push_lowercase(&rest[..ascii], out);
+        let mut chars = rest[ascii..].chars();
+        let Some(c) = chars.next() else {
+            return true;
+        };
+        if let Some(folded) = table.single(c) {
+            out.push(folded);
+        } else if !fold_alone(c, out) {
+            return false;
+        }
+        rest = chars.as_str();
+    }
+}
+
+/// Appends ASCII text lowercased: a short run byte by byte, a long one copied and then
+/// lowercased in place.
+fn push_lowercase(ascii: &str, out: &mut String) {
+    if ascii.len() <= 8 {
+        for b in ascii.bytes() {
+            out.push(b.to_ascii_lowercase() as char);
+        }
+    } else {
+        let start = out.len();
+        out.push_str(ascii);
+        out[start..].make_ascii_lowercase();
+    }
+}
+
+/// Appends the normalized form of `c` alone and returns true when NFKC never joins `c` with
+/// what precedes it: when its compatibility decomposition begins with a starter that no
+/// canonical composition takes as its second character (NFC quick check Yes). Such a character
+/// closes the segment before it, so a text made only of such characters normalizes as the
+/// concatenation of its characters normalized alone. Returns false, appending nothing, for any
+/// other character (a combining mark, a conjoining vowel or final jamo).
+fn fold_alone(c: char, out: &mut String) -> bool {
+    let mut lead = None;
+    decompose_compatible(c, |d| {
+        lead.get_or_insert(d);
+    });
+    if !is_segment_start(lead.unwrap_or(c)) {
+        return false;
+    }
+    if is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes {
+        fold_into(std::iter::once(c), out);
+    } else {
+        fold_into(std::iter::once(c).nfkc(), out);
+    }
+    true
+}
+
+/// True for a fully decomposed character that NFKC never joins with what precedes it: a
+/// starter (combining class 0) that no canonical composition takes as its second character.
+fn is_segment_start(lead: char) -> bool {
+    canonical_combining_class(lead) == 0 && is_nfc_quick(std::iter::once(lead)) == IsNormalized::Yes
+}
+
+/// Blocks of characters whose normalized form is looked up in [`FoldTable`]: Latin-1 to
+/// Cyrillic, general punctuation, and the halfwidth and fullwidth forms.
+const TABLE_BLOCKS: [std::ops::Range<u32>; 3] = [0x80..0x530, 0x2000..0x2070, 0xFF00..0xFFF0];
+
+/// The normalized form of each character of [`TABLE_BLOCKS`] when [`fold_alone`] makes it one
+/// character, made once from `fold_alone` itself.
+struct FoldTable {
+    blocks: [Vec<Option<char>>; 3],
+}
+
+impl FoldTable {
+    /// The table, made on first use.
+    fn get() -> &'static FoldTable {
+        static TABLE: std::sync::OnceLock<FoldTable> = std::sync::OnceLock::new();
+        TABLE.get_or_init(|| FoldTable {
+            blocks: TABLE_BLOCKS.map(|block| {
+                block
+                    .map(|code| {
+                        let c = char::from_u32(code)?;
+                        let mut folded = String::new();
+                        if !fold_alone(c, &mut folded) {
+                            return None;
+                        }
+                        let mut chars = folded.chars();
+                        match (chars.next(), chars.next()) {
+                            (Some(f), None) => Some(f),
+                            _ => None,
+                        }
+                    })
+                    .collect()
+            }),
+        })
+    }
+
+    /// The one character `c` normalizes to alone, when the table holds it.
+    fn single(&self, c: char) -> Option<char> {
+        let code = c as u32;
+        TABLE_BLOCKS
+            .iter()
+            .zip(&self.blocks)
+            .find(|(block, _)| block.contains(&code))
+            .and_then(|(block, folds)| folds[(code - block.start) as usize])
+    }
+}
+
+/// The normalized form of a text that needs NFKC as a whole.
+fn normalize_whole(text: &str, out: &mut String) {
     // No-break spaces and fullwidth forms are the commonest reasons a text is not in NFKC.
     // Each decomposes to one plain character that decomposes no further, so replacing them
     // first gives the same NFKC, and the quick check then spares most texts the composition.
@@ -187,5 +312,117 @@ mod tests {
     #[test]
     fn ascii_fast_path_lowercases() {
         assert_eq!(normalize("Hello, World 42"), "hello, world 42");
+    }
+    /// The normalized form by the whole-text path alone.
+    fn whole(text: &str) -> String {
+        let mut out = String::new();
+        normalize_whole(text, &mut out);
+        out
+    }
+
+    /// The normalized form by the character-by-character path, when it takes the text.
+    fn by_char(text: &str) -> Option<String> {
+        let mut out = String::new();
+        fold_char_by_char(text, &mut out).then_some(out)
+    }
+
+    #[test]
+    fn no_composition_takes_a_segment_start_as_its_second_character() {
+        // Every canonical composition, Hangul included, makes a character that is its own NFC
+        // and that the full canonical decomposition undoes; no character after the first may
+        // start a segment. (Composition exclusions are never made, and do not count.)
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if !std::iter::once(c).nfc().eq(std::iter::once(c)) {
+                continue;
+            }
+            let mut decomposed = Vec::new();
+            unicode_normalization::char::decompose_canonical(c, |d| decomposed.push(d));
+            for &d in decomposed.iter().skip(1) {
+                assert!(
+                    !is_segment_start(d),
+                    "U+{:04X} in U+{:04X}",
+                    d as u32,
+                    c as u32
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_character_normalizes_alike_by_both_paths() {
+        // Alone, between neighbours the character-by-character path takes, and after the
+        // first characters of compositions whose second is a starter (Hangul leading
+        // consonant and syllable, Kannada, Oriya and Sinhala vowel signs).
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let contexts = [
+                c.to_string(),
+                format!("е{c}ё"),
+                format!("{c}\u{A0}Ｋ{c}"),
+                format!("\u{1100}{c}\u{AC00}{c}"),
+                format!("\u{CC6}{c}\u{B47}{c}\u{DD9}{c}"),
+            ];
+            for text in contexts {
+                if let Some(fast) = by_char(&text) {
+                    assert_eq!(fast, whole(&text), "U+{:04X} in {text:?}", c as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_character_by_character_path_takes_common_text() {
+        for text in [
+            "Ёлка ещё, «мʼясо» — при\u{AD}мер\u{A0}ＡＢＣ ﬁne Straße é ΣΑΣ 가",
+            "Київ і Їжак ґанок Ў ў Ӂ",
+            "©·’“”„…–",
+        ] {
+            assert_eq!(
+                by_char(text).as_deref(),
+                Some(whole(text).as_str()),
+                "{text:?}"
+            );
+        }
+        // A combining mark, a conjoining jamo: the whole text takes NFKC.
+        for text in ["е\u{308}", "И\u{306}", "\u{1100}\u{1161}", "a\u{AD}\u{301}"] {
+            assert_eq!(by_char(text), None, "{text:?}");
+            assert_eq!(normalize(text), whole(text));
+        }
+    }
+
+    /// Characters for mixed texts: ASCII, the Cyrillic blocks with their combining marks,
+    /// Latin letters and combining diacritics, no-break and fullwidth forms, format characters,
+    /// apostrophes, ligatures, Greek, Hangul jamo and syllables, and Indic two-part vowels.
+    fn mixed_char() -> impl proptest::strategy::Strategy<Value = char> {
+        use proptest::prelude::*;
+        prop_oneof![
+            proptest::char::range(' ', '~'),
+            proptest::char::range('\u{400}', '\u{52F}'),
+            proptest::char::range('\u{80}', '\u{24F}'),
+            proptest::char::range('\u{300}', '\u{36F}'),
+            proptest::char::range('\u{370}', '\u{3FF}'),
+            proptest::char::range('\u{2000}', '\u{206F}'),
+            proptest::char::range('\u{FF00}', '\u{FFEF}'),
+            proptest::char::range('\u{1100}', '\u{11FF}'),
+            proptest::sample::select(vec![
+                '\u{1100}', '\u{1161}', '\u{11A8}', '\u{AC00}', '\u{CC6}', '\u{CD5}', '\u{B47}',
+                '\u{B3E}', '\u{DD9}', '\u{DCF}', 'e', 'е', 'и', '\u{301}', '\u{306}', '\u{308}',
+            ]),
+            proptest::sample::select(vec![
+                '\u{A0}', '\u{AD}', '\u{2BC}', '\u{FEFF}', 'ё', 'Ё', 'й', 'ї', '\u{FB01}',
+                '\u{AC00}', '\u{AC01}', '\u{CC6}', '\u{CC2}', '\u{CD5}', '\u{B47}', '\u{B3E}',
+                '\u{344}', '\u{F73}', '\u{1E9B}', '\u{130}', '\u{212B}',
+            ]),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn mixed_texts_normalize_alike_by_both_paths(
+            chars in proptest::collection::vec(mixed_char(), 0..40)
+        ) {
+            let text: String = chars.into_iter().collect();
+            proptest::prop_assert_eq!(normalize(&text), whole(&text));
+        }
     }
 }
