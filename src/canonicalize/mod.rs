@@ -119,6 +119,10 @@ impl Canonicalizer {
     ) {
         buffer.clear();
         unicode::normalize_into(visible, buffer);
+        if self.stopwords.is_empty() && self.stemmers.is_empty() && self.min_word_length <= 1 {
+            tokens::for_each_word(buffer, f);
+            return;
+        }
         tokens::for_each_word(buffer, |word| {
             if !self.stopwords.is_empty() && self.stopwords.contains(word) {
                 return;

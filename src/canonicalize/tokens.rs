@@ -1,28 +1,68 @@
 //! Words: maximal runs of letters and digits (the underscore and punctuation separate words).
 
-/// Calls `f` with each word of `text`, in order.
+/// Calls `f` with each word of `text`, in order. The text is read byte by byte, skipping the
+/// separators between words and then running to the end of a word; two-byte characters (Latin,
+/// Greek, Cyrillic...) are decoded in place.
 pub fn for_each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
-    if text.is_ascii() {
-        let bytes = text.as_bytes();
-        let mut start = None;
-        for (i, b) in bytes.iter().enumerate() {
-            match (b.is_ascii_alphanumeric(), start) {
-                (true, None) => start = Some(i),
-                (false, Some(s)) => {
-                    f(&text[s..i]);
-                    start = None;
-                }
-                _ => {}
+    let mut at = 0;
+    loop {
+        while at < text.len() {
+            let (is_word, len) = word_char_at(text, at);
+            if is_word {
+                break;
             }
+            at += len;
         }
-        if let Some(s) = start {
-            f(&text[s..]);
+        if at == text.len() {
+            return;
         }
-        return;
+        let start = at;
+        while at < text.len() {
+            let (is_word, len) = word_char_at(text, at);
+            if !is_word {
+                break;
+            }
+            at += len;
+        }
+        f(&text[start..at]);
     }
-    text.split(|c: char| !is_word_char(c))
-        .filter(|w| !w.is_empty())
-        .for_each(f);
+}
+
+/// Which ASCII bytes belong to words: the letters and digits.
+const ASCII_WORD_BYTES: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
+
+/// Whether the character at byte `at` of `text` belongs to words, and its length in bytes.
+#[inline(always)]
+fn word_char_at(text: &str, at: usize) -> (bool, usize) {
+    let lead = text.as_bytes()[at];
+    if lead.is_ascii() {
+        (ASCII_WORD_BYTES[usize::from(lead)], 1)
+    } else {
+        let c = char_at(text, at);
+        (is_word_char(c), c.len_utf8())
+    }
+}
+
+/// The non-ASCII character that starts at byte `at` of `text`; a two-byte one decoded in place.
+fn char_at(text: &str, at: usize) -> char {
+    let bytes = text.as_bytes();
+    if bytes[at] < 0xE0 {
+        let code = u32::from(bytes[at] & 0x1F) << 6 | u32::from(bytes[at + 1] & 0x3F);
+        char::from_u32(code).expect("a two-byte UTF-8 sequence encodes a character")
+    } else {
+        text[at..]
+            .chars()
+            .next()
+            .expect("a character starts at a lead byte")
+    }
 }
 
 /// Letters and digits, with the ASCII and Cyrillic letters answered without a table search.
@@ -68,6 +108,20 @@ mod tests {
     fn empty_and_punctuation_only_have_no_words() {
         assert!(words("").is_empty());
         assert!(words(" -- ... !!").is_empty());
+    }
+
+    #[test]
+    fn every_character_splits_as_the_standard_library_says() {
+        let reference = |text: &str| -> Vec<String> {
+            text.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let text = format!("{c}a{c}{c}я,{c}");
+            assert_eq!(words(&text), reference(&text), "U+{:04X}", c as u32);
+        }
     }
 
     #[test]
