@@ -96,15 +96,23 @@ fn is_attribution(line: &str) -> bool {
 
 /// A line that is one token mixing letters and digits, as inserted to defeat spam filters.
 fn is_hash_buster(line: &str) -> bool {
-    let n = line.chars().count();
-    (5..=16).contains(&n)
-        && line.chars().all(|c| c.is_ascii_alphanumeric())
-        && line.chars().any(|c| c.is_ascii_digit())
-        && line.chars().any(|c| c.is_ascii_alphabetic())
+    // All ASCII, so its length in bytes is its length in characters.
+    (5..=16).contains(&line.len())
+        && line.bytes().all(|b| b.is_ascii_alphanumeric())
+        && line.bytes().any(|b| b.is_ascii_digit())
+        && line.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
 /// A line of at least four short items between `|`, `•` or `·` separators.
 fn is_navigation(line: &str) -> bool {
+    // Four items need three separators, and each separator has a byte of its own among `|`
+    // and the lead bytes of `•` (E2) and `·` (C2): fewer such bytes, no navigation.
+    if memchr::memchr3_iter(b'|', 0xE2, 0xC2, line.as_bytes())
+        .nth(2)
+        .is_none()
+    {
+        return false;
+    }
     let items: Vec<&str> = line.split(['|', '•', '·']).map(str::trim).collect();
     items.len() >= 4
         && items
@@ -114,7 +122,8 @@ fn is_navigation(line: &str) -> bool {
 
 fn is_separator(line: &str) -> bool {
     let t = line.trim();
-    t.chars().count() >= 5 && t.chars().all(|c| matches!(c, '_' | '-' | '=' | '~' | '*'))
+    // All ASCII, so its length in bytes is its length in characters.
+    t.chars().all(|c| matches!(c, '_' | '-' | '=' | '~' | '*')) && t.len() >= 5
 }
 
 /// Drops, from the end, signature blocks (a `-- ` line and at most 10 lines after it) and short
@@ -164,6 +173,21 @@ mod tests {
             clean(page),
             "Northern Chronicle\nThe story, with a | in it.\nA 2024 report."
         );
+    }
+
+    #[test]
+    fn navigation_with_bullets_and_middle_dots_goes() {
+        let page = "Home • World • Sport • Culture\nНовини · Світ · Спорт · Культура\nÀ · propos • de | nous\nThe story · with • dots.\nЁлка | ёж";
+        assert_eq!(clean(page), "The story · with • dots.\nЁлка | ёж");
+    }
+
+    #[test]
+    fn hash_busters_are_ascii_tokens_of_five_to_sixteen() {
+        assert!(is_hash_buster("2mf31fcf5"));
+        assert!(!is_hash_buster("2mf3"));
+        assert!(!is_hash_buster("2mf31fcf5abcdefgh"));
+        assert!(!is_hash_buster("2ёf31fcf5"));
+        assert!(!is_hash_buster("abcdefg"));
     }
 
     #[test]
