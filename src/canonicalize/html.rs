@@ -154,11 +154,24 @@ pub fn main_text(html: &str, page: &str) -> Option<String> {
 
 /// Decodes character references in text that is not HTML otherwise.
 pub fn decode_entities(text: &str) -> Cow<'_, str> {
-    html_escape::decode_html_entities(text)
+    // Every reference starts with `&`: the text before the first is copied as it is.
+    let Some(first) = memchr::memchr(b'&', text.as_bytes()) else {
+        return Cow::Borrowed(text);
+    };
+    match html_escape::decode_html_entities(&text[first..]) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(decoded) if first == 0 => Cow::Owned(decoded),
+        Cow::Owned(decoded) => {
+            let mut out = String::with_capacity(first + decoded.len());
+            out.push_str(&text[..first]);
+            out.push_str(&decoded);
+            Cow::Owned(out)
+        }
+    }
 }
 
 fn decode_owned(text: String) -> String {
-    match html_escape::decode_html_entities(&text) {
+    match decode_entities(&text) {
         Cow::Borrowed(_) => text,
         Cow::Owned(decoded) => decoded,
     }
@@ -476,7 +489,7 @@ impl<'a> Iterator for Tokens<'a> {
         let start = self.pos;
         let mut search = start;
         let tag_start = loop {
-            match bytes[search..].iter().position(|&b| b == b'<') {
+            match memchr::memchr(b'<', &bytes[search..]) {
                 None => break None,
                 Some(offset) => {
                     let at = search + offset;
@@ -538,10 +551,7 @@ fn tag_end(bytes: &[u8], start: usize) -> Option<usize> {
     if !(next.is_ascii_alphabetic() || matches!(next, b'/' | b'!' | b'?')) {
         return None;
     }
-    bytes[start + 1..]
-        .iter()
-        .position(|&b| b == b'>')
-        .map(|i| start + 1 + i)
+    memchr::memchr(b'>', &bytes[start + 1..]).map(|i| start + 1 + i)
 }
 
 /// The position after `</name ...>` at or after `from`.
@@ -551,7 +561,7 @@ fn find_closing_tag(bytes: &[u8], from: usize, name: &str) -> Option<usize> {
         let after = i + 2;
         let candidate = bytes.get(after..after + name.len())?;
         if candidate.eq_ignore_ascii_case(name.as_bytes()) {
-            let close = bytes[after..].iter().position(|&b| b == b'>')?;
+            let close = memchr::memchr(b'>', &bytes[after..])?;
             return Some(after + close + 1);
         }
         pos = after;
@@ -560,11 +570,7 @@ fn find_closing_tag(bytes: &[u8], from: usize, name: &str) -> Option<usize> {
 }
 
 fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    haystack
-        .get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|i| from + i)
+    memchr::memmem::find(haystack.get(from..)?, needle).map(|i| from + i)
 }
 
 #[cfg(test)]
@@ -593,6 +599,22 @@ mod tests {
     #[test]
     fn numeric_and_hex_references_are_decoded() {
         assert_eq!(html_to_text("&#1040;&#x43F; &amp; &mdash;"), "Ап & —");
+    }
+
+    #[test]
+    fn references_decode_alike_after_plain_text() {
+        for text in [
+            "no references",
+            "a &amp; b",
+            "&lt;x&gt;",
+            "AT&T &c; &#1025;",
+            "x&",
+        ] {
+            assert_eq!(
+                decode_entities(text),
+                html_escape::decode_html_entities(text)
+            );
+        }
     }
 
     #[test]
