@@ -16,5 +16,6 @@ pub mod pipeline;
 pub mod shingle;
 pub mod signature;
 pub mod sketch;
+pub mod sorted;
 pub mod supershingle;
 pub mod tune;
