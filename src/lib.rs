@@ -12,6 +12,7 @@ pub mod compare;
 pub mod config;
 pub mod index;
 pub mod io;
+pub mod keyset;
 pub mod pipeline;
 pub mod shingle;
 pub mod signature;
