@@ -14,8 +14,9 @@
 use std::borrow::Cow;
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
+use crate::keyset::{KeyMap, KeySet};
 use crate::shingle::merge_disjoint;
 
 /// Keys counted at once by one thread in [`document_counts`], about: the key space is cut into
@@ -75,7 +76,7 @@ pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> 
 /// The shingles that count as boilerplate in one collection.
 #[derive(Debug, Default, Clone)]
 pub struct Boilerplate {
-    common: FxHashSet<u32>,
+    common: KeySet,
 }
 
 impl Boilerplate {
@@ -123,7 +124,7 @@ impl Boilerplate {
             return Boilerplate::none();
         }
         // The frequent shingles, numbered.
-        let number: FxHashMap<u32, u32> = frequent
+        let number: KeyMap<u32> = frequent
             .iter()
             .enumerate()
             .map(|(i, &s)| (s, i as u32))
@@ -150,7 +151,7 @@ impl Boilerplate {
                 for &d in &order[cut[0]..cut[1].max(cut[0])] {
                     let story = story_of[d as usize];
                     for s in sets[d as usize] {
-                        if let Some(&i) = number.get(s) {
+                        if let Some(&i) = number.get(*s) {
                             let i = i as usize;
                             if last[i] != story {
                                 last[i] = story;
@@ -168,14 +169,14 @@ impl Boilerplate {
                     a
                 },
             );
-        let added: FxHashSet<u32> = number
+        let added: KeySet = number
             .iter()
             .filter(|&(s, &i)| {
                 stories[i as usize] as usize >= min_stories && !self.common.contains(s)
             })
-            .map(|(&s, _)| s)
+            .map(|(s, _)| s)
             .collect();
-        self.common.extend(added.iter().copied());
+        self.common.extend(added.iter());
         Boilerplate { common: added }
     }
 
@@ -188,19 +189,19 @@ impl Boilerplate {
 
     /// Adds the shingles of `other`.
     pub fn extend(&mut self, other: &Boilerplate) {
-        self.common.extend(other.common.iter().copied());
+        self.common.extend(other.common.iter());
     }
 
     /// The boilerplate shingles, sorted.
     pub fn keys(&self) -> Vec<u32> {
-        let mut keys: Vec<u32> = self.common.iter().copied().collect();
+        let mut keys: Vec<u32> = self.common.iter().collect();
         keys.sort_unstable();
         keys
     }
 
     /// True when the set holds a boilerplate shingle.
     pub fn touches(&self, set: &[u32]) -> bool {
-        !self.common.is_empty() && set.iter().any(|s| self.common.contains(s))
+        !self.common.is_empty() && set.iter().any(|&s| self.common.contains(s))
     }
 
     /// Number of boilerplate shingles.
@@ -222,7 +223,7 @@ impl Boilerplate {
         let start = taken.len();
         if !self.common.is_empty() {
             set.retain(|s| {
-                let common = self.common.contains(s);
+                let common = self.common.contains(*s);
                 if common {
                     taken.push(*s);
                 }
@@ -250,7 +251,7 @@ impl Boilerplate {
         let kept: Vec<u32> = set
             .iter()
             .copied()
-            .filter(|s| !self.common.contains(s))
+            .filter(|&s| !self.common.contains(s))
             .collect();
         if kept.len() == set.len() || kept.len() * 5 < set.len() {
             Cow::Borrowed(set)
@@ -263,6 +264,7 @@ impl Boilerplate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustc_hash::FxHashSet;
 
     #[test]
     fn shingles_in_many_documents_are_boilerplate() {
@@ -368,7 +370,7 @@ mod tests {
                 let added = pool.unwrap().install(|| {
                     boilerplate.add_spread_across_stories(&refs, &story_of, min_stories, &frequent)
                 });
-                assert_eq!(added.common, expected);
+                assert_eq!(added.common.iter().collect::<FxHashSet<u32>>(), expected);
             }
         }
     }

@@ -213,7 +213,7 @@ impl Verifier {
 
 /// The exact Jaccard similarity of two sorted sets.
 pub fn exact_jaccard(a: &[u32], b: &[u32]) -> f64 {
-    let common = crate::shingle::intersection_size(a, b);
+    let common = crate::sorted::intersection_size(a, b);
     let union = a.len() + b.len() - common;
     if union == 0 {
         0.0

@@ -11,13 +11,13 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, Sender};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
 
 use crate::boilerplate::{document_counts, Boilerplate};
 use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::Config;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
 use crate::io::write::Row;
+use crate::keyset::KeySet;
 use crate::sketch::{Scratch, Shingles, Sketch, Sketcher};
 
 /// Records per batch sent to the workers.
@@ -364,16 +364,16 @@ fn sketch_with_statistics(
     // left-out keys are kept for its second sketch only when, with every frequent shingle of
     // its set gone, less than a fifth of its main set would be left: then the whole main set
     // may be kept, and its left-out keys are needed again.
-    let (frequent_set, keep_rests): (FxHashSet<u32>, bool) = if min_stories > 0 {
+    let (frequent_set, keep_rests): (KeySet, bool) = if min_stories > 0 {
         (frequent.iter().copied().collect(), true)
     } else {
-        (FxHashSet::default(), false)
+        (KeySet::default(), false)
     };
     let rest_needed = |set: &Option<Vec<u32>>, left_out: usize| match set {
         None => keep_rests,
         Some(_) if !keep_rests || left_out == 0 => false,
         Some(set) => {
-            let frequent = set.iter().filter(|s| frequent_set.contains(s)).count();
+            let frequent = set.iter().filter(|&&s| frequent_set.contains(s)).count();
             (set.len() - frequent) * 5 < set.len() + left_out
         }
     };

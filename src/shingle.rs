@@ -74,21 +74,7 @@ pub fn window_count(words: usize, k: usize) -> usize {
 }
 
 /// The size of the intersection of two sorted sets.
-pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
-}
+pub use crate::sorted::intersection_size;
 
 /// Merges sorted set `b` into sorted set `a`, in place; the two sets have no key in common.
 pub fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
@@ -147,7 +133,7 @@ mod tests {
     #[test]
     fn intersection_of_sorted_sets() {
         assert_eq!(intersection_size(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
-        assert_eq!(intersection_size::<u32>(&[], &[1]), 0);
+        assert_eq!(intersection_size(&[], &[1]), 0);
     }
 
     #[test]

@@ -171,7 +171,9 @@ impl Sketcher {
     /// `left_out` keys of its main set were left out of its set then, all still boilerplate.
     /// `rest` holds them; it may be empty when the new boilerplate cannot leave less than a
     /// fifth of the main set. The sketch becomes the one `sketch_owned` makes of the whole main
-    /// set; its set only shrinks, in place, unless it is to be kept whole. Without a set,
+    /// set; its set only shrinks, in place, unless it is to be kept whole. Its signature is
+    /// mended rather than made anew: only the minima that a key taken out attained are found
+    /// again, and a set kept whole lowers its minima by the keys put back. Without a set,
     /// `rest` is the whole main set.
     pub fn resketch(
         &self,
@@ -189,16 +191,19 @@ impl Sketcher {
             *sketch = self.sketch_owned(shingles, boilerplate, &mut Vec::new());
             return;
         };
-        if !boilerplate.split_off(&mut set, &mut Vec::new(), left_out) {
+        let mut removed = Vec::new();
+        if boilerplate.split_off(&mut set, &mut removed, left_out) {
+            self.minhasher.remove(&mut sketch.signature, &set, &removed);
+        } else {
             assert_eq!(
                 rest.len(),
                 left_out,
                 "keeping a main set whole needs its keys"
             );
             merge_disjoint(&mut set, rest);
+            self.minhasher.lower(&mut sketch.signature, rest);
         }
         sketch.shingles = set.len() as u32;
-        sketch.signature = self.minhasher.signature(&set);
         sketch.set = Some(set);
     }
 
