@@ -28,41 +28,51 @@ pub fn normalize_into(text: &str, out: &mut String) {
 
 /// Appends the normalized form of `text` one character at a time and returns true, when each
 /// of its characters begins a normalization segment of its own (see [`fold_alone`]); returns
-/// false, having appended part of it, when one does not.
+/// false, having appended part of it, when one does not. Runs of ASCII are copied as they are
+/// and lowercased at the end with the rest: what folding appends has no capital letters.
 fn fold_char_by_char(text: &str, out: &mut String) -> bool {
     let table = FoldTable::get();
+    let start = out.len();
     let mut rest = text;
-    loop {
-        let ascii = rest
-            .bytes()
-            .position(|b| !b.is_ascii())
-            .unwrap_or(rest.len());
-        push_lowercase(&rest[..ascii], out);
-        let mut chars = rest[ascii..].chars();
-        let Some(c) = chars.next() else {
-            return true;
-        };
-        if let Some(folded) = table.single(c) {
-            out.push(folded);
-        } else if !fold_alone(c, out) {
-            return false;
+    while !rest.is_empty() {
+        let ascii = ascii_prefix_len(rest.as_bytes());
+        out.push_str(&rest[..ascii]);
+        rest = &rest[ascii..];
+        let mut run_end = rest.len();
+        for (at, c) in rest.char_indices() {
+            if c.is_ascii() {
+                run_end = at;
+                break;
+            }
+            if let Some(folded) = table.single(c) {
+                out.push(folded);
+            } else if !fold_alone(c, out) {
+                return false;
+            }
         }
-        rest = chars.as_str();
+        rest = &rest[run_end..];
     }
+    out[start..].make_ascii_lowercase();
+    true
 }
 
-/// Appends ASCII text lowercased: a short run byte by byte, a long one copied and then
-/// lowercased in place.
-fn push_lowercase(ascii: &str, out: &mut String) {
-    if ascii.len() <= 8 {
-        for b in ascii.bytes() {
-            out.push(b.to_ascii_lowercase() as char);
+/// The number of ASCII bytes `bytes` starts with, found sixteen bytes at a time.
+fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    let mut len = 0;
+    for chunk in bytes.chunks(16) {
+        if !chunk.is_ascii() {
+            return len + chunk.iter().take_while(|b| b.is_ascii()).count();
         }
-    } else {
-        let start = out.len();
-        out.push_str(ascii);
-        out[start..].make_ascii_lowercase();
+        len += chunk.len();
     }
+    len
+}
+
+/// Appends ASCII text lowercased.
+fn push_lowercase(ascii: &str, out: &mut String) {
+    let start = out.len();
+    out.push_str(ascii);
+    out[start..].make_ascii_lowercase();
 }
 
 /// Appends the normalized form of `c` alone and returns true when NFKC never joins `c` with
