@@ -29,7 +29,8 @@ const MIN_KEY_RANGES: usize = 16;
 /// `at_least` of them (none when `at_least` is 0). Each set must be sorted, as shingle sets are.
 ///
 /// The key space is cut into ranges (by the keys' top bits) and each thread counts its ranges
-/// one after another, so only about one range's share of all the keys is copied at a time.
+/// one after another, so only about one range's share of all the keys is copied at a time;
+/// a range's keys are counted by a radix sort.
 pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> {
     if at_least == 0 {
         return FxHashMap::default();
@@ -61,7 +62,7 @@ pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> 
                     keys.extend_from_slice(&rest[..n]);
                     *cursor += n;
                 }
-                keys.sort_unstable();
+                radsort::sort(&mut keys);
                 counts.extend(
                     keys.chunk_by(|a, b| a == b)
                         .filter(|run| run.len() >= at_least)

@@ -41,9 +41,9 @@ impl KeyFilter {
     pub fn for_keys(keys: usize) -> KeyFilter {
         let log2_bits = keys
             .saturating_mul(BITS_PER_KEY)
+            .clamp(1 << MIN_FILTER_BITS, 1 << MAX_FILTER_BITS)
             .next_power_of_two()
-            .trailing_zeros()
-            .clamp(MIN_FILTER_BITS, MAX_FILTER_BITS);
+            .trailing_zeros();
         KeyFilter::with_bits(log2_bits)
     }
 

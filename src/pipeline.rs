@@ -426,16 +426,20 @@ fn sketch_with_statistics(
             let sets: Vec<&[u32]> = (0..sketches.len()).map(main).collect();
             boilerplate.add_spread_across_stories(&sets, &stories, min_stories, &frequent)
         });
-        // Only the documents that hold a newly found boilerplate shingle change.
+        // Only the documents that hold a newly found boilerplate shingle change. A set that left
+        // keys out holds no earlier boilerplate, so only the new shingles are looked for in it;
+        // a set kept whole, or one that left nothing out, is checked against all of them.
         timings.time("sketching", || {
             sketches
                 .par_iter_mut()
                 .enumerate()
-                .filter(|(d, sketch)| {
-                    added.touches(sketch.set.as_deref().unwrap_or_else(|| rest(*d)))
-                })
-                .for_each(|(d, sketch)| {
-                    sketcher.resketch(sketch, rest(d), left_out(d), &boilerplate);
+                .for_each(|(d, sketch)| match &sketch.set {
+                    Some(_) if left_out(d) > 0 => {
+                        sketcher.resketch(sketch, rest(d), left_out(d), &added);
+                    }
+                    Some(set) if !added.touches(set) => {}
+                    None if !added.touches(rest(d)) => {}
+                    _ => sketcher.resketch(sketch, rest(d), left_out(d), &boilerplate),
                 });
         });
     }
