@@ -294,25 +294,14 @@ pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
     let verifier = Verifier::new(config);
     let attach = config.cluster.attach_similarity;
     // Each candidate pair with its estimated Jaccard and, when it passes, its score.
-    // Pairs are sorted, so a pair's first sketch was mostly just read; its second is anywhere,
-    // and is fetched into cache a few pairs ahead.
     let scored: Vec<(f64, Option<f64>, u32, u32)> = pairs
-        .par_chunks(VERIFY_CHUNK)
-        .flat_map_iter(|chunk| {
-            (0..chunk.len()).filter_map(move |i| {
-                if let Some(&(_, ahead)) = chunk.get(i + 2 * PREFETCH_PAIRS) {
-                    prefetch(&sketches[ahead as usize]);
-                }
-                if let Some(&(_, ahead)) = chunk.get(i + PREFETCH_PAIRS) {
-                    prefetch_contents(&sketches[ahead as usize]);
-                }
-                let (a, b) = chunk[i];
-                let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
-                let jaccard = verifier.jaccard(sa, sb)?;
-                let score = verifier.score_with(jaccard, sa, sb);
-                (score.is_some() || (attach > 0.0 && jaccard >= attach))
-                    .then_some((jaccard, score, a, b))
-            })
+        .into_par_iter()
+        .filter_map(|(a, b)| {
+            let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
+            let jaccard = verifier.jaccard(sa, sb)?;
+            let score = verifier.score_with(jaccard, sa, sb);
+            (score.is_some() || (attach > 0.0 && jaccard >= attach))
+                .then_some((jaccard, score, a, b))
         })
         .collect();
     let mut verified: Vec<(f64, u32, u32)> = scored
@@ -372,36 +361,6 @@ pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
         sets: members,
         representatives,
         stats,
-    }
-}
-
-/// Candidate pairs verified in one piece of work.
-const VERIFY_CHUNK: usize = 4096;
-/// How many pairs ahead of the one being verified its second sketch's signature and set are
-/// fetched into cache (and the sketch itself twice as far ahead).
-const PREFETCH_PAIRS: usize = 4;
-
-/// Asks the processor to bring the cache line at `p` into cache.
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast());
-    }
-}
-
-/// Fetches the start of a sketch's signature and set into cache.
-#[inline(always)]
-fn prefetch_contents(sketch: &Sketch) {
-    let signature = sketch.signature.as_ptr();
-    for line in 0..sketch.signature.len().div_ceil(16) {
-        prefetch(signature.wrapping_add(16 * line));
-    }
-    if let Some(set) = &sketch.set {
-        prefetch(set.as_ptr());
-        prefetch(set.as_ptr().wrapping_add(16));
     }
 }
 
