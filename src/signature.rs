@@ -263,6 +263,48 @@ mod tests {
         }
     }
 
+    /// Each build of `fold` and `restore` the processor can run gives the plain result.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_instruction_set_gives_the_same_minima() {
+        let h = MinHasher::new(84, 7);
+        let mut state = 5;
+        let set: Vec<u32> = (0..400).map(|_| splitmix64(&mut state) as u32).collect();
+        let (kept, removed) = set.split_at(250);
+        let mut plain = vec![u32::MAX; 84];
+        h.fold(&set, &mut plain);
+        let mut plain_left = plain.clone();
+        h.restore(&mut plain_left, kept, removed);
+        type Build = unsafe fn(&MinHasher, &[u32], &mut [u32]);
+        type Restore = unsafe fn(&MinHasher, &mut [u32], &[u32], &[u32]);
+        let builds: [(&str, bool, Build, Restore); 2] = [
+            (
+                "avx2",
+                std::arch::is_x86_feature_detected!("avx2"),
+                MinHasher::fold_avx2,
+                MinHasher::restore_avx2,
+            ),
+            (
+                "avx512f",
+                std::arch::is_x86_feature_detected!("avx512f"),
+                MinHasher::fold_avx512,
+                MinHasher::restore_avx512,
+            ),
+        ];
+        for (name, available, fold, restore) in builds {
+            if !available {
+                continue;
+            }
+            let mut minima = vec![u32::MAX; 84];
+            // SAFETY: the processor has the instruction set, as checked above.
+            unsafe { fold(&h, &set, &mut minima) };
+            assert_eq!(minima, plain, "{name} fold");
+            // SAFETY: as above.
+            unsafe { restore(&h, &mut minima, kept, removed) };
+            assert_eq!(minima, plain_left, "{name} restore");
+        }
+    }
+
     #[test]
     fn removing_keys_gives_the_signature_of_what_is_left() {
         let h = MinHasher::new(84, 7);
