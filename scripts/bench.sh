@@ -53,7 +53,7 @@ if [ ! -s "$corpus" ]; then
   scripts/gen-corpus "$n" "$corpus"
 fi
 cat "$corpus" > /dev/null # warm the page cache: every run reads from memory
-file_bytes=$(stat -c %s "$corpus")
+file_bytes=$(stat -L -c %s "$corpus")
 cores=$(nproc)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
