@@ -19,9 +19,11 @@ use rustc_hash::FxHashMap;
 use crate::keyset::{KeyMap, KeySet};
 use crate::shingle::merge_disjoint;
 
-/// Keys counted at once by one thread in [`document_counts`], about: the key space is cut into
-/// ranges of about this many keys of all the sets, at least `MIN_KEY_RANGES` of them.
-const KEYS_PER_RANGE: usize = 1 << 21;
+/// Most keys counted at once by one thread in [`document_counts`], about: the key space is cut
+/// into `MIN_KEY_RANGES` ranges, or more when a range would hold more keys of all the sets than
+/// this. Each range costs a visit to every set, so few large ranges keep the count linear in
+/// the number of keys; a range holds at most a sixteenth of all the sets' keys.
+const KEYS_PER_RANGE: usize = 1 << 25;
 /// Fewest key ranges [`document_counts`] cuts the key space into.
 const MIN_KEY_RANGES: usize = 16;
 

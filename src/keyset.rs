@@ -1,6 +1,6 @@
 //! Sets of 32-bit shingle keys that are asked about every key of every document (the
-//! boilerplate, the frequent shingles), where most answers are no. A bit array small enough
-//! to stay in cache stands in front of the hash set: a key whose bit is clear is not in the
+//! boilerplate, the frequent shingles), where most answers are no. A bit array (16 bits per
+//! key, from 8 KiB to 16 MiB) stands in front of the hash set: a key whose bit is clear is not in the
 //! set, and only the few others are looked up. Keys are hashes, so their top bits spread them
 //! evenly over the bits; a sorted shingle set visits the bits in order.
 
@@ -8,8 +8,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Fewest bits a filter has.
 const MIN_FILTER_BITS: u32 = 16;
-/// Most bits a filter has: 2^23 bits, 1 MiB.
-const MAX_FILTER_BITS: u32 = 23;
+/// Most bits a filter has: 2^27 bits, 16 MiB. A million documents can have millions of
+/// boilerplate keys, and a filter with most of its bits set would send every key to the hash
+/// set; a large filter misses the fast caches but still spares the hash set's memory.
+const MAX_FILTER_BITS: u32 = 27;
 /// Filter bits per key, while the filter may grow: about one key in this many that is not in
 /// the set finds its bit set.
 const BITS_PER_KEY: usize = 16;
