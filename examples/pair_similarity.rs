@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use megashingle::boilerplate::Boilerplate;
 use megashingle::config::Config;
-use megashingle::shingle::intersection_size;
 use megashingle::sketch::{Scratch, Shingles, Sketcher};
+use megashingle::sorted::intersection_size;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();

@@ -4,9 +4,10 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::shingle::{intersection_size, key, shingle_set};
+use crate::shingle::{key, shingle_set};
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketcher;
+use crate::sorted::intersection_size;
 use crate::supershingle::{shared_slots, KeyMaker};
 
 /// Everything `megashingle compare` reports.

@@ -49,6 +49,13 @@ impl KeyFilter {
         KeyFilter::with_bits(log2_bits)
     }
 
+    /// A filter sized for `count` keys, holding `keys`.
+    fn holding(keys: impl Iterator<Item = u32>, count: usize) -> KeyFilter {
+        let mut filter = KeyFilter::for_keys(count);
+        keys.for_each(|k| filter.insert(k));
+        filter
+    }
+
     /// Number of bits.
     fn bits(&self) -> usize {
         self.words.len() * 64
@@ -91,8 +98,7 @@ impl KeySet {
         if self.keys.len() * BITS_PER_KEY > self.filter.bits()
             && self.filter.shift > 32 - MAX_FILTER_BITS
         {
-            self.filter = KeyFilter::for_keys(self.keys.len() * 2);
-            self.keys.iter().for_each(|&k| self.filter.insert(k));
+            self.filter = KeyFilter::holding(self.keys.iter().copied(), self.keys.len() * 2);
         } else {
             self.filter.insert(key);
         }
@@ -118,8 +124,7 @@ impl KeySet {
 impl FromIterator<u32> for KeySet {
     fn from_iter<I: IntoIterator<Item = u32>>(keys: I) -> KeySet {
         let keys: FxHashSet<u32> = keys.into_iter().collect();
-        let mut filter = KeyFilter::for_keys(keys.len());
-        keys.iter().for_each(|&k| filter.insert(k));
+        let filter = KeyFilter::holding(keys.iter().copied(), keys.len());
         KeySet { keys, filter }
     }
 }
@@ -169,8 +174,7 @@ impl<V> KeyMap<V> {
 impl<V> FromIterator<(u32, V)> for KeyMap<V> {
     fn from_iter<I: IntoIterator<Item = (u32, V)>>(entries: I) -> KeyMap<V> {
         let map: FxHashMap<u32, V> = entries.into_iter().collect();
-        let mut filter = KeyFilter::for_keys(map.len());
-        map.keys().for_each(|&k| filter.insert(k));
+        let filter = KeyFilter::holding(map.keys().copied(), map.len());
         KeyMap { map, filter }
     }
 }

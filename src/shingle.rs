@@ -73,9 +73,6 @@ pub fn window_count(words: usize, k: usize) -> usize {
     (words + 1).saturating_sub(k)
 }
 
-/// The size of the intersection of two sorted sets.
-pub use crate::sorted::intersection_size;
-
 /// Merges sorted set `b` into sorted set `a`, in place; the two sets have no key in common.
 pub fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
     let n = a.len();
@@ -128,12 +125,6 @@ mod tests {
         assert_ne!(ab, ba);
         let other = ShingleHasher::new(2);
         assert_ne!(ab, other.window(&hashes(&other, "a b")));
-    }
-
-    #[test]
-    fn intersection_of_sorted_sets() {
-        assert_eq!(intersection_size(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
-        assert_eq!(intersection_size(&[], &[1]), 0);
     }
 
     #[test]

@@ -171,8 +171,9 @@ impl Sketcher {
     /// `left_out` keys of its main set were left out of its set then, all still boilerplate.
     /// `rest` holds them; it may be empty when the new boilerplate cannot leave less than a
     /// fifth of the main set. When the set left keys out it holds no earlier boilerplate, and
-    /// `boilerplate` may be only the shingles found since. The sketch becomes the one `sketch_owned` makes of the whole main
-    /// set; its set only shrinks, in place, unless it is to be kept whole. Its signature is
+    /// `boilerplate` may be only the shingles found since. The sketch becomes the one
+    /// `sketch_owned` makes of the whole main set; its set only shrinks, in place, unless it is
+    /// to be kept whole. Its signature is
     /// mended rather than made anew: only the minima that a key taken out attained are found
     /// again, and a set kept whole lowers its minima by the keys put back. Without a set,
     /// `rest` is the whole main set.

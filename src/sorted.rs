@@ -95,6 +95,8 @@ mod tests {
 
     #[test]
     fn empty_equal_and_disjoint_sets() {
+        assert_eq!(intersection_size(&[1, 3, 5, 7], &[2, 3, 7, 9]), 2);
+        assert_eq!(intersection_size(&[], &[1]), 0);
         let a: Vec<u32> = (0..100).map(|i| i * 3).collect();
         let evens: Vec<u32> = (0..100).map(|i| i * 2).collect();
         let high: Vec<u32> = (1000..1050).collect();

@@ -204,6 +204,13 @@ struct Exported {
     added_at: String,
 }
 
+impl Exported {
+    /// The row's document, story and story size.
+    fn placement(&self) -> (&str, &str, usize) {
+        (&self.doc_id, &self.story_id, self.story_size)
+    }
+}
+
 /// An index file in a temporary directory, and the commands on it.
 struct Index {
     dir: TempDir,
@@ -541,10 +548,7 @@ fn a_new_article_joining_two_stories_merges_them_into_the_older() {
 
     let export = index.export();
     assert_eq!(
-        export
-            .iter()
-            .map(|r| (r.doc_id.as_str(), r.story_id.as_str(), r.story_size))
-            .collect::<Vec<_>>(),
+        export.iter().map(Exported::placement).collect::<Vec<_>>(),
         [("a1", "a1", 3), ("a2", "a1", 3), ("m", "a1", 3)]
     );
     assert_eq!(
@@ -1080,7 +1084,7 @@ fn remove_before_a_date_removes_exactly_the_older_documents() {
     assert_eq!(
         export
             .iter()
-            .map(|r| (r.doc_id.as_str(), r.story_id.as_str(), r.story_size))
+            .map(Exported::placement)
             .collect::<BTreeSet<_>>(),
         BTreeSet::from([
             ("mixed-3", "mixed-1", 1),

@@ -323,6 +323,7 @@ mod tests {
     fn ascii_fast_path_lowercases() {
         assert_eq!(normalize("Hello, World 42"), "hello, world 42");
     }
+
     /// The normalized form by the whole-text path alone.
     fn whole(text: &str) -> String {
         let mut out = String::new();
