@@ -2,6 +2,7 @@
 //! writers for the cluster table in CSV and JSONL, written atomically, and the times of
 //! documents.
 
+pub mod csv_records;
 pub mod read;
 pub mod time;
 pub mod write;

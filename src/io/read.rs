@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::io::csv_records::{CsvRecord, CsvRecords};
 use crate::io::time::parse_time;
 
 /// The format of a record file.
@@ -321,36 +322,18 @@ impl Reader<'_> {
     }
 
     fn read_csv(&mut self, input: impl Read, source: &Arc<str>) -> Result<(), ReadError> {
-        let mut csv = csv::ReaderBuilder::new()
-            .flexible(true)
-            .has_headers(true)
-            .from_reader(LineCounter::new(input));
-        let csv_error = |e: csv::Error| -> ReadError {
-            match e.into_kind() {
-                csv::ErrorKind::Io(e) => ReadError::Io {
-                    path: source.to_string(),
-                    source: e,
-                },
-                other => ReadError::Header {
-                    path: source.to_string(),
-                    message: format!("{other:?}"),
-                },
-            }
+        let mut csv = CsvRecords::new(input);
+        let io_error = |e: std::io::Error| ReadError::Io {
+            path: source.to_string(),
+            source: e,
         };
-        let header = csv.byte_headers().map_err(csv_error)?.clone();
+        let mut header = CsvRecord::default();
+        let has_header = csv.read(&mut header).map_err(io_error)?;
         let names: Vec<String> = header
             .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                let h = if i == 0 {
-                    h.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(h)
-                } else {
-                    h
-                };
-                String::from_utf8_lossy(h).trim().to_owned()
-            })
+            .map(|h| String::from_utf8_lossy(h).trim().to_owned())
             .collect();
-        if names.is_empty() || (names.len() == 1 && names[0].is_empty()) {
+        if !has_header || (names.len() == 1 && names[0].is_empty()) {
             return Err(ReadError::Header {
                 path: source.to_string(),
                 message: "empty input: no header row and no records".into(),
@@ -374,17 +357,9 @@ impl Reader<'_> {
             Some(name) => Some(column(name, "--time-column")?),
             None => None,
         };
-        let mut record = csv::ByteRecord::new();
-        loop {
-            match csv.read_byte_record(&mut record) {
-                Ok(false) => return Ok(()),
-                Ok(true) => {}
-                Err(e) => return Err(csv_error(e)),
-            }
-            let line = record
-                .position()
-                .map_or(0, |p| csv.get_mut().line_at(p.byte()));
-            let origin = self.origin(source, line);
+        let mut record = CsvRecord::default();
+        while csv.read(&mut record).map_err(io_error)? {
+            let origin = self.origin(source, record.line());
             if record.len() != names.len() {
                 let what = format!(
                     "malformed CSV record: {} fields where the header has {}",
@@ -395,10 +370,9 @@ impl Reader<'_> {
                 continue;
             }
             let field = |at: usize, name: &str| {
-                String::from_utf8(record[at].to_vec()).map_err(|e| {
+                utf8_string(record.get(at)).map_err(|valid_up_to| {
                     format!(
-                        "invalid UTF-8 in `{name}` at byte {}; convert the file to UTF-8",
-                        e.utf8_error().valid_up_to()
+                        "invalid UTF-8 in `{name}` at byte {valid_up_to}; convert the file to UTF-8"
                     )
                 })
             };
@@ -407,12 +381,14 @@ impl Reader<'_> {
                 field(text_at, &self.options.text_column),
             ) {
                 (Ok(id), Ok(text)) => {
-                    let time = time_at.map(|at| String::from_utf8_lossy(&record[at]).into_owned());
+                    let time =
+                        time_at.map(|at| String::from_utf8_lossy(record.get(at)).into_owned());
                     self.accept(id, text, time.as_deref(), origin)?
                 }
                 (Err(what), _) | (_, Err(what)) => self.skip(&origin, what)?,
             }
         }
+        Ok(())
     }
 
     fn read_jsonl(&mut self, input: impl BufRead, source: &Arc<str>) -> Result<(), ReadError> {
@@ -516,49 +492,12 @@ impl Reader<'_> {
     }
 }
 
-/// Counts the lines of what a CSV reader reads, so that a record's line can be told from its
-/// byte offset. (The CSV reader's own line count is one short after a record that ends with
-/// `\r\n`, as files from Excel and Python's csv module do.) Only the offsets of the line
-/// breaks read ahead of the current record are kept.
-struct LineCounter<R> {
-    inner: R,
-    /// Bytes read so far.
-    read: u64,
-    /// Offsets of line breaks read but not yet passed.
-    ahead: std::collections::VecDeque<u64>,
-    /// Line breaks passed.
-    passed: u64,
-}
-
-impl<R> LineCounter<R> {
-    fn new(inner: R) -> Self {
-        LineCounter {
-            inner,
-            read: 0,
-            ahead: std::collections::VecDeque::new(),
-            passed: 0,
-        }
-    }
-
-    /// The line (from 1) of the byte at `offset`, or of the record starting right after a
-    /// line break at `offset`; offsets must not decrease from call to call.
-    fn line_at(&mut self, offset: u64) -> u64 {
-        while self.ahead.front().is_some_and(|&b| b <= offset) {
-            self.ahead.pop_front();
-            self.passed += 1;
-        }
-        self.passed + 1
-    }
-}
-
-impl<R: Read> Read for LineCounter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let start = self.read;
-        self.ahead
-            .extend(memchr::memchr_iter(b'\n', &buf[..n]).map(|i| start + i as u64));
-        self.read += n as u64;
-        Ok(n)
+/// `bytes` as a string, or where its valid UTF-8 ends. Validation is SIMD-accelerated: every
+/// text of a collection goes through it.
+fn utf8_string(bytes: &[u8]) -> Result<String, usize> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => Ok(text.to_owned()),
+        Err(_) => Err(std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len)),
     }
 }
 
