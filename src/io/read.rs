@@ -370,11 +370,13 @@ impl Reader<'_> {
                 continue;
             }
             let field = |at: usize, name: &str| {
-                utf8_string(record.get(at)).map_err(|valid_up_to| {
-                    format!(
+                utf8(record.get(at))
+                    .map(str::to_owned)
+                    .map_err(|valid_up_to| {
+                        format!(
                         "invalid UTF-8 in `{name}` at byte {valid_up_to}; convert the file to UTF-8"
                     )
-                })
+                    })
             };
             match (
                 field(id_at, &self.options.id_column),
@@ -398,12 +400,10 @@ impl Reader<'_> {
         let mut seen_object = false;
         loop {
             line.clear();
-            let n = input
-                .read_until(b'\n', &mut line)
-                .map_err(|e| ReadError::Io {
-                    path: source.to_string(),
-                    source: e,
-                })?;
+            let n = read_line(&mut input, &mut line).map_err(|e| ReadError::Io {
+                path: source.to_string(),
+                source: e,
+            })?;
             if n == 0 {
                 return Ok(());
             }
@@ -415,18 +415,16 @@ impl Reader<'_> {
                 continue;
             }
             let origin = self.origin(source, number);
-            let text = match std::str::from_utf8(&line) {
+            let text = match utf8(&line) {
                 Ok(text) => text,
-                Err(e) => {
-                    let what = format!(
-                        "invalid UTF-8 at byte {}; convert the file to UTF-8",
-                        e.valid_up_to()
-                    );
+                Err(valid_up_to) => {
+                    let what =
+                        format!("invalid UTF-8 at byte {valid_up_to}; convert the file to UTF-8");
                     self.skip(&origin, what)?;
                     continue;
                 }
             };
-            let object = match serde_json::from_str::<serde_json::Value>(text) {
+            let mut object = match serde_json::from_str::<serde_json::Value>(text) {
                 Ok(serde_json::Value::Object(object)) => object,
                 Ok(_) => {
                     self.skip(&origin, "malformed JSON record: not an object".into())?;
@@ -469,14 +467,6 @@ impl Reader<'_> {
                     continue;
                 }
             };
-            let serde_json::Value::String(text) = &object[&self.options.text_column] else {
-                let what = format!(
-                    "malformed JSON record: `{}` is not a string",
-                    self.options.text_column
-                );
-                self.skip(&origin, what)?;
-                continue;
-            };
             let time = match self
                 .options
                 .time_column
@@ -487,18 +477,48 @@ impl Reader<'_> {
                 Some(serde_json::Value::Number(n)) => Some(n.to_string()),
                 _ => None,
             };
-            self.accept(id, text.clone(), time.as_deref(), origin)?;
+            let Some(serde_json::Value::String(text)) = object.remove(&self.options.text_column)
+            else {
+                let what = format!(
+                    "malformed JSON record: `{}` is not a string",
+                    self.options.text_column
+                );
+                self.skip(&origin, what)?;
+                continue;
+            };
+            self.accept(id, text, time.as_deref(), origin)?;
+        }
+    }
+}
+
+/// Appends the next line of `input` to `line`, its `\n` included; the number of bytes appended,
+/// 0 at the end. `BufRead::read_until` does the same, searching without SIMD.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut appended = 0;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let (taken, done) = match memchr::memchr(b'\n', available) {
+            Some(i) => (i + 1, true),
+            None => (available.len(), available.is_empty()),
+        };
+        line.extend_from_slice(&available[..taken]);
+        input.consume(taken);
+        appended += taken;
+        if done {
+            return Ok(appended);
         }
     }
 }
 
 /// `bytes` as a string, or where its valid UTF-8 ends. Validation is SIMD-accelerated: every
 /// text of a collection goes through it.
-fn utf8_string(bytes: &[u8]) -> Result<String, usize> {
-    match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => Ok(text.to_owned()),
-        Err(_) => Err(std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len)),
-    }
+fn utf8(bytes: &[u8]) -> Result<&str, usize> {
+    simdutf8::basic::from_utf8(bytes)
+        .map_err(|_| std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len))
 }
 
 fn extension_of(path: &Path) -> String {
@@ -622,6 +642,17 @@ mod tests {
             err.ends_with("no column `id` (choose it with --id-column); columns found: key, body"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn lines_are_read_across_buffer_refills() {
+        let mut input = std::io::BufReader::with_capacity(3, &b"ab\ncdefg\r\n\nh"[..]);
+        let mut lines = Vec::new();
+        let mut line = Vec::new();
+        while read_line(&mut input, &mut line).expect("reading from memory") > 0 {
+            lines.push(String::from_utf8(std::mem::take(&mut line)).expect("UTF-8"));
+        }
+        assert_eq!(lines, ["ab\n", "cdefg\r\n", "\n", "h"]);
     }
 
     #[test]
