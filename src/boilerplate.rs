@@ -22,8 +22,10 @@ use crate::shingle::merge_disjoint;
 /// Most keys counted at once by one thread in [`document_counts`], about: the key space is cut
 /// into `MIN_KEY_RANGES` ranges, or more when a range would hold more keys of all the sets than
 /// this. Each range costs a visit to every set, so few large ranges keep the count linear in
-/// the number of keys; a range holds at most a sixteenth of all the sets' keys.
-const KEYS_PER_RANGE: usize = 1 << 25;
+/// the number of keys; a range holds at most a sixteenth of all the sets' keys. A range's keys
+/// are copied and radix sorted (twice their size): 2^23 keys take 64 MiB per thread, where a
+/// million documents' keys, left in larger ranges, would take hundreds.
+const KEYS_PER_RANGE: usize = 1 << 23;
 /// Fewest key ranges [`document_counts`] cuts the key space into.
 const MIN_KEY_RANGES: usize = 16;
 

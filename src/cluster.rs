@@ -5,6 +5,8 @@
 //! bucket of up to `ALL_PAIRS_BUCKET` documents gives all its pairs; a larger one joins each
 //! member to the bucket's first member only, so a bucket of `n` documents costs `O(n)` checks,
 //! never `O(n²)`. A bucket larger than `cluster.max-bucket` is boilerplate and gives no pairs.
+//! A large collection's index is made and read one key range at a time (its keys made again
+//! from the signatures for each range), so that it never needs to be held whole.
 //!
 //! A pair is verified by its Jaccard similarity, or by its containment (the share of the
 //! smaller text's shingles found in the larger: a text cut to its lead). Both are exact from the
@@ -285,11 +287,16 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
 /// stories, and only pairs with at least one other document are checked.
 pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
     let mut stats = ClusterStats::default();
-    let index = match &known.index {
-        Some(index) => index.clone(),
-        None => candidate_index(sketches, config),
+    let pairs = match &known.index {
+        Some(index) => candidate_pairs(index.clone(), config, known.fresh_from, &mut stats),
+        None => indexed_pairs(
+            sketches,
+            config,
+            known.fresh_from,
+            &mut stats,
+            INDEX_ENTRIES_PER_RANGE,
+        ),
     };
-    let pairs = candidate_pairs(index, config, known.fresh_from, &mut stats);
     stats.candidate_pairs = pairs.len();
     let verifier = Verifier::new(config);
     let attach = config.cluster.attach_similarity;
@@ -414,19 +421,86 @@ fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
     }
 }
 
-/// The candidate index: every `(key, document)` of the comparable documents.
-fn candidate_index(sketches: &[Sketch], config: &Config) -> Vec<(u64, u32)> {
+/// Most entries of the candidate index made at once, about: the key space is cut into as many
+/// ranges as it takes for each range's share of the index to stay below this, and the ranges
+/// are indexed one after another. A million documents have tens of millions of entries, 16
+/// bytes each; made whole, the index alone would take most of a gigabyte.
+const INDEX_ENTRIES_PER_RANGE: usize = 1 << 23;
+
+/// The deduplicated candidate pairs of the sketches (see [`candidate_pairs`]), their candidate
+/// index made one key range at a time, each range holding about `per_range` entries: each
+/// range's keys are made again from the signatures, and its pairs are merged into those of the
+/// ranges before.
+fn indexed_pairs(
+    sketches: &[Sketch],
+    config: &Config,
+    fresh_from: u32,
+    stats: &mut ClusterStats,
+    per_range: usize,
+) -> Vec<(u32, u32)> {
     let grouping = config.supershingle.grouping(config.signature.minima);
     let maker = KeyMaker::new(&grouping, config.signature.seed);
-    // Filled in place, each comparable document's keys in its own slots: no list is grown.
     let comparable: Vec<u32> = (0..sketches.len() as u32)
         .filter(|&d| sketches[d as usize].is_comparable())
         .collect();
+    let entries = comparable.len() * maker.keys_per_signature();
+    let ranges = entries.div_ceil(per_range.max(1)).max(1) as u64;
+    if ranges == 1 {
+        let index = candidate_index(sketches, &comparable, &maker);
+        return candidate_pairs(index, config, fresh_from, stats);
+    }
+    let width = u64::MAX / ranges + 1;
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for range in 0..ranges {
+        let index: Vec<(u64, u32)> = comparable
+            .par_iter()
+            .flat_map_iter(|&doc| {
+                let keys = maker.candidate_keys(&sketches[doc as usize].signature);
+                keys.into_iter()
+                    .filter(move |&key| key / width == range)
+                    .map(move |key| (key, doc))
+            })
+            .collect();
+        let found = candidate_pairs(index, config, fresh_from, stats);
+        pairs = merge_distinct(&pairs, &found);
+    }
+    pairs
+}
+
+/// The union of two sorted lists of distinct pairs, sorted.
+fn merge_distinct(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                merged.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                merged.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                merged.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    merged.extend_from_slice(&a[i..]);
+    merged.extend_from_slice(&b[j..]);
+    merged
+}
+
+/// The candidate index: every `(key, document)` of the `comparable` documents.
+fn candidate_index(sketches: &[Sketch], comparable: &[u32], maker: &KeyMaker) -> Vec<(u64, u32)> {
+    // Filled in place, each comparable document's keys in its own slots: no list is grown.
     let per_document = maker.keys_per_signature();
     let mut index = vec![(0u64, 0u32); comparable.len() * per_document];
     index
         .par_chunks_mut(per_document.max(1))
-        .zip(&comparable)
+        .zip(comparable)
         .for_each(|(slots, &doc)| {
             let keys = maker.candidate_keys(&sketches[doc as usize].signature);
             debug_assert_eq!(keys.len(), slots.len());
@@ -579,11 +653,40 @@ mod tests {
         let n = 100_000;
         let sketches = vec![sketch(vec![1, 2, 3, 4], 10); n];
         let mut stats = ClusterStats::default();
-        let pairs = candidate_pairs(candidate_index(&sketches, &config), &config, 0, &mut stats);
+        let pairs = indexed_pairs(&sketches, &config, 0, &mut stats, INDEX_ENTRIES_PER_RANGE);
         assert_eq!(pairs.len(), n - 1);
         assert!(pairs.iter().all(|&(a, _)| a == 0));
         let (clusters, _) = cluster(&sketches, &config);
         assert_eq!(clusters.len(), 1);
+    }
+
+    #[test]
+    fn an_index_made_in_key_ranges_gives_the_pairs_of_the_whole() {
+        let config = Config::default();
+        // Documents in small families of near-copies: each family shares most of its minima.
+        let mut state = 7u64;
+        let mut random = move || crate::signature::splitmix64(&mut state) as u32;
+        let mut sketches = Vec::new();
+        for _ in 0..60 {
+            let base: Vec<u32> = (0..84).map(|_| random()).collect();
+            for _ in 0..(random() % 5 + 1) {
+                let mut signature = base.clone();
+                for _ in 0..(random() % 12) {
+                    signature[(random() % 84) as usize] = random();
+                }
+                sketches.push(sketch(signature, 100));
+            }
+        }
+        sketches.push(sketch(vec![u32::MAX; 84], 0));
+        let mut whole_stats = ClusterStats::default();
+        let whole = indexed_pairs(&sketches, &config, 3, &mut whole_stats, usize::MAX);
+        assert!(whole.len() > 50, "{}", whole.len());
+        for per_range in [1, 100, 1000] {
+            let mut stats = ClusterStats::default();
+            let ranged = indexed_pairs(&sketches, &config, 3, &mut stats, per_range);
+            assert_eq!(ranged, whole);
+            assert_eq!(stats, whole_stats);
+        }
     }
 
     #[test]

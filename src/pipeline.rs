@@ -231,6 +231,7 @@ pub fn sketch_inputs_with(
     let duplicates = timings.time("ordering by id", || {
         drop_duplicate_ids(&mut documents, options.strict, reporter)
     })?;
+    give_back_free_pages();
     let mut ids = Vec::with_capacity(documents.len());
     let mut origins = Vec::with_capacity(documents.len());
     let mut times = Vec::with_capacity(documents.len());
@@ -301,6 +302,25 @@ fn give_back_large_blocks() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn give_back_large_blocks() {}
 
+/// Has glibc's malloc give back to the system every whole page of its heaps that is free.
+/// Shingle sets and other per-document lists are small blocks on the heap; when many are freed
+/// (the page sets once counted, the keys a set leaves out, the batches once ordered), the holes
+/// they leave between the sets still held stay with the process unless trimmed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_back_free_pages() {
+    extern "C" {
+        fn malloc_trim(pad: usize) -> std::ffi::c_int;
+    }
+    // SAFETY: malloc_trim only returns free memory of malloc's own heaps to the system.
+    unsafe {
+        malloc_trim(0);
+    }
+}
+
+/// Other allocators are left as they are.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back_free_pages() {}
+
 /// Reads every input and sends its records in batches (of `BATCH_RECORDS` records or
 /// `BATCH_BYTES` of text, whichever comes first) over `sender`, calling `on_record` for each
 /// record and `warn` for each skipped one. The reader thread of a pipeline runs this.
@@ -360,6 +380,7 @@ fn sketch_with_statistics(
         (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
     shingles.iter_mut().for_each(|s| s.page = None);
+    give_back_free_pages();
     // Story frequency only ever adds frequent shingles to the boilerplate. A document's
     // left-out keys are kept for its second sketch only when, with every frequent shingle of
     // its set gone, less than a fifth of its main set would be left: then the whole main set
@@ -413,6 +434,7 @@ fn sketch_with_statistics(
         (sketches, rests)
     });
     drop(frequent_set);
+    give_back_free_pages();
     let rest = |d: usize| rests[d / REST_CHUNK].get(d % REST_CHUNK);
     let left_out = |d: usize| rests[d / REST_CHUNK].left_out[d % REST_CHUNK] as usize;
     if min_stories > 0 {
@@ -442,6 +464,7 @@ fn sketch_with_statistics(
                     _ => sketcher.resketch(sketch, rest(d), left_out(d), &boilerplate),
                 });
         });
+        give_back_free_pages();
     }
     (boilerplate, sketches)
 }
