@@ -427,6 +427,9 @@ fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
 /// bytes each; made whole, the index alone would take most of a gigabyte.
 const INDEX_ENTRIES_PER_RANGE: usize = 1 << 23;
 
+/// Documents whose entries of one key range one task makes.
+const RANGE_CHUNK_DOCUMENTS: usize = 4096;
+
 /// The deduplicated candidate pairs of the sketches (see [`candidate_pairs`]), their candidate
 /// index made one key range at a time, each range holding about `per_range` entries: each
 /// range's keys are made again from the signatures, and its pairs are merged into those of the
@@ -452,15 +455,25 @@ fn indexed_pairs(
     let width = u64::MAX / ranges + 1;
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     for range in 0..ranges {
-        let index: Vec<(u64, u32)> = comparable
-            .par_iter()
-            .flat_map_iter(|&doc| {
-                let keys = maker.candidate_keys(&sketches[doc as usize].signature);
-                keys.into_iter()
-                    .filter(move |&key| key / width == range)
-                    .map(move |key| (key, doc))
+        // Each thread's share of the range's entries in one list, the lists then joined.
+        let expected = maker.keys_per_signature() / ranges as usize + 1;
+        let parts: Vec<Vec<(u64, u32)>> = comparable
+            .par_chunks(RANGE_CHUNK_DOCUMENTS)
+            .map(|documents| {
+                let mut entries = Vec::with_capacity(documents.len() * expected * 5 / 4);
+                for &doc in documents {
+                    let keys = maker.candidate_keys(&sketches[doc as usize].signature);
+                    entries.extend(
+                        keys.into_iter()
+                            .filter(|&key| key / width == range)
+                            .map(|key| (key, doc)),
+                    );
+                }
+                entries
             })
             .collect();
+        let index = parts.concat();
+        drop(parts);
         let found = candidate_pairs(index, config, fresh_from, stats);
         pairs = merge_distinct(&pairs, &found);
     }
