@@ -82,6 +82,8 @@ pub struct CsvRecords<R> {
     eof: bool,
     /// Line breaks before `start`.
     lines: u64,
+    /// The parser of unusual records (building one builds its state machine's tables).
+    parser: csv_core::Reader,
     /// Bytes read from the input so far.
     total: u64,
 }
@@ -97,6 +99,7 @@ impl<R: Read> CsvRecords<R> {
             eof: false,
             lines: 0,
             total: 0,
+            parser: csv_core::Reader::new(),
         }
     }
 
@@ -137,10 +140,12 @@ impl<R: Read> CsvRecords<R> {
     /// Parses the record at `start` with `csv-core`; its length, or `None` when more input is
     /// needed first (it has then been read).
     fn exact_record(&mut self, record: &mut CsvRecord) -> std::io::Result<Option<usize>> {
-        let mut parser = csv_core::Reader::new();
+        self.parser.reset();
         let available = self.end - self.start;
         let (mut read, mut written, mut ended) = (0, 0, 0);
-        record.bytes.resize(available.max(64), 0);
+        // Grown as the parser asks: zeroing the whole buffer for each such record would cost
+        // what the buffer holds, not what the record does.
+        record.bytes.resize(1024, 0);
         record.ends.resize(16, 0);
         loop {
             if read == available && !self.eof {
@@ -149,7 +154,7 @@ impl<R: Read> CsvRecords<R> {
             }
             // Empty only at the end of the input, which tells the parser so.
             let rest = &self.buffer[self.start + read..self.end];
-            let (result, r, w, e) = parser.read_record(
+            let (result, r, w, e) = self.parser.read_record(
                 rest,
                 &mut record.bytes[written..],
                 &mut record.ends[ended..],
