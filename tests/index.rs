@@ -6,7 +6,8 @@
 //! missing index files; a configuration whose sketches cannot be compared; `query`, which
 //! finds an indexed text and changes nothing; retention with `remove --before` and `--ids`
 //! and bad times in the input; agreement with batch `cluster` on the dev benchmark split into
-//! two nights, and the size of the index per document; and `kill -9` during an add, which
+//! two nights, and the size of the index per document; boilerplate found by each add kept in the
+//! index; and `kill -9` during an add, which
 //! must leave the index exactly as it was before the add or as a completed add leaves it.
 //!
 //! The texts are made of blocks of pseudo-random words (a small LCG over syllables), so that
@@ -508,6 +509,38 @@ fn two_nights_keep_story_ids_and_name_new_stories_after_their_smallest_id() {
 
 // ---------------------------------------------------------------------------------------------
 // A new article that joins two stories
+
+#[test]
+fn boilerplate_found_by_each_add_is_kept_and_only_new_shingles_are_added() {
+    // 40 documents of their own, each with a shared 50-word template: its 48 shingles are in
+    // more than `boilerplate.min-documents` (30) documents. The second night repeats it and
+    // brings a second template.
+    let first_template = block(900, 50);
+    let second_template = block(901, 50);
+    let night = |start: u64, templates: &[&[String]]| -> Vec<Doc> {
+        (start..start + 40)
+            .map(|i| {
+                let own = block(i, 200);
+                let mut blocks: Vec<&[String]> = vec![&own];
+                blocks.extend_from_slice(templates);
+                doc(&format!("d{i:03}"), text(&blocks))
+            })
+            .collect()
+    };
+    let index = Index::new();
+    index.add_docs("n1.csv", &night(0, &[&first_template]));
+    let first = index.stat("boilerplate shingles");
+    assert!((48..60).contains(&first), "{first}");
+    let second_night = night(100, &[&first_template, &second_template]);
+    let placed = index.add_docs("n2.csv", &second_night);
+    let second = index.stat("boilerplate shingles");
+    assert!(
+        (48..60).contains(&(second - first)),
+        "{first} then {second}"
+    );
+    // The templates make no story: every document of the second night is a story of its own.
+    assert!(placed.values().all(|a| a.new_story), "{placed:?}");
+}
 
 #[test]
 fn a_new_article_joining_two_stories_merges_them_into_the_older() {

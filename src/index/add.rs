@@ -227,8 +227,19 @@ pub fn add(
         postings.par_sort_unstable();
         postings.dedup();
         report.merged_postings = t.postings.add_segment(&postings)?;
+        // The collection's boilerplate holds the index's own: only the keys the index lacks
+        // are written, found by one ordered pass over both lists rather than a look-up each.
+        let indexed: Vec<u32> = t
+            .boilerplate
+            .iter()?
+            .map(|entry| Ok(entry?.0.value()))
+            .collect::<Result<_>>()?;
+        let mut at = 0;
         for key in boilerplate.keys() {
-            if t.boilerplate.get(key)?.is_none() {
+            while indexed.get(at).is_some_and(|&k| k < key) {
+                at += 1;
+            }
+            if indexed.get(at) != Some(&key) {
                 t.boilerplate.insert(key, ())?;
             }
         }
