@@ -6,9 +6,9 @@
 //! missing index files; a configuration whose sketches cannot be compared; `query`, which
 //! finds an indexed text and changes nothing; retention with `remove --before` and `--ids`
 //! and bad times in the input; agreement with batch `cluster` on the dev benchmark split into
-//! two nights, and the size of the index per document; boilerplate found by each add kept in the
-//! index; and `kill -9` during an add, which
-//! must leave the index exactly as it was before the add or as a completed add leaves it.
+//! two nights, and the size of the index per document; boilerplate found by each add kept in
+//! the index; and `kill -9` during an add, which must leave the index exactly as it was before
+//! the add or as a completed add leaves it.
 //!
 //! The texts are made of blocks of pseudo-random words (a small LCG over syllables), so that
 //! distinct blocks share no shingles and the similarity of two texts is set by the blocks they
