@@ -14,7 +14,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use anyhow::{bail, Result};
-use redb::{ReadableTable, Table, TableDefinition};
+use redb::{ReadableTable, Table, TableDefinition, WriteTransaction};
 use rustc_hash::FxHashSet;
 
 /// Pairs per chunk.
@@ -307,7 +307,16 @@ fn decode_blocks(
     }
 }
 
-impl Postings<'_> {
+impl<'t> Postings<'t> {
+    /// The postings tables of `txn`.
+    pub fn open(txn: &'t WriteTransaction) -> Result<Postings<'t>> {
+        Ok(Postings {
+            segments: txn.open_table(SEGMENTS)?,
+            chunks: txn.open_table(CHUNKS)?,
+            dead: txn.open_table(DEAD)?,
+        })
+    }
+
     fn directories(&self) -> Result<Vec<(u32, Directory)>> {
         directories(&self.segments)
     }
@@ -507,17 +516,18 @@ mod tests {
         assert!(decode_chunk(&bytes[..bytes.len() - 1], 10, &mut Vec::new()).is_err());
     }
 
-    #[test]
-    fn a_lost_or_damaged_chunk_fails_the_look_up_with_what_to_do() {
+    /// Runs `test` on the postings of a new index, in one write transaction, then commits.
+    fn with_postings(test: impl FnOnce(&mut Postings)) {
         let file = tempfile::NamedTempFile::new().unwrap();
         let db = redb::Database::create(file.path()).unwrap();
         let txn = db.begin_write().unwrap();
-        {
-            let mut p = Postings {
-                segments: txn.open_table(SEGMENTS).unwrap(),
-                chunks: txn.open_table(CHUNKS).unwrap(),
-                dead: txn.open_table(DEAD).unwrap(),
-            };
+        test(&mut Postings::open(&txn).unwrap());
+        txn.commit().unwrap();
+    }
+
+    #[test]
+    fn a_lost_or_damaged_chunk_fails_the_look_up_with_what_to_do() {
+        with_postings(|p| {
             let pairs: Vec<(u32, u32)> = (0..10 * CHUNK as u32).map(|k| (k, k)).collect();
             p.add_segment(&pairs).unwrap();
             let every: Vec<u32> = (0..10 * CHUNK as u32).collect();
@@ -536,21 +546,12 @@ mod tests {
                 assert!(lost.contains("lost a postings chunk"), "{lost}");
                 assert!(lost.contains("restore it from a copy"), "{lost}");
             }
-        }
-        txn.commit().unwrap();
+        });
     }
 
     #[test]
     fn segments_find_keys_across_chunks_and_merge() {
-        let file = tempfile::NamedTempFile::new().unwrap();
-        let db = redb::Database::create(file.path()).unwrap();
-        let txn = db.begin_write().unwrap();
-        {
-            let mut p = Postings {
-                segments: txn.open_table(SEGMENTS).unwrap(),
-                chunks: txn.open_table(CHUNKS).unwrap(),
-                dead: txn.open_table(DEAD).unwrap(),
-            };
+        with_postings(|p| {
             // Key 7 is held by 2,000 documents: its run crosses several chunks.
             let mut first: Vec<(u32, u32)> = (0..2000).map(|d| (7, d)).collect();
             first.extend((0..2000).map(|d| (1000 + d, d)));
@@ -575,7 +576,6 @@ mod tests {
             p.add_segment(&[(9, 9000)]).unwrap();
             assert_eq!(p.directories().unwrap().len(), 2);
             assert_eq!(p.look_up(&[9], 10).unwrap(), vec![(9, 9000)]);
-        }
-        txn.commit().unwrap();
+        });
     }
 }

@@ -24,7 +24,7 @@ use redb::{
 };
 
 use crate::config::Config;
-use crate::index::postings::{Postings, CHUNKS, DEAD, SEGMENTS};
+use crate::index::postings::Postings;
 use crate::io::time::{format_time, now};
 use crate::supershingle::KeyMaker;
 
@@ -619,11 +619,7 @@ impl<'t> Tables<'t> {
             counters: txn.open_table(COUNTERS)?,
             docs: txn.open_table(DOCS)?,
             ids: txn.open_table(IDS)?,
-            postings: Postings {
-                segments: txn.open_table(SEGMENTS)?,
-                chunks: txn.open_table(CHUNKS)?,
-                dead: txn.open_table(DEAD)?,
-            },
+            postings: Postings::open(txn)?,
             stories: txn.open_table(STORIES)?,
             story_names: txn.open_table(STORY_NAMES)?,
             members: txn.open_table(MEMBERS)?,
