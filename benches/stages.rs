@@ -34,6 +34,7 @@ use megashingle::cluster::{cluster, UnionFind};
 use megashingle::config::{Config, Matching};
 use megashingle::io::read::ReadOptions;
 use megashingle::pipeline::{cluster_collection, sketch_inputs, Reporter};
+use megashingle::sets::SetsView;
 use megashingle::shingle::{shingle_set, ShingleHasher};
 use megashingle::signature::MinHasher;
 use megashingle::sketch::{Scratch, Sketcher};
@@ -238,8 +239,16 @@ fn stages(c: &mut Criterion) {
         sketch_inputs(&inputs, &options, &config, 0, &reporter).expect("the sample reads");
     let mut group = c.benchmark_group("cluster");
     group.throughput(Throughput::Bytes(bytes));
+    let sets = collection
+        .sets
+        .as_ref()
+        .map_or(SetsView::none(), |store| SetsView::of(store, 0));
     group.bench_function("candidates_verify_union_find", |b| {
-        b.iter(|| cluster(black_box(&collection.sketches), &config).0.len());
+        b.iter(|| {
+            cluster(black_box(&collection.sketches), sets, &config)
+                .0
+                .len()
+        });
     });
     group.finish();
 

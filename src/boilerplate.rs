@@ -17,7 +17,6 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::keyset::{KeyMap, KeySet};
-use crate::shingle::merge_disjoint;
 
 /// Most keys counted at once by one thread in [`document_counts`], about: the key space is cut
 /// into `MIN_KEY_RANGES` ranges, or more when a range would hold more keys of all the sets than
@@ -219,30 +218,37 @@ impl Boilerplate {
         self.common.is_empty()
     }
 
-    /// [`Boilerplate::filter`] in place: takes the boilerplate out of a sorted shingle set and
-    /// appends the keys taken out, sorted, to `taken`. The set may be what is left of a main
-    /// set once `left_out` of its keys were taken out as boilerplate before. When less than a
-    /// fifth of the main set would remain, the set and `taken` are left as they were and false
-    /// is returned: the main set is then kept whole.
-    pub fn split_off(&self, set: &mut Vec<u32>, taken: &mut Vec<u32>, left_out: usize) -> bool {
-        let start = taken.len();
-        if !self.common.is_empty() {
-            set.retain(|s| {
-                let common = self.common.contains(*s);
-                if common {
-                    taken.push(*s);
+    /// [`Boilerplate::filter`] into two lists: appends the keys of a sorted shingle set that are
+    /// not boilerplate to `kept` and those that are to `taken`, both sorted. The set may be
+    /// what is left of a main set once `left_out` of its keys were taken out as boilerplate
+    /// before. When less than a fifth of the main set would remain, the whole set goes to
+    /// `kept`, nothing to `taken`, and false is returned: the main set is then kept whole.
+    pub fn split(
+        &self,
+        set: &[u32],
+        kept: &mut Vec<u32>,
+        taken: &mut Vec<u32>,
+        left_out: usize,
+    ) -> bool {
+        let (kept_from, taken_from) = (kept.len(), taken.len());
+        if self.common.is_empty() {
+            kept.extend_from_slice(set);
+        } else {
+            for &s in set {
+                if self.common.contains(s) {
+                    taken.push(s);
+                } else {
+                    kept.push(s);
                 }
-                !common
-            });
+            }
         }
-        let removed = taken.len() - start;
-        if removed + left_out > 0 && set.len() * 5 < set.len() + removed + left_out {
-            merge_disjoint(set, &taken[start..]);
-            taken.truncate(start);
+        let removed = taken.len() - taken_from;
+        let left = kept.len() - kept_from;
+        if removed + left_out > 0 && left * 5 < left + removed + left_out {
+            kept.truncate(kept_from);
+            kept.extend_from_slice(set);
+            taken.truncate(taken_from);
             return false;
-        }
-        if removed > 0 {
-            set.shrink_to_fit();
         }
         true
     }

@@ -37,11 +37,11 @@ pub enum Command {
     /// bytes per distinct shingle, about 4 bytes per word, twice that for HTML pages) are kept
     /// until every input is read, to find the boilerplate shingles common to many documents;
     /// with cluster.verify = "exact" (the default) each document keeps its set until clustering
-    /// is done. With --set boilerplate.min-documents=0 --set boilerplate.min-stories=0 --set
-    /// cluster.verify=estimate each document is sketched at once, and memory grows with the
-    /// number of documents only (about 2 KB each at the peak, most of it the candidate index),
-    /// not with their size. The output is the same for any input order and any number of
-    /// threads.
+    /// is done. Sets that take more than cluster.set-memory-mb (256) MiB go to an unlinked
+    /// temporary file in TMPDIR instead (about 1.5 GB for a million 2.5 KB documents) and are
+    /// read back from there, so memory grows with the number of documents (about 0.8 to
+    /// 1.2 KB each at the peak: signatures, ids and the candidate index), not with their size.
+    /// The output is the same for any input order, any number of threads and any set memory.
     Cluster(ClusterArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
     Canon(CanonArgs),

@@ -31,6 +31,7 @@
 use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::sets::SetsView;
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketch;
 use crate::supershingle::KeyMaker;
@@ -176,17 +177,22 @@ impl Verifier {
         }
     }
 
-    /// The pair's Jaccard similarity: exact when both sketches keep their sets, else estimated
-    /// from the minima less `estimate_margin` standard errors; `None` when the estimate is
-    /// below the prefilter.
-    pub fn jaccard(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
+    /// The pair's Jaccard similarity: exact when `sets` gives both shingle sets (it is asked
+    /// only when the estimate passes the prefilter), else estimated from the minima less
+    /// `estimate_margin` standard errors; `None` when the estimate is below the prefilter.
+    pub fn jaccard<'s>(
+        &self,
+        a: &Sketch,
+        b: &Sketch,
+        sets: impl FnOnce() -> Option<(&'s [u32], &'s [u32])>,
+    ) -> Option<f64> {
         let estimate = estimate_jaccard(&a.signature, &b.signature);
         if estimate < self.prefilter {
             return None;
         }
-        Some(match (&a.set, &b.set) {
-            (Some(x), Some(y)) => exact_jaccard(x, y),
-            _ => {
+        Some(match sets() {
+            Some((x, y)) => exact_jaccard(x, y),
+            None => {
                 let k = a.signature.len() as f64;
                 let error = (estimate * (1.0 - estimate) / k).sqrt();
                 (estimate - self.estimate_margin * error).max(0.0)
@@ -195,8 +201,13 @@ impl Verifier {
     }
 
     /// The pair's score when it passes: its Jaccard, or its containment.
-    pub fn score(&self, a: &Sketch, b: &Sketch) -> Option<f64> {
-        self.score_with(self.jaccard(a, b)?, a, b)
+    pub fn score<'s>(
+        &self,
+        a: &Sketch,
+        b: &Sketch,
+        sets: impl FnOnce() -> Option<(&'s [u32], &'s [u32])>,
+    ) -> Option<f64> {
+        self.score_with(self.jaccard(a, b, sets)?, a, b)
     }
 
     /// [`Verifier::score`] with the pair's Jaccard already known.
@@ -271,9 +282,14 @@ pub struct Joined {
     pub stats: ClusterStats,
 }
 
-/// Clusters of documents, sketches given in document-number order (by id).
-pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterStats) {
-    let joined = join(sketches, config, &Known::default());
+/// Clusters of documents, sketches given in document-number order (by id); `sets` gives the
+/// shingle sets that verification compares, where it is exact.
+pub fn cluster(
+    sketches: &[Sketch],
+    sets: SetsView,
+    config: &Config,
+) -> (Vec<Cluster>, ClusterStats) {
+    let joined = join(sketches, sets, config, &Known::default());
     let clusters = joined
         .sets
         .into_iter()
@@ -284,8 +300,9 @@ pub fn cluster(sketches: &[Sketch], config: &Config) -> (Vec<Cluster>, ClusterSt
 
 /// Joins documents into sets: candidate pairs, verified, joined strongest first with the
 /// representative check, then lone documents attached. `known` documents start in their
-/// stories, and only pairs with at least one other document are checked.
-pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
+/// stories, and only pairs with at least one other document are checked. Documents with a set
+/// in `shingles` are compared exactly, pairs with any other by their estimate.
+pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Known) -> Joined {
     let mut stats = ClusterStats::default();
     let pairs = match &known.index {
         Some(index) => candidate_pairs(index.clone(), config, known.fresh_from, &mut stats),
@@ -303,13 +320,14 @@ pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
     // Each candidate pair with its estimated Jaccard and, when it passes, its score.
     let scored: Vec<(f64, Option<f64>, u32, u32)> = pairs
         .into_par_iter()
-        .filter_map(|(a, b)| {
+        .map_init(Buffers::default, |buffers, (a, b)| {
             let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
-            let jaccard = verifier.jaccard(sa, sb)?;
+            let jaccard = verifier.jaccard(sa, sb, || buffers.sets(shingles, a, b))?;
             let score = verifier.score_with(jaccard, sa, sb);
             (score.is_some() || (attach > 0.0 && jaccard >= attach))
                 .then_some((jaccard, score, a, b))
         })
+        .flatten()
         .collect();
     let mut verified: Vec<(f64, u32, u32)> = scored
         .iter()
@@ -319,6 +337,7 @@ pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
     verified
         .par_sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
     let relaxed = verifier.relaxed();
+    let mut kept = KeptSets::default();
     let mut sets = UnionFind::new(sketches.len());
     let mut representative: Vec<u32> = (0..sketches.len() as u32).collect();
     for story in &known.stories {
@@ -338,7 +357,9 @@ pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
         if config.cluster.check_representatives
             && (pa, pb) != (a, b)
             && relaxed
-                .score(&sketches[pa as usize], &sketches[pb as usize])
+                .score(&sketches[pa as usize], &sketches[pb as usize], || {
+                    kept.sets(shingles, pa, pb)
+                })
                 .is_none()
         {
             stats.representative_rejections += 1;
@@ -368,6 +389,89 @@ pub fn join(sketches: &[Sketch], config: &Config, known: &Known) -> Joined {
         sets: members,
         representatives,
         stats,
+    }
+}
+
+/// Room for the shingle sets of a pair read from a store's file. Pairs come sorted, so the
+/// first document of a pair is often the one before's: a set still held is not read again.
+#[derive(Debug, Default)]
+struct Buffers {
+    first: Held,
+    second: Held,
+}
+
+/// A set read from file, and whose it is.
+#[derive(Debug, Default)]
+struct Held {
+    doc: Option<u32>,
+    keys: Vec<u32>,
+}
+
+impl Held {
+    /// The set of `doc`, when it has one: from memory, from this buffer, or read into it.
+    fn get<'s>(&'s mut self, sets: SetsView<'s>, doc: u32) -> Option<&'s [u32]> {
+        if !sets.on_file() {
+            return sets.get(doc, &mut self.keys);
+        }
+        if self.doc != Some(doc) {
+            self.doc = None;
+            sets.get(doc, &mut self.keys)?;
+            self.doc = Some(doc);
+        }
+        Some(&self.keys)
+    }
+}
+
+impl Buffers {
+    /// The shingle sets of documents `a` and `b`, when both have one.
+    fn sets<'s>(
+        &'s mut self,
+        sets: SetsView<'s>,
+        a: u32,
+        b: u32,
+    ) -> Option<(&'s [u32], &'s [u32])> {
+        let Buffers { first, second } = self;
+        first.get(sets, a).zip(second.get(sets, b))
+    }
+}
+
+/// Most keys of sets read from file that [`KeptSets`] keeps.
+const KEPT_KEYS: usize = 1 << 24;
+
+/// The sets of the representative checks, which are made one after another and mostly name
+/// the same representatives: sets read from file are kept (up to `KEPT_KEYS` keys, then all
+/// dropped at once) rather than read again for each check.
+#[derive(Debug, Default)]
+struct KeptSets {
+    sets: rustc_hash::FxHashMap<u32, Box<[u32]>>,
+    keys: usize,
+    buffers: Buffers,
+}
+
+impl KeptSets {
+    /// The shingle sets of documents `a` and `b`, when both have one.
+    fn sets<'s>(
+        &'s mut self,
+        sets: SetsView<'s>,
+        a: u32,
+        b: u32,
+    ) -> Option<(&'s [u32], &'s [u32])> {
+        if !sets.on_file() {
+            return self.buffers.sets(sets, a, b);
+        }
+        if self.keys > KEPT_KEYS {
+            self.sets.clear();
+            self.keys = 0;
+        }
+        for doc in [a, b] {
+            if !self.sets.contains_key(&doc) {
+                let set: Box<[u32]> = sets.get(doc, &mut self.buffers.first.keys)?.into();
+                self.buffers.first.doc = None;
+                self.keys += set.len();
+                self.sets.insert(doc, set);
+            }
+        }
+        Some((&self.sets[&a], &self.sets[&b]))
     }
 }
 
@@ -603,6 +707,7 @@ fn sort_clusters(mut clusters: Vec<Cluster>) -> Vec<Cluster> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sets::SetStore;
 
     #[test]
     fn union_find_joins_and_counts() {
@@ -619,7 +724,6 @@ mod tests {
             words: shingles + 4,
             shingles,
             signature,
-            set: None,
         }
     }
 
@@ -635,7 +739,7 @@ mod tests {
             sketch(vec![u32::MAX; 84], 0),
             sketch(vec![u32::MAX; 84], 0),
         ];
-        let (clusters, stats) = cluster(&sketches, &config);
+        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
         assert_eq!(clusters.len(), 4);
         assert_eq!(clusters[0].members, vec![(2, Some(1.0)), (0, Some(1.0))]);
         assert_eq!(clusters[1].members, vec![(1, Some(1.0))]);
@@ -649,7 +753,7 @@ mod tests {
         config.cluster.max_bucket = 2;
         let a: Vec<u32> = (0..84).collect();
         let sketches = vec![sketch(a.clone(), 10), sketch(a.clone(), 10), sketch(a, 10)];
-        let (clusters, stats) = cluster(&sketches, &config);
+        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
         assert_eq!(clusters.len(), 3);
         assert_eq!(stats.boilerplate_keys, stats.keys);
     }
@@ -669,7 +773,7 @@ mod tests {
         let pairs = indexed_pairs(&sketches, &config, 0, &mut stats, INDEX_ENTRIES_PER_RANGE);
         assert_eq!(pairs.len(), n - 1);
         assert!(pairs.iter().all(|&(a, _)| a == 0));
-        let (clusters, _) = cluster(&sketches, &config);
+        let (clusters, _) = cluster(&sketches, SetsView::none(), &config);
         assert_eq!(clusters.len(), 1);
     }
 
@@ -727,7 +831,7 @@ mod tests {
             sketch(b.clone(), 100),
             sketch(b, 100),
         ];
-        let (clusters, stats) = cluster(&sketches, &config);
+        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
         let together = |x: u32, y: u32| {
             clusters
                 .iter()
@@ -766,13 +870,13 @@ mod tests {
             index: None,
         };
         // Two known documents, however alike, are not joined again.
-        let joined = join(&sketches, &config, &known(5));
+        let joined = join(&sketches, SetsView::none(), &config, &known(5));
         assert!(!joined.sets.iter().any(|s| s.contains(&0) && s.contains(&1)));
         // The new document attaches to story 0, which has 6 documents though 1 is loaded...
         assert!(joined.sets.iter().any(|s| s == &vec![0, 2]), "{joined:?}");
         assert_eq!(joined.stats.attached, 1);
         // ...but not to a story of one.
-        let joined = join(&sketches, &config, &known(0));
+        let joined = join(&sketches, SetsView::none(), &config, &known(0));
         assert_eq!(joined.sets, vec![vec![0], vec![1], vec![2]]);
         assert_eq!(joined.representatives, vec![0, 1, 2]);
     }
@@ -789,19 +893,20 @@ mod tests {
     fn exact_sets_overrule_the_estimate() {
         let config = Config::default();
         let minima: Vec<u32> = (0..84).collect();
-        let with_set = |set: Vec<u32>| Sketch {
-            set: Some(set),
-            ..sketch(minima.clone(), 100)
-        };
+        let both = || vec![sketch(minima.clone(), 100), sketch(minima.clone(), 100)];
         // Equal signatures, but the sets share 10 of 190 keys: exact Jaccard 0.05.
-        let a = with_set((0..100).collect());
-        let b = with_set((90..190).collect());
+        let (a, b): (Vec<u32>, Vec<u32>) = ((0..100).collect(), (90..190).collect());
         let verifier = Verifier::new(&config);
-        assert!((verifier.jaccard(&a, &b).unwrap() - 10.0 / 190.0).abs() < 1e-12);
-        let (clusters, _) = cluster(&[a.clone(), b], &config);
+        let jaccard = verifier.jaccard(&both()[0], &both()[1], || Some((&a[..], &b[..])));
+        assert!((jaccard.unwrap() - 10.0 / 190.0).abs() < 1e-12);
+        let store = SetStore::of_sets(&[a, b]);
+        let (clusters, _) = cluster(&both(), SetsView::of(&store, 0), &config);
         assert_eq!(clusters.len(), 2);
         // Without sets the estimate (1.0) decides.
-        let (clusters, _) = cluster(&[sketch(minima.clone(), 100), sketch(minima, 100)], &config);
+        let (clusters, _) = cluster(&both(), SetsView::none(), &config);
+        assert_eq!(clusters.len(), 1);
+        // Sets numbered from 1: document 0 has none, so the pair is estimated.
+        let (clusters, _) = cluster(&both(), SetsView::of(&store, 1), &config);
         assert_eq!(clusters.len(), 1);
         assert_eq!(exact_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
         assert_eq!(exact_jaccard(&[], &[]), 0.0);

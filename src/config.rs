@@ -241,6 +241,8 @@ pub struct ClusterConfig {
     pub attach_similarity: f64,
     /// A candidate key shared by more documents than this is boilerplate and makes no pairs.
     pub max_bucket: usize,
+    /// Shingle sets that take more than this many MiB are all kept in a temporary file.
+    pub set_memory_mb: usize,
 }
 
 impl Default for ClusterConfig {
@@ -253,6 +255,7 @@ impl Default for ClusterConfig {
             check_representatives: true,
             attach_similarity: 0.2,
             max_bucket: 5000,
+            set_memory_mb: 256,
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod index;
 pub mod io;
 pub mod keyset;
 pub mod pipeline;
+pub mod sets;
 pub mod shingle;
 pub mod signature;
 pub mod sketch;

@@ -6,19 +6,22 @@
 //! warnings go to stderr through a `Reporter`.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crossbeam_channel::{bounded, Sender};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::boilerplate::{document_counts, Boilerplate};
 use crate::cluster::{cluster, Cluster, ClusterStats};
-use crate::config::Config;
+use crate::config::{Config, Verify};
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
 use crate::io::write::Row;
 use crate::keyset::KeySet;
-use crate::sketch::{Scratch, Shingles, Sketch, Sketcher};
+use crate::sets::{Place, SetStore, SetsView};
+use crate::sketch::{Scratch, Sketch, Sketcher};
 
 /// Records per batch sent to the workers.
 const BATCH_RECORDS: usize = 256;
@@ -106,15 +109,12 @@ struct Shingled {
     id: String,
     time: Option<i64>,
     origin: Origin,
-    content: Content,
-}
-
-/// What is kept of a document until every input is read.
-enum Content {
-    /// Its shingle sets, for corpus statistics.
-    Shingles(Shingles),
+    /// Canonical words in its text.
+    words: u32,
+    /// Where its sets are in the store.
+    place: Place,
     /// Its finished sketch, when no corpus statistics are wanted.
-    Sketch(Sketch),
+    sketch: Option<Sketch>,
 }
 
 /// Everything read and sketched from the inputs, by document number (documents in id order,
@@ -129,6 +129,8 @@ pub struct Collection {
     pub times: Vec<Option<i64>>,
     /// Each document's sketch.
     pub sketches: Vec<Sketch>,
+    /// Each document's shingle set, boilerplate left out, when verification is exact.
+    pub sets: Option<SetStore>,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.
@@ -178,6 +180,8 @@ pub fn sketch_inputs_with(
     let shingling = reporter.bar("shingling", "docs");
     let sketcher = Sketcher::new(config);
     let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
+    let exact = config.cluster.verify == Verify::Exact;
+    let store = Mutex::new(SetStore::new(config.cluster.set_memory_mb << 20));
     let mut timings = Timings::default();
     let started = std::time::Instant::now();
     let (read, batches) = std::thread::scope(|scope| {
@@ -190,31 +194,59 @@ pub fn sketch_inputs_with(
                 send_batches(inputs, options, &sender, &|| reading.inc(1), &mut warn)
             })
             .expect("spawn the reader thread");
-        let batches: Vec<Vec<Shingled>> = pool.install(|| {
+        let batches: Vec<std::io::Result<Vec<Shingled>>> = pool.install(|| {
             receiver
                 .into_iter()
                 .par_bridge()
                 .map_init(Scratch::default, |scratch, batch| {
-                    let documents: Vec<Shingled> = batch
+                    let pages = config.boilerplate.min_documents > 0;
+                    // The batch's sets, one after another: with statistics each main set and
+                    // page set as read, else each sketch's set when verification is exact.
+                    let mut keys = Vec::new();
+                    let mut documents: Vec<Shingled> = batch
                         .into_iter()
                         .map(|record| {
-                            let pages = config.boilerplate.min_documents > 0;
                             let shingles = sketcher.shingles(&record.text, scratch, pages);
-                            let content = if statistics {
-                                Content::Shingles(shingles)
+                            let start = keys.len() as u32;
+                            let (place, sketch) = if statistics {
+                                keys.extend_from_slice(&shingles.set);
+                                let page = shingles.page.as_deref().unwrap_or_default();
+                                keys.extend_from_slice(page);
+                                let place = Place {
+                                    block: 0,
+                                    start,
+                                    len: shingles.set.len() as u32,
+                                    page: page.len() as u32,
+                                };
+                                (place, None)
                             } else {
-                                Content::Sketch(sketcher.sketch_shingles(&shingles, known))
+                                let (sketch, set) = sketcher.sketch_shingles(&shingles, known);
+                                if exact {
+                                    keys.extend_from_slice(&set);
+                                }
+                                let len = keys.len() as u32 - start;
+                                let place = Place {
+                                    block: 0,
+                                    start,
+                                    len,
+                                    page: 0,
+                                };
+                                (place, Some(sketch))
                             };
                             Shingled {
                                 id: record.id,
                                 time: record.time,
                                 origin: record.origin,
-                                content,
+                                words: shingles.words,
+                                place,
+                                sketch,
                             }
                         })
                         .collect();
                     shingling.inc(documents.len() as u64);
-                    documents
+                    let block = store.lock().expect("no thread panics").push_block(keys)?;
+                    documents.iter_mut().for_each(|d| d.place.block = block);
+                    Ok(documents)
                 })
                 .collect()
         });
@@ -227,7 +259,14 @@ pub fn sketch_inputs_with(
     shingling.finish();
     timings.0.push(("reading and shingling", started.elapsed()));
     let read = read?;
-    let mut documents: Vec<Shingled> = batches.into_iter().flatten().collect();
+    let mut store = store.into_inner().expect("no thread panics");
+    let mut documents: Vec<Shingled> = Vec::new();
+    for batch in batches {
+        documents.extend(batch.map_err(|source| ReadError::Spill {
+            dir: std::env::temp_dir().display().to_string(),
+            source,
+        })?);
+    }
     let duplicates = timings.time("ordering by id", || {
         drop_duplicate_ids(&mut documents, options.strict, reporter)
     })?;
@@ -235,38 +274,39 @@ pub fn sketch_inputs_with(
     let mut ids = Vec::with_capacity(documents.len());
     let mut origins = Vec::with_capacity(documents.len());
     let mut times = Vec::with_capacity(documents.len());
-    let mut contents = Vec::with_capacity(documents.len());
+    let mut words = Vec::with_capacity(documents.len());
+    let mut places = Vec::with_capacity(documents.len());
+    let mut sketches = Vec::with_capacity(if statistics { 0 } else { documents.len() });
     for d in documents {
         ids.push(d.id);
         origins.push(d.origin);
         times.push(d.time);
-        contents.push(d.content);
+        words.push(d.words);
+        places.push(d.place);
+        sketches.extend(d.sketch);
     }
+    store.set_places(places);
     let sketching = reporter.bar("sketching", "docs");
     let sketch_started = std::time::Instant::now();
-    let (boilerplate, sketches) = if statistics {
-        let shingles = contents
-            .into_iter()
-            .map(|c| match c {
-                Content::Shingles(s) => s,
-                Content::Sketch(_) => unreachable!("shingle sets are kept when statistics are on"),
-            })
-            .collect();
-        pool.install(|| {
-            sketch_with_statistics(shingles, &sketcher, config, known, &sketching, &mut timings)
-        })
+    let boilerplate = if statistics {
+        let (boilerplate, made) = pool.install(|| {
+            sketch_with_statistics(
+                &mut store,
+                &words,
+                &sketcher,
+                config,
+                known,
+                &sketching,
+                &mut timings,
+            )
+        });
+        sketches = made;
+        boilerplate
     } else {
-        let sketches = contents
-            .into_iter()
-            .map(|c| match c {
-                Content::Sketch(sketch) => sketch,
-                Content::Shingles(_) => unreachable!("sketched by the workers"),
-            })
-            .collect();
         timings
             .0
             .push(("collecting sketches", sketch_started.elapsed()));
-        (known.clone(), sketches)
+        known.clone()
     };
     sketching.finish();
     Ok(Collection {
@@ -274,6 +314,7 @@ pub fn sketch_inputs_with(
         origins,
         times,
         sketches,
+        sets: exact.then_some(store),
         read,
         duplicates,
         boilerplate,
@@ -353,11 +394,12 @@ pub fn send_batches(
 
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
 /// over a first clustering), adds them to the `known` ones and sketches every document
-/// without them. The shingle sets are taken: page sets are dropped once counted, and each main
-/// set is held once, as its sketch's set (plus the keys that set leaves out, where a second
-/// sketch may need them).
+/// without them. The store's sets become each sketch's set: page sets are dropped once
+/// counted and boilerplate is taken out, and the keys a set leaves out are kept aside where a
+/// second sketch may need them. `words` are the documents' word counts.
 fn sketch_with_statistics(
-    mut shingles: Vec<Shingles>,
+    store: &mut SetStore,
+    words: &[u32],
     sketcher: &Sketcher,
     config: &Config,
     known: &Boilerplate,
@@ -369,132 +411,169 @@ fn sketch_with_statistics(
         config.boilerplate.min_stories,
     );
     let (mut boilerplate, frequent) = timings.time("document frequency", || {
-        let pages: Vec<&[u32]> = shingles.iter().map(Shingles::page_set).collect();
         let floor = [min_documents, min_stories]
             .into_iter()
             .filter(|&n| n > 0)
             .min();
-        let counts = document_counts(&pages, floor.unwrap_or(0));
+        let counts = page_counts(store, floor.unwrap_or(0));
         let mut boilerplate = Boilerplate::from_counts(&counts, min_documents);
         boilerplate.extend(known);
         (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
-    shingles.iter_mut().for_each(|s| s.page = None);
-    give_back_free_pages();
     // Story frequency only ever adds frequent shingles to the boilerplate. A document's
     // left-out keys are kept for its second sketch only when, with every frequent shingle of
     // its set gone, less than a fifth of its main set would be left: then the whole main set
     // may be kept, and its left-out keys are needed again.
-    let (frequent_set, keep_rests): (KeySet, bool) = if min_stories > 0 {
-        (frequent.iter().copied().collect(), true)
+    let frequent_set: KeySet = if min_stories > 0 {
+        frequent.iter().copied().collect()
     } else {
-        (KeySet::default(), false)
+        KeySet::default()
     };
-    let rest_needed = |set: &Option<Vec<u32>>, left_out: usize| match set {
-        None => keep_rests,
-        Some(_) if !keep_rests || left_out == 0 => false,
-        Some(set) => {
-            let frequent = set.iter().filter(|&&s| frequent_set.contains(s)).count();
-            (set.len() - frequent) * 5 < set.len() + left_out
+    let rest_needed = |set: &[u32], left_out: usize| {
+        if min_stories == 0 || left_out == 0 {
+            return false;
         }
+        let frequent = set.iter().filter(|&&s| frequent_set.contains(s)).count();
+        (set.len() - frequent) * 5 < set.len() + left_out
     };
     // Each document's sketch, and the keys of its main set that the sketch's set leaves out
     // where they are needed.
-    let (mut sketches, rests) = timings.time("sketching", || {
-        let chunks: Vec<(Vec<Sketch>, Rests)> = shingles
-            .into_par_iter()
-            .chunks(REST_CHUNK)
-            .map(|chunk| {
-                let mut rests = Rests::default();
-                let sketches = chunk
-                    .into_iter()
-                    .map(|s| {
-                        sketching.inc(1);
-                        let start = rests.keys.len();
-                        let sketch = sketcher.sketch_owned(s, &boilerplate, &mut rests.keys);
-                        let left_out = rests.keys.len() - start;
-                        if !rest_needed(&sketch.set, left_out) {
-                            rests.keys.truncate(start);
-                        }
-                        rests.ends.push(rests.keys.len());
-                        rests.left_out.push(left_out as u32);
-                        sketch
-                    })
-                    .collect();
-                rests.keys.shrink_to_fit();
-                (sketches, rests)
-            })
-            .collect();
-        let mut sketches = Vec::with_capacity(chunks.len() * REST_CHUNK);
-        let mut rests = Vec::with_capacity(chunks.len());
-        for (s, r) in chunks {
-            sketches.extend(s);
-            rests.push(r);
-        }
-        (sketches, rests)
+    let mut documents: Vec<(Sketch, Rest)> = words
+        .iter()
+        .map(|&words| {
+            (
+                Sketch {
+                    words,
+                    ..Sketch::default()
+                },
+                Rest::default(),
+            )
+        })
+        .collect();
+    timings.time("sketching", || {
+        store.rewrite(&mut documents, |(sketch, rest), main, _page, out| {
+            sketching.inc(1);
+            let start = out.len();
+            let mut taken = Vec::new();
+            *sketch = sketcher.sketch_set(sketch.words, main, &boilerplate, out, &mut taken);
+            rest.left_out = taken.len() as u32;
+            if rest_needed(&out[start..], taken.len()) {
+                rest.keys = taken.into_boxed_slice();
+            }
+        });
     });
-    drop(frequent_set);
     give_back_free_pages();
-    let rest = |d: usize| rests[d / REST_CHUNK].get(d % REST_CHUNK);
-    let left_out = |d: usize| rests[d / REST_CHUNK].left_out[d % REST_CHUNK] as usize;
+    let (mut sketches, rests): (Vec<Sketch>, Vec<Rest>) = documents.into_iter().unzip();
     if min_stories > 0 {
+        let exact = config.cluster.verify == Verify::Exact;
         let stories = timings.time("first clustering", || {
-            preliminary_stories(&sketches, config)
+            let sets = if exact {
+                SetsView::of(store, 0)
+            } else {
+                SetsView::none()
+            };
+            preliminary_stories(&sketches, sets, config)
         });
         // A set's left-out keys are boilerplate already and cannot be found again, so only the
-        // sets are counted (or, where sketches keep no set, the whole main sets).
-        let main = |d: usize| sketches[d].set.as_deref().unwrap_or_else(|| rest(d));
+        // sets are counted, and of them only the frequent shingles. Sets on file are counted in
+        // parts of the key space, like document frequency.
         let added = timings.time("story frequency", || {
-            let sets: Vec<&[u32]> = (0..sketches.len()).map(main).collect();
-            boilerplate.add_spread_across_stories(&sets, &stories, min_stories, &frequent)
+            let mut added = Boilerplate::none();
+            for (low, high) in key_parts(store, store.set_keys()) {
+                let in_part = |&k: &u32| (low..high).contains(&u64::from(k));
+                let gathered = store.gather(|main, _page, out| {
+                    out.extend(
+                        main.iter()
+                            .filter(|&k| in_part(k) && frequent_set.contains(*k)),
+                    );
+                });
+                let sets = gathered
+                    .in_memory_sets(false)
+                    .expect("a gathered store is in memory");
+                let part: Vec<u32> = frequent.iter().copied().filter(in_part).collect();
+                let found =
+                    boilerplate.add_spread_across_stories(&sets, &stories, min_stories, &part);
+                added.extend(&found);
+            }
+            added
         });
         // Only the documents that hold a newly found boilerplate shingle change. A set that left
         // keys out holds no earlier boilerplate, so only the new shingles are looked for in it;
         // a set kept whole, or one that left nothing out, is checked against all of them.
         timings.time("sketching", || {
-            sketches
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(d, sketch)| match &sketch.set {
-                    Some(_) if left_out(d) > 0 => {
-                        sketcher.resketch(sketch, rest(d), left_out(d), &added);
-                    }
-                    Some(set) if !added.touches(set) => {}
-                    None if !added.touches(rest(d)) => {}
-                    _ => sketcher.resketch(sketch, rest(d), left_out(d), &boilerplate),
-                });
+            let mut documents: Vec<(&mut Sketch, &Rest)> =
+                sketches.iter_mut().zip(&rests).collect();
+            store.rewrite(&mut documents, |(sketch, rest), set, _page, out| {
+                let left_out = rest.left_out as usize;
+                if left_out > 0 {
+                    sketcher.resketch(sketch, set, &rest.keys, left_out, &added, out);
+                } else if added.touches(set) {
+                    sketcher.resketch(sketch, set, &rest.keys, 0, &boilerplate, out);
+                } else {
+                    out.extend_from_slice(set);
+                }
+            });
         });
         give_back_free_pages();
     }
     (boilerplate, sketches)
 }
 
-/// Documents per chunk of [`Rests`].
-const REST_CHUNK: usize = 1024;
-
-/// The keys of the main sets of a chunk of documents that their sketches' sets leave out,
-/// where they are kept, in one list.
-#[derive(Debug, Default)]
-struct Rests {
-    /// The keys kept (see `sketch_with_statistics`: most documents need none).
-    keys: Vec<u32>,
-    /// Where each document's keys end in `keys`.
-    ends: Vec<usize>,
-    /// How many keys each document's set leaves out, kept or not.
-    left_out: Vec<u32>,
+/// How many documents' page sets hold each shingle, for the shingles held by at least
+/// `at_least` of them (see [`document_counts`]). When sets are on file, the key space is
+/// counted in parts (see [`key_parts`]), each part's keys gathered into memory.
+fn page_counts(store: &SetStore, at_least: usize) -> FxHashMap<u32, u32> {
+    if let Some(pages) = store.in_memory_sets(true) {
+        return document_counts(&pages, at_least);
+    }
+    if at_least == 0 {
+        return FxHashMap::default();
+    }
+    let mut counts = FxHashMap::default();
+    for (low, high) in key_parts(store, store.page_keys()) {
+        let gathered = store.gather(|_main, page, out| {
+            let from = page.partition_point(|&k| u64::from(k) < low);
+            let to = page.partition_point(|&k| u64::from(k) < high);
+            out.extend_from_slice(&page[from..to]);
+        });
+        let sets = gathered
+            .in_memory_sets(false)
+            .expect("a gathered store is in memory");
+        counts.extend(document_counts(&sets, at_least));
+    }
+    counts
 }
 
-impl Rests {
-    /// The keys of the `i`th document of the chunk.
-    fn get(&self, i: usize) -> &[u32] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.keys[start..self.ends[i]]
-    }
+/// The parts of the key space `[low, high)` that a pass over `keys` keys of the store's sets
+/// counts one at a time: the whole space when every set is in memory, else parts of about
+/// twice the store's memory budget of keys (counting comes before the other large lists are
+/// made).
+fn key_parts(store: &SetStore, keys: usize) -> Vec<(u64, u64)> {
+    let parts = if store.spilled() {
+        keys.div_ceil((2 * store.budget_keys()).max(MIN_KEYS_PER_PART))
+            .max(1) as u64
+    } else {
+        1
+    };
+    let bound = |p: u64| (p << 32) / parts;
+    (0..parts).map(|p| (bound(p), bound(p + 1))).collect()
+}
+
+/// Fewest keys counted in one part of [`key_parts`].
+const MIN_KEYS_PER_PART: usize = 1 << 24;
+
+/// The keys of a document's main set that its sketch's set leaves out.
+#[derive(Debug, Default)]
+struct Rest {
+    /// The keys, where they are kept (see `sketch_with_statistics`: most documents need none).
+    keys: Box<[u32]>,
+    /// How many keys the set leaves out, kept or not.
+    left_out: u32,
 }
 
 /// The story of each document in a first clustering, made with the boilerplate found so far.
-fn preliminary_stories(sketches: &[Sketch], config: &Config) -> Vec<u32> {
-    let (clusters, _) = cluster(sketches, config);
+fn preliminary_stories(sketches: &[Sketch], sets: SetsView, config: &Config) -> Vec<u32> {
+    let (clusters, _) = cluster(sketches, sets, config);
     let mut story = vec![0u32; sketches.len()];
     for (index, c) in clusters.iter().enumerate() {
         for &(doc, _) in &c.members {
@@ -558,7 +637,11 @@ pub fn cluster_collection(
         .build()
         .expect("a thread pool");
     let started = std::time::Instant::now();
-    let (clusters, stats) = pool.install(|| cluster(sketches, config));
+    let sets = collection
+        .sets
+        .as_ref()
+        .map_or(SetsView::none(), |store| SetsView::of(store, 0));
+    let (clusters, stats) = pool.install(|| cluster(sketches, sets, config));
     let elapsed = started.elapsed();
     bar.inc(sketches.len() as u64);
     bar.finish();
@@ -650,7 +733,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Verify;
+    use crate::sketch::Shingles;
 
     fn shingles(keys: impl IntoIterator<Item = u32>) -> Shingles {
         let mut set: Vec<u32> = keys.into_iter().collect();
@@ -676,14 +759,43 @@ mod tests {
             shingles([template].into_iter().chain(4000..4050)),
             shingles([template].into_iter().chain(5000..5050)),
         ];
-        for verify in [Verify::Exact, Verify::Estimate] {
+        let words: Vec<u32> = documents.iter().map(|d| d.words).collect();
+        let sets: Vec<Vec<u32>> = documents.iter().map(|d| d.set.clone()).collect();
+        for (verify, on_file) in [
+            (Verify::Exact, false),
+            (Verify::Exact, true),
+            (Verify::Estimate, false),
+        ] {
             let mut config = Config::default();
             config.boilerplate.min_documents = 3;
             config.boilerplate.min_stories = 2;
             config.cluster.verify = verify;
             let sketcher = Sketcher::new(&config);
+            let mut store = if on_file {
+                let mut store = SetStore::new(0);
+                store.push_block(sets.concat()).unwrap();
+                let mut start = 0;
+                let places = sets
+                    .iter()
+                    .map(|s| {
+                        start += s.len() as u32;
+                        Place {
+                            block: 0,
+                            start: start - s.len() as u32,
+                            len: s.len() as u32,
+                            page: 0,
+                        }
+                    })
+                    .collect();
+                store.set_places(places);
+                assert!(store.spilled());
+                store
+            } else {
+                SetStore::of_sets(&sets)
+            };
             let (boilerplate, sketches) = sketch_with_statistics(
-                documents.clone(),
+                &mut store,
+                &words,
                 &sketcher,
                 &config,
                 &Boilerplate::none(),
@@ -691,11 +803,32 @@ mod tests {
                 &mut Timings::default(),
             );
             assert_eq!(boilerplate.len(), 21);
-            for (sketch, document) in sketches.iter().zip(&documents) {
-                assert_eq!(sketch, &sketcher.sketch_shingles(document, &boilerplate));
+            let mut buffer = Vec::new();
+            for (d, (sketch, document)) in sketches.iter().zip(&documents).enumerate() {
+                let (expected, set) = sketcher.sketch_shingles(document, &boilerplate);
+                assert_eq!(sketch, &expected);
+                assert_eq!(store.set(d as u32, &mut buffer), &*set);
             }
             assert_eq!(sketches[0].shingles, 26);
             assert_eq!(sketches[1].shingles, 100);
+        }
+    }
+
+    #[test]
+    fn key_parts_cover_the_key_space_once() {
+        let mut on_file = SetStore::new(0);
+        on_file.push_block(vec![1, 2, 3]).unwrap();
+        for (store, keys, parts) in [
+            (SetStore::of_sets(&[vec![1]]), usize::MAX / 2, 1),
+            (on_file, 3 * MIN_KEYS_PER_PART + 1, 4),
+        ] {
+            let found = key_parts(&store, keys);
+            assert_eq!(found.len(), parts);
+            assert_eq!(found[0].0, 0);
+            assert_eq!(found[parts - 1].1, 1 << 32);
+            assert!(found
+                .windows(2)
+                .all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1));
         }
     }
 }

@@ -1,9 +1,12 @@
 //! The per-document stage: raw text → canonical words → shingle hashes → signature. A `Sketch`
-//! is all that is kept of a document once it is made; the text itself is dropped.
+//! is what is kept of a document once it is made, besides its shingle set where verification
+//! is exact (see [`crate::sets`]); the text itself is dropped.
+
+use std::borrow::Cow;
 
 use crate::boilerplate::Boilerplate;
 use crate::canonicalize::Canonicalizer;
-use crate::config::{Config, Verify};
+use crate::config::Config;
 use crate::shingle::{merge_disjoint, shingle_set, ShingleHasher};
 use crate::signature::MinHasher;
 
@@ -16,9 +19,6 @@ pub struct Sketch {
     pub shingles: u32,
     /// The minima; all `u32::MAX` when there are no shingles.
     pub signature: Vec<u32>,
-    /// The shingle keys the signature was made of, boilerplate left out, when verification
-    /// is exact.
-    pub set: Option<Vec<u32>>,
 }
 
 impl Sketch {
@@ -60,7 +60,6 @@ pub struct Sketcher {
     hasher: ShingleHasher,
     minhasher: MinHasher,
     shingle_size: usize,
-    keep_sets: bool,
 }
 
 impl Sketcher {
@@ -71,7 +70,6 @@ impl Sketcher {
             hasher: ShingleHasher::new(config.signature.seed),
             minhasher: MinHasher::new(config.signature.minima, config.signature.seed),
             shingle_size: config.shingle.size,
-            keep_sets: config.cluster.verify == Verify::Exact,
         }
     }
 
@@ -125,93 +123,83 @@ impl Sketcher {
         words.len() as u32
     }
 
-    /// The sketch of a shingle set, boilerplate left out.
-    pub fn sketch_shingles(&self, shingles: &Shingles, boilerplate: &Boilerplate) -> Sketch {
+    /// The sketch of a shingle set, boilerplate left out, and the set it was made of.
+    pub fn sketch_shingles<'a>(
+        &self,
+        shingles: &'a Shingles,
+        boilerplate: &Boilerplate,
+    ) -> (Sketch, Cow<'a, [u32]>) {
         let set = boilerplate.filter(&shingles.set);
-        Sketch {
+        let sketch = Sketch {
             words: shingles.words,
             shingles: set.len() as u32,
             signature: self.minhasher.signature(&set),
-            set: self.keep_sets.then(|| set.into_owned()),
-        }
+        };
+        (sketch, set)
     }
 
-    /// [`Sketcher::sketch_shingles`] taking the shingle sets, so that no shingle key is held
-    /// twice: the sketch keeps the main set itself, boilerplate taken out in place. The keys of
-    /// the main set that the sketch's `set` does not hold (the boilerplate left out; every key
-    /// when verification is estimated and sketches keep no set) are appended to `rest`, sorted.
-    pub fn sketch_owned(
+    /// [`Sketcher::sketch_shingles`] writing the set to lists: the keys of the main set `main`
+    /// that the sketch is made of are appended to `kept` and the boilerplate left out to
+    /// `rest`, both sorted.
+    pub fn sketch_set(
         &self,
-        shingles: Shingles,
+        words: u32,
+        main: &[u32],
         boilerplate: &Boilerplate,
+        kept: &mut Vec<u32>,
         rest: &mut Vec<u32>,
     ) -> Sketch {
-        let Shingles { words, mut set, .. } = shingles;
-        if !self.keep_sets {
-            let filtered = boilerplate.filter(&set);
-            let sketch = Sketch {
-                words,
-                shingles: filtered.len() as u32,
-                signature: self.minhasher.signature(&filtered),
-                set: None,
-            };
-            rest.extend_from_slice(&set);
-            return sketch;
-        }
-        boilerplate.split_off(&mut set, rest, 0);
+        let start = kept.len();
+        boilerplate.split(main, kept, rest, 0);
+        let set = &kept[start..];
         Sketch {
             words,
             shingles: set.len() as u32,
-            signature: self.minhasher.signature(&set),
-            set: Some(set),
+            signature: self.minhasher.signature(set),
         }
     }
 
-    /// Sketches a document of [`Sketcher::sketch_owned`] again once more boilerplate is found:
-    /// `left_out` keys of its main set were left out of its set then, all still boilerplate.
-    /// `rest` holds them; it may be empty when the new boilerplate cannot leave less than a
-    /// fifth of the main set. When the set left keys out it holds no earlier boilerplate, and
-    /// `boilerplate` may be only the shingles found since. The sketch becomes the one
-    /// `sketch_owned` makes of the whole main set; its set only shrinks, in place, unless it is
-    /// to be kept whole. Its signature is
-    /// mended rather than made anew: only the minima that a key taken out attained are found
-    /// again, and a set kept whole lowers its minima by the keys put back. Without a set,
-    /// `rest` is the whole main set.
+    /// Sketches a document of [`Sketcher::sketch_set`] again once more boilerplate is found:
+    /// its set is `set`, and `left_out` keys of its main set were left out of it then, all
+    /// still boilerplate. `rest` holds them; it may be empty when the new boilerplate cannot
+    /// leave less than a fifth of the main set. When the set left keys out it holds no earlier
+    /// boilerplate, and `boilerplate` may be only the shingles found since. The new set is
+    /// appended to `out`, and the sketch becomes the one `sketch_set` makes of the whole main
+    /// set. Its signature is mended rather than made anew: only the minima that a key taken
+    /// out attained are found again, and a set kept whole lowers its minima by the keys put
+    /// back.
     pub fn resketch(
         &self,
         sketch: &mut Sketch,
+        set: &[u32],
         rest: &[u32],
         left_out: usize,
         boilerplate: &Boilerplate,
+        out: &mut Vec<u32>,
     ) {
-        let Some(mut set) = sketch.set.take() else {
-            let shingles = Shingles {
-                words: sketch.words,
-                set: rest.to_vec(),
-                page: None,
-            };
-            *sketch = self.sketch_owned(shingles, boilerplate, &mut Vec::new());
-            return;
-        };
+        let start = out.len();
         let mut removed = Vec::new();
-        if boilerplate.split_off(&mut set, &mut removed, left_out) {
-            self.minhasher.remove(&mut sketch.signature, &set, &removed);
+        if boilerplate.split(set, out, &mut removed, left_out) {
+            self.minhasher
+                .remove(&mut sketch.signature, &out[start..], &removed);
         } else {
             assert_eq!(
                 rest.len(),
                 left_out,
                 "keeping a main set whole needs its keys"
             );
-            merge_disjoint(&mut set, rest);
+            let mut whole = out.split_off(start);
+            merge_disjoint(&mut whole, rest);
             self.minhasher.lower(&mut sketch.signature, rest);
+            out.extend_from_slice(&whole);
         }
-        sketch.shingles = set.len() as u32;
-        sketch.set = Some(set);
+        sketch.shingles = (out.len() - start) as u32;
     }
 
     /// The sketch of one text, every shingle counted.
     pub fn sketch(&self, text: &str, scratch: &mut Scratch) -> Sketch {
         self.sketch_shingles(&self.shingles(text, scratch, false), &Boilerplate::none())
+            .0
     }
 }
 
@@ -243,11 +231,11 @@ mod tests {
     }
 
     #[test]
-    fn sketches_that_take_the_sets_match_and_resketch_as_if_anew() {
+    fn sketches_written_to_lists_match_and_resketch_as_if_anew() {
         let full: Vec<u32> = (0..50).map(|i| i * 7).collect();
-        let shingles = |set: &[u32]| Shingles {
+        let shingles = Shingles {
             words: 60,
-            set: set.to_vec(),
+            set: full.clone(),
             page: None,
         };
         let common = |mut keys: Vec<u32>| {
@@ -258,16 +246,16 @@ mod tests {
         // Little added: the set shrinks; much added: less than a fifth is left, all is kept.
         for added in [vec![21, 28], (0..45).map(|i| i * 7).collect()] {
             let after = common([7, 14, 1000].into_iter().chain(added).collect());
-            for verify in [Verify::Exact, Verify::Estimate] {
-                let mut config = Config::default();
-                config.cluster.verify = verify;
-                let sketcher = Sketcher::new(&config);
-                let mut rest = Vec::new();
-                let mut sketch = sketcher.sketch_owned(shingles(&full), &before, &mut rest);
-                assert_eq!(sketch, sketcher.sketch_shingles(&shingles(&full), &before));
-                sketcher.resketch(&mut sketch, &rest, rest.len(), &after);
-                assert_eq!(sketch, sketcher.sketch_shingles(&shingles(&full), &after));
-            }
+            let sketcher = Sketcher::new(&Config::default());
+            let (mut set, mut rest) = (Vec::new(), Vec::new());
+            let mut sketch = sketcher.sketch_set(60, &full, &before, &mut set, &mut rest);
+            let (expected, expected_set) = sketcher.sketch_shingles(&shingles, &before);
+            assert_eq!((&sketch, set.as_slice()), (&expected, &*expected_set));
+            assert_eq!(rest, [7, 14]);
+            let mut out = vec![1, 2];
+            sketcher.resketch(&mut sketch, &set, &rest, rest.len(), &after, &mut out);
+            let (expected, expected_set) = sketcher.sketch_shingles(&shingles, &after);
+            assert_eq!((&sketch, &out[2..]), (&expected, &*expected_set));
         }
     }
 

@@ -1258,6 +1258,71 @@ fn input_order_and_threads_do_not_change_clusters_of_near_duplicates() {
     );
 }
 
+#[test]
+fn shingle_sets_kept_on_file_give_the_same_clusters() {
+    // The dev benchmark: HTML pages, mail and plain text, with boilerplate and stories of up
+    // to 30 documents, so every pass over the sets (counting, taking boilerplate out, a set
+    // kept whole, exact verification) has work to do.
+    let docs = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/rewrites-dev/docs.csv"
+    );
+    for verify in ["exact", "estimate"] {
+        let run = |extra: &[&str]| {
+            let out = megashingle(&root())
+                .args(["cluster", "-q", docs, "--set"])
+                .arg(format!("cluster.verify={verify}"))
+                .args(extra)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{:?}", stderr_lines(&out));
+            out.stdout
+        };
+        let in_memory = run(&[]);
+        assert!(parse_table(&String::from_utf8_lossy(&in_memory))
+            .iter()
+            .any(|r| r.cluster_size > 10));
+        for extra in [
+            &["--set", "cluster.set-memory-mb=0"][..],
+            &["--set", "cluster.set-memory-mb=1", "-j", "1"],
+        ] {
+            assert!(
+                run(extra) == in_memory,
+                "{verify}, {extra:?}: sets on file changed the clusters"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_temporary_folder_that_cannot_be_written_is_reported_and_nothing_is_written() {
+    let dir = temp();
+    let out_path = dir.path().join("clusters.csv");
+    let missing = dir.path().join("no-such-folder");
+    let output = megashingle(&root())
+        .env("TMPDIR", &missing)
+        .args([
+            "cluster",
+            "fixtures/news",
+            "--set",
+            "cluster.set-memory-mb=0",
+            "-o",
+        ])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let line = single_error_line(&output);
+    assert!(
+        line.contains(&format!(
+            "{}: cannot write the temporary file of shingle sets",
+            missing.display()
+        )) && line.contains("set TMPDIR to a folder with room"),
+        "{line}"
+    );
+    assert!(!out_path.exists());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Golden output over the fixtures
 

@@ -29,6 +29,7 @@ use crate::index::store::{
 };
 use crate::io::time::{format_time, now};
 use crate::pipeline::{status, Collection, Timings};
+use crate::sets::SetsView;
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketch;
 use crate::supershingle::KeyMaker;
@@ -113,6 +114,7 @@ pub fn add(
             ids,
             times,
             sketches: fresh,
+            sets,
             boilerplate,
             ..
         } = collection;
@@ -154,7 +156,10 @@ pub fn add(
         }));
         let known = near.known(&fresh_keys);
         timings.lap("index: loading candidates", &mut clock);
-        let joined = join(&all, config, &known);
+        let sets = sets
+            .as_ref()
+            .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
+        let joined = join(&all, sets, config, &known);
         timings.lap("index: joining", &mut clock);
 
         // Numbers for the new documents, in id order.
@@ -435,7 +440,6 @@ impl Neighbourhood {
                     } else {
                         vec![u32::from(u16::MAX); minima]
                     },
-                    set: None,
                 }
             })
             .collect()

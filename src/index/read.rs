@@ -215,7 +215,7 @@ pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
     store.check_comparable(config)?;
     let sketcher = Sketcher::new(config);
     let shingles = sketcher.shingles(text, &mut Scratch::default(), false);
-    let mut sketch = sketcher.sketch_shingles(&shingles, &known_boilerplate(store)?);
+    let (mut sketch, _) = sketcher.sketch_shingles(&shingles, &known_boilerplate(store)?);
     if !sketch.is_comparable() {
         return Ok(Vec::new());
     }
@@ -259,9 +259,8 @@ pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
             words: record.words,
             shingles: record.shingles,
             signature,
-            set: None,
         };
-        let Some(checked) = verifier.jaccard(&sketch, &other) else {
+        let Some(checked) = verifier.jaccard(&sketch, &other, || None) else {
             continue;
         };
         if checked < weakest && verifier.score_with(checked, &sketch, &other).is_none() {

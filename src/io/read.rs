@@ -127,6 +127,17 @@ pub enum ReadError {
     /// A bad record under `--strict`.
     #[error("{0} (--strict makes this fatal)")]
     Strict(String),
+    /// The shingle sets past the memory budget could not be written to a temporary file.
+    #[error(
+        "{dir}: cannot write the temporary file of shingle sets ({source}); free space there, \
+         set TMPDIR to a folder with room, or raise cluster.set-memory-mb"
+    )]
+    Spill {
+        /// The temporary folder.
+        dir: String,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 /// Counts from reading.

@@ -1,0 +1,580 @@
+//! The shingle sets of a collection between reading and clustering. Sets come in blocks, one
+//! per reading batch. Blocks stay in memory until the store's keys outgrow its budget; then
+//! every block goes to an unlinked temporary file (in the system's temporary folder: `TMPDIR`),
+//! so a large collection holds no set memory however much text it has, and passes over the
+//! sets read one block or one set at a time. A document's set is found by its [`Place`]: block,
+//! start and length. Passes that take boilerplate out go block by block and mostly shrink the
+//! sets, so a block on file is rewritten where it is (or, in the rare case it grew, at the end).
+
+use std::fs::File;
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+/// Where one document's sets are: its main set, then (when the page had furniture that
+/// main-text extraction dropped) the shingle set of the whole page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Place {
+    /// The block.
+    pub block: u32,
+    /// The first key of the main set in the block.
+    pub start: u32,
+    /// Keys in the main set.
+    pub len: u32,
+    /// Keys in the page set that follows it; 0 when the page set is the main set.
+    pub page: u32,
+}
+
+/// One block's keys: in memory, or in the file.
+#[derive(Debug)]
+enum Held {
+    Memory(Vec<u32>),
+    /// At this byte offset of the file, with room for this many keys.
+    File {
+        offset: u64,
+        room: usize,
+    },
+}
+
+/// Shingle sets in blocks, in memory while they fit a budget and all on file past it.
+#[derive(Debug)]
+pub struct SetStore {
+    blocks: Vec<Held>,
+    /// Each document's place, by document number.
+    places: Vec<Place>,
+    file: Option<File>,
+    file_len: u64,
+    /// Most keys held in memory.
+    budget: usize,
+    in_memory: usize,
+}
+
+impl SetStore {
+    /// An empty store that holds at most `budget_bytes` of keys in memory.
+    pub fn new(budget_bytes: usize) -> SetStore {
+        SetStore {
+            blocks: Vec::new(),
+            places: Vec::new(),
+            file: None,
+            file_len: 0,
+            budget: budget_bytes / 4,
+            in_memory: 0,
+        }
+    }
+
+    /// A store in memory of the given sets, document `d` holding `sets[d]` as its main set.
+    pub fn of_sets(sets: &[Vec<u32>]) -> SetStore {
+        let mut store = SetStore::new(usize::MAX);
+        let mut keys = Vec::new();
+        let mut places = Vec::with_capacity(sets.len());
+        for set in sets {
+            places.push(Place {
+                block: 0,
+                start: keys.len() as u32,
+                len: set.len() as u32,
+                page: 0,
+            });
+            keys.extend_from_slice(set);
+        }
+        store.blocks.push(Held::Memory(keys));
+        store.places = places;
+        store
+    }
+
+    /// Adds a block of keys and returns its number. When the store's keys outgrow the memory
+    /// budget, every block goes to the temporary file, this one and those before it, and so
+    /// do all blocks after; the error is the file's.
+    pub fn push_block(&mut self, keys: Vec<u32>) -> io::Result<u32> {
+        let number = self.blocks.len() as u32;
+        if self.file.is_none() && self.in_memory + keys.len() > self.budget {
+            let file = tempfile::tempfile()?;
+            let mut file_len = 0;
+            for block in &mut self.blocks {
+                if let Held::Memory(keys) = block {
+                    write_keys(&file, file_len, keys)?;
+                    let room = keys.len();
+                    *block = Held::File {
+                        offset: file_len,
+                        room,
+                    };
+                    file_len += 4 * room as u64;
+                }
+            }
+            (self.file, self.file_len, self.in_memory) = (Some(file), file_len, 0);
+        }
+        let Some(file) = &self.file else {
+            self.in_memory += keys.len();
+            self.blocks.push(Held::Memory(keys));
+            return Ok(number);
+        };
+        let offset = self.file_len;
+        write_keys(file, offset, &keys)?;
+        self.file_len += 4 * keys.len() as u64;
+        self.blocks.push(Held::File {
+            offset,
+            room: keys.len(),
+        });
+        Ok(number)
+    }
+
+    /// Gives each document its place, by document number.
+    pub fn set_places(&mut self, places: Vec<Place>) {
+        self.places = places;
+    }
+
+    /// Number of documents.
+    pub fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    /// True when the store has no documents.
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+
+    /// True when the blocks are on file.
+    pub fn spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// The main set of document `doc`, read into `buffer` when its block is on file.
+    pub fn set<'a>(&'a self, doc: u32, buffer: &'a mut Vec<u32>) -> &'a [u32] {
+        let place = self.places[doc as usize];
+        self.keys(place.block, place.start, place.len, buffer)
+    }
+
+    /// `len` keys of a block from `start`.
+    fn keys<'a>(&'a self, block: u32, start: u32, len: u32, buffer: &'a mut Vec<u32>) -> &'a [u32] {
+        let (start, len) = (start as usize, len as usize);
+        match &self.blocks[block as usize] {
+            Held::Memory(keys) => &keys[start..start + len],
+            Held::File { offset, .. } => {
+                buffer.resize(len, 0);
+                let file = self.file.as_ref().expect("a block on file has a file");
+                read_keys(file, offset + 4 * start as u64, buffer)
+                    .unwrap_or_else(|e| panic!("reading the temporary set file: {e}"));
+                buffer
+            }
+        }
+    }
+
+    /// Each document's main set, or with `page` the set that corpus statistics count (its
+    /// page set, else its main set), when every block is in memory.
+    pub fn in_memory_sets(&self, page: bool) -> Option<Vec<&[u32]>> {
+        self.places
+            .iter()
+            .map(|&p| match &self.blocks[p.block as usize] {
+                Held::Memory(keys) => Some(if page {
+                    split(keys, p).1
+                } else {
+                    split(keys, p).0
+                }),
+                Held::File { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Keys in all the sets that corpus statistics count (see [`SetStore::in_memory_sets`]).
+    pub fn page_keys(&self) -> usize {
+        self.places
+            .iter()
+            .map(|p| if p.page > 0 { p.page } else { p.len } as usize)
+            .sum()
+    }
+
+    /// Keys in all the main sets.
+    pub fn set_keys(&self) -> usize {
+        self.places.iter().map(|p| p.len as usize).sum()
+    }
+
+    /// Most keys the store holds in memory.
+    pub fn budget_keys(&self) -> usize {
+        self.budget
+    }
+
+    /// The documents of each block, in the order of their sets in it.
+    fn documents_by_block(&self) -> Vec<Vec<u32>> {
+        let mut by_block: Vec<Vec<u32>> = vec![Vec::new(); self.blocks.len()];
+        for (doc, place) in self.places.iter().enumerate() {
+            by_block[place.block as usize].push(doc as u32);
+        }
+        for docs in &mut by_block {
+            docs.sort_unstable_by_key(|&d| self.places[d as usize].start);
+        }
+        by_block
+    }
+
+    /// A store in memory made of part of each document's sets: `take(main, page, out)` appends
+    /// the keys kept of one document's main set and page set (the main set again when the page
+    /// had no furniture) to `out`. Blocks on file are read one at a time.
+    pub fn gather(&self, take: impl Fn(&[u32], &[u32], &mut Vec<u32>) + Sync) -> SetStore {
+        let by_block = self.documents_by_block();
+        let blocks: Vec<Rewritten<Vec<u32>>> = by_block
+            .par_iter()
+            .enumerate()
+            .map_init(Vec::new, |buffer, (block, docs)| {
+                let keys = self.block_keys(block, buffer);
+                let mut out = Vec::new();
+                let places = docs
+                    .iter()
+                    .map(|&doc| {
+                        let p = self.places[doc as usize];
+                        let (main, page) = split(keys, p);
+                        let start = out.len();
+                        take(main, page, &mut out);
+                        let place = Place {
+                            block: block as u32,
+                            start: start as u32,
+                            len: (out.len() - start) as u32,
+                            page: 0,
+                        };
+                        (doc, place)
+                    })
+                    .collect();
+                out.shrink_to_fit();
+                (out, places)
+            })
+            .collect();
+        let mut store = SetStore::new(usize::MAX);
+        store.places = vec![Place::default(); self.places.len()];
+        for (keys, places) in blocks {
+            for (doc, place) in places {
+                store.places[doc as usize] = place;
+            }
+            store.in_memory += keys.len();
+            store.blocks.push(Held::Memory(keys));
+        }
+        store
+    }
+
+    /// All the keys of a block, read into `buffer` when it is on file.
+    fn block_keys<'a>(&'a self, block: usize, buffer: &'a mut Vec<u32>) -> &'a [u32] {
+        let room = match &self.blocks[block] {
+            Held::Memory(keys) => keys.len(),
+            Held::File { room, .. } => *room,
+        };
+        self.keys(block as u32, 0, room as u32, buffer)
+    }
+
+    /// Rewrites every document's sets, block by block on all threads: `each(item, main, page,
+    /// out)` gets the document's item (`items` is by document number), its main set and its
+    /// page set (the main set again when there is none), and appends the document's new main
+    /// set to `out`; page sets are gone afterwards. A new set may not be larger than the old
+    /// main and page sets together. Keys of blocks that no document has (dropped records) are
+    /// dropped too.
+    pub fn rewrite<T: Send>(
+        &mut self,
+        items: &mut [T],
+        each: impl Fn(&mut T, &[u32], &[u32], &mut Vec<u32>) + Sync,
+    ) {
+        assert_eq!(items.len(), self.places.len(), "one item per document");
+        let by_block = self.documents_by_block();
+        let items = Items(items.as_mut_ptr());
+        // Each block is taken, rewritten and put back (or written back) on its own, so that
+        // only a block per thread is held twice.
+        let blocks = std::mem::take(&mut self.blocks);
+        let (file, places) = (self.file.as_ref(), &self.places);
+        let file_end = AtomicU64::new(self.file_len);
+        let rewritten: Vec<Rewritten<Held>> = blocks
+            .into_par_iter()
+            .zip(by_block)
+            .enumerate()
+            .map_init(Vec::new, |buffer, (block, (held, docs))| {
+                let items = &items;
+                let keys: &[u32] = match &held {
+                    Held::Memory(keys) => keys,
+                    Held::File { offset, room } => {
+                        buffer.resize(*room, 0);
+                        let file = file.expect("a block on file has a file");
+                        read_keys(file, *offset, buffer)
+                            .unwrap_or_else(|e| panic!("reading the temporary set file: {e}"));
+                        buffer
+                    }
+                };
+                let mut out = Vec::with_capacity(keys.len());
+                let new_places = docs
+                    .iter()
+                    .map(|&doc| {
+                        let (main, page) = split(keys, places[doc as usize]);
+                        // SAFETY: every document is in exactly one block's list, once (its
+                        // place names one block), so no two calls reach the same item, and
+                        // `items` outlives this pass.
+                        let item = unsafe { &mut *items.0.add(doc as usize) };
+                        let start = out.len();
+                        each(item, main, page, &mut out);
+                        let place = Place {
+                            block: block as u32,
+                            start: start as u32,
+                            len: (out.len() - start) as u32,
+                            page: 0,
+                        };
+                        (doc, place)
+                    })
+                    .collect();
+                let held = match held {
+                    Held::Memory(_) => {
+                        out.shrink_to_fit();
+                        Held::Memory(out)
+                    }
+                    Held::File {
+                        mut offset,
+                        mut room,
+                    } => {
+                        // A set kept whole takes back keys from outside the block, so a block
+                        // can outgrow its room: it then moves to the end of the file.
+                        if out.len() > room {
+                            room = out.len();
+                            offset = file_end.fetch_add(4 * room as u64, Ordering::Relaxed);
+                        }
+                        let file = file.expect("a block on file has a file");
+                        write_keys(file, offset, &out)
+                            .unwrap_or_else(|e| panic!("writing the temporary set file: {e}"));
+                        Held::File { offset, room }
+                    }
+                };
+                (held, new_places)
+            })
+            .collect();
+        self.file_len = file_end.into_inner();
+        self.in_memory = 0;
+        for (held, places) in rewritten {
+            for (doc, place) in places {
+                self.places[doc as usize] = place;
+            }
+            if let Held::Memory(keys) = &held {
+                self.in_memory += keys.len();
+            }
+            self.blocks.push(held);
+        }
+    }
+}
+
+/// A block made anew (its keys, or where they are), and the new place of each of its documents.
+type Rewritten<B> = (B, Vec<(u32, Place)>);
+
+/// The items of [`SetStore::rewrite`], shared by its threads.
+struct Items<T>(*mut T);
+// SAFETY: the threads reach disjoint items only (see `rewrite`), and `T: Send`.
+unsafe impl<T: Send> Sync for Items<T> {}
+
+/// A document's main set and page set (the main set again when it has none) in its block.
+fn split(keys: &[u32], p: Place) -> (&[u32], &[u32]) {
+    let start = p.start as usize;
+    let main_end = start + p.len as usize;
+    let main = &keys[start..main_end];
+    let page = if p.page > 0 {
+        &keys[main_end..main_end + p.page as usize]
+    } else {
+        main
+    };
+    (main, page)
+}
+
+/// Where clustering finds the sets of documents: document `d` of a clustering is document
+/// `d - first` of the store; documents before `first` (or all, without a store) have none.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SetsView<'a> {
+    store: Option<&'a SetStore>,
+    first: u32,
+}
+
+impl<'a> SetsView<'a> {
+    /// No sets: similarities are estimated from the minima.
+    pub fn none() -> SetsView<'a> {
+        SetsView::default()
+    }
+
+    /// The store's sets, numbered from `first`.
+    pub fn of(store: &'a SetStore, first: u32) -> SetsView<'a> {
+        SetsView {
+            store: Some(store),
+            first,
+        }
+    }
+
+    /// True when the sets are read from a file (and are worth keeping once read).
+    pub fn on_file(&self) -> bool {
+        self.store.is_some_and(SetStore::spilled)
+    }
+
+    /// The set of document `doc`, when it has one.
+    pub fn get<'b>(&self, doc: u32, buffer: &'b mut Vec<u32>) -> Option<&'b [u32]>
+    where
+        'a: 'b,
+    {
+        let store = self.store?;
+        let local = doc.checked_sub(self.first)?;
+        ((local as usize) < store.len()).then(|| store.set(local, buffer))
+    }
+}
+
+/// Writes keys (little-endian) at a byte offset.
+fn write_keys(file: &File, offset: u64, keys: &[u32]) -> io::Result<()> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: any four bytes are a valid u32 and u8 needs no alignment; the slice covers
+        // exactly the keys' memory.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<u8>(), 4 * keys.len()) };
+        return write_at(file, bytes, offset);
+    }
+    let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+    write_at(file, &bytes, offset)
+}
+
+/// Reads `keys.len()` keys (little-endian) from a byte offset.
+fn read_keys(file: &File, offset: u64, keys: &mut [u32]) -> io::Result<()> {
+    // SAFETY: as in `write_keys`; every byte pattern is a valid u32.
+    let bytes =
+        unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u8>(), 4 * keys.len()) };
+    read_at(file, bytes, offset)?;
+    keys.iter_mut().for_each(|k| *k = u32::from_le(*k));
+    Ok(())
+}
+
+#[cfg(unix)]
+fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
+}
+
+#[cfg(windows)]
+fn write_at(file: &File, mut bytes: &[u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !bytes.is_empty() {
+        let n = file.seek_write(bytes, offset)?;
+        bytes = &bytes[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, mut bytes: &mut [u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !bytes.is_empty() {
+        match file.seek_read(bytes, offset)? {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                bytes = &mut bytes[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store of two blocks holding `sets` as main sets (the second document of each block
+    /// with a page set too), in memory or on file.
+    fn store(sets: &[Vec<u32>], budget: usize) -> SetStore {
+        let mut store = SetStore::new(budget);
+        let mut places = Vec::new();
+        for (block, chunk) in sets.chunks(sets.len().div_ceil(2)).enumerate() {
+            let mut keys = Vec::new();
+            for (i, set) in chunk.iter().enumerate() {
+                let start = keys.len() as u32;
+                keys.extend_from_slice(set);
+                let page: Vec<u32> = if i == 1 { vec![1, 2, 3] } else { Vec::new() };
+                keys.extend_from_slice(&page);
+                places.push(Place {
+                    block: block as u32,
+                    start,
+                    len: set.len() as u32,
+                    page: page.len() as u32,
+                });
+            }
+            assert_eq!(store.push_block(keys).unwrap(), block as u32);
+        }
+        // Documents numbered in another order than they were read.
+        places.reverse();
+        store.set_places(places);
+        store
+    }
+
+    fn sets() -> Vec<Vec<u32>> {
+        (0..7u32)
+            .map(|d| (0..d * 3).map(|i| d * 100 + i).collect())
+            .collect()
+    }
+
+    fn all(store: &SetStore) -> Vec<Vec<u32>> {
+        let mut buffer = Vec::new();
+        (0..store.len() as u32)
+            .map(|d| store.set(d, &mut buffer).to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn sets_on_file_read_back_as_in_memory() {
+        let expected: Vec<Vec<u32>> = sets().into_iter().rev().collect();
+        let in_memory = store(&sets(), usize::MAX);
+        assert!(!in_memory.spilled());
+        assert_eq!(all(&in_memory), expected);
+        let pages = in_memory.in_memory_sets(true).unwrap();
+        assert_eq!(
+            pages[5],
+            [1, 2, 3],
+            "the second document read has a page set"
+        );
+        assert_eq!(pages[0], expected[0]);
+        // 63 keys in the main sets; documents 1 and 5 read count 3 page keys instead.
+        assert_eq!(in_memory.set_keys(), 63);
+        assert_eq!(in_memory.page_keys(), 63 - 3 - 15 + 2 * 3);
+        // A budget of one block's keys: the first block goes to file when the second comes.
+        for budget in [0, 4 * 40] {
+            let mixed = store(&sets(), budget);
+            assert!(mixed.spilled());
+            assert!(mixed.in_memory_sets(false).is_none());
+            assert_eq!(all(&mixed), expected);
+            let odd = |_: &[u32], page: &[u32], out: &mut Vec<u32>| {
+                out.extend(page.iter().filter(|&&k| k % 2 == 1));
+            };
+            let gathered = mixed.gather(odd);
+            assert_eq!(
+                gathered.in_memory_sets(false).unwrap(),
+                in_memory.gather(odd).in_memory_sets(false).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn rewritten_sets_shrink_grow_and_lose_their_pages_in_memory_and_on_file() {
+        for budget in [usize::MAX, 0] {
+            let mut store = store(&sets(), budget);
+            let mut sizes = vec![0usize; store.len()];
+            // Each set loses its odd keys, but document 6 (the first read, alone in a short
+            // block) takes ten keys more than its block had: its block moves on file.
+            store.rewrite(&mut sizes, |size, main, page, out| {
+                if main.first() == Some(&0) || main.is_empty() && page.is_empty() {
+                    out.extend(0..10);
+                } else {
+                    out.extend(main.iter().filter(|&&k| k % 2 == 0));
+                }
+                *size = out.len();
+            });
+            let got = all(&store);
+            assert_eq!(got[6], (0..10).collect::<Vec<u32>>());
+            for (d, set) in got.iter().enumerate().take(6) {
+                let before = &sets()[6 - d];
+                let evens: Vec<u32> = before.iter().copied().filter(|k| k % 2 == 0).collect();
+                assert_eq!(set, &evens, "document {d}");
+            }
+            assert!(store.in_memory_sets(true).is_none() == (budget == 0));
+            if let Some(pages) = store.in_memory_sets(true) {
+                assert_eq!(
+                    pages,
+                    store.in_memory_sets(false).unwrap(),
+                    "page sets are gone"
+                );
+            }
+        }
+    }
+}
