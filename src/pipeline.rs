@@ -475,9 +475,17 @@ fn sketch_with_statistics(
             preliminary_stories(&sketches, sets, config)
         });
         // A set's left-out keys are boilerplate already and cannot be found again, so only the
-        // sets are counted, and of them only the frequent shingles. Sets on file are counted in
-        // parts of the key space, like document frequency.
+        // sets are counted, and of them only the frequent shingles. Sets on file are gathered
+        // and counted in parts of the key space, like document frequency.
         let added = timings.time("story frequency", || {
+            if let Some(sets) = store.in_memory_sets(false) {
+                return boilerplate.add_spread_across_stories(
+                    &sets,
+                    &stories,
+                    min_stories,
+                    &frequent,
+                );
+            }
             let mut added = Boilerplate::none();
             for (low, high) in key_parts(store, store.set_keys()) {
                 let in_part = |&k: &u32| (low..high).contains(&u64::from(k));
