@@ -244,6 +244,7 @@ pub fn sketch_inputs_with(
                         })
                         .collect();
                     shingling.inc(documents.len() as u64);
+                    keys.shrink_to_fit();
                     let block = store.lock().expect("no thread panics").push_block(keys)?;
                     documents.iter_mut().for_each(|d| d.place.block = block);
                     Ok(documents)
