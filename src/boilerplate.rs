@@ -35,15 +35,32 @@ const MIN_KEY_RANGES: usize = 16;
 /// one after another, so only about one range's share of all the keys is copied at a time;
 /// a range's keys are counted by a radix sort.
 pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> {
+    document_counts_within(sets, at_least, 0..1 << 32)
+}
+
+/// [`document_counts`] of sets whose keys all lie in `span` (a part of the key space): the
+/// ranges are cut from that part only, so that each thread gets its share of the keys.
+pub fn document_counts_within(
+    sets: &[&[u32]],
+    at_least: usize,
+    span: std::ops::Range<u64>,
+) -> FxHashMap<u32, u32> {
     if at_least == 0 {
         return FxHashMap::default();
     }
     debug_assert!(sets.iter().all(|s| s.is_sorted()), "sets must be sorted");
+    debug_assert!(
+        sets.iter()
+            .flat_map(|s| s.first().into_iter().chain(s.last()))
+            .all(|&k| span.contains(&u64::from(k))),
+        "keys must lie in the span"
+    );
     let total: usize = sets.iter().map(|s| s.len()).sum();
     let ranges = (total / KEYS_PER_RANGE)
         .next_power_of_two()
         .clamp(MIN_KEY_RANGES, 1 << 16) as u64;
-    let width = (1u64 << 32) / ranges;
+    // Where range `r` starts; range `ranges` is the end of the span.
+    let bound = |r: u64| span.start + (span.end - span.start) * r / ranges;
     let blocks = (rayon::current_num_threads() as u64).clamp(1, ranges);
     (0..blocks)
         .into_par_iter()
@@ -52,12 +69,12 @@ pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> 
             // Where each set's keys of the current range start.
             let mut cursors: Vec<usize> = sets
                 .iter()
-                .map(|s| s.partition_point(|&k| u64::from(k) < first * width))
+                .map(|s| s.partition_point(|&k| u64::from(k) < bound(first)))
                 .collect();
             let mut keys: Vec<u32> = Vec::new();
             let mut counts: Vec<(u32, u32)> = Vec::new();
             for range in first..last {
-                let end = (range + 1) * width;
+                let end = bound(range + 1);
                 keys.clear();
                 for (set, cursor) in sets.iter().zip(cursors.iter_mut()) {
                     let rest = &set[*cursor..];
@@ -276,6 +293,27 @@ impl Boilerplate {
 mod tests {
     use super::*;
     use rustc_hash::FxHashSet;
+
+    #[test]
+    fn counts_within_a_part_of_the_key_space_are_the_counts_of_its_keys() {
+        // Keys in [3 × 2^30, 2^32): the whole space's ranges would leave most threads idle.
+        let low = 3u64 << 30;
+        let mut state = 11u64;
+        let sets: Vec<Vec<u32>> = (0..200)
+            .map(|_| {
+                let mut set: Vec<u32> = (0..300)
+                    .map(|_| (low + crate::signature::splitmix64(&mut state) % 5000) as u32)
+                    .collect();
+                set.sort_unstable();
+                set.dedup();
+                set
+            })
+            .collect();
+        let sets: Vec<&[u32]> = sets.iter().map(Vec::as_slice).collect();
+        let whole = document_counts(&sets, 3);
+        assert!(whole.len() > 1000);
+        assert_eq!(document_counts_within(&sets, 3, low..1 << 32), whole);
+    }
 
     #[test]
     fn shingles_in_many_documents_are_boilerplate() {

@@ -14,7 +14,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::boilerplate::{document_counts, Boilerplate};
+use crate::boilerplate::{document_counts, document_counts_within, Boilerplate};
 use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::{Config, Verify};
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
@@ -548,7 +548,7 @@ fn page_counts(store: &SetStore, at_least: usize) -> FxHashMap<u32, u32> {
         let sets = gathered
             .in_memory_sets(false)
             .expect("a gathered store is in memory");
-        counts.extend(document_counts(&sets, at_least));
+        counts.extend(document_counts_within(&sets, at_least, low..high));
     }
     counts
 }
