@@ -463,6 +463,7 @@ fn sketch_with_statistics(
             }
         });
     });
+    drop(frequent_set);
     give_back_free_pages();
     let (mut sketches, rests): (Vec<Sketch>, Vec<Rest>) = documents.into_iter().unzip();
     if min_stories > 0 {
@@ -488,6 +489,7 @@ fn sketch_with_statistics(
                 );
             }
             let mut added = Boilerplate::none();
+            let frequent_set: KeySet = frequent.iter().copied().collect();
             for (low, high) in key_parts(store, store.set_keys()) {
                 let in_part = |&k: &u32| (low..high).contains(&u64::from(k));
                 let gathered = store.gather(|main, _page, out| {
