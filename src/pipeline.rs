@@ -434,8 +434,11 @@ fn sketch_with_statistics(
         if min_stories == 0 || left_out == 0 {
             return false;
         }
-        let frequent = set.iter().filter(|&&s| frequent_set.contains(s)).count();
-        (set.len() - frequent) * 5 < set.len() + left_out
+        // Needed when fewer than a fifth of the main set's keys are not frequent; the count
+        // stops once that many are found, which for most sets is soon.
+        let fifth = (set.len() + left_out).div_ceil(5);
+        let rare = set.iter().filter(|&&s| !frequent_set.contains(s));
+        rare.take(fifth).count() < fifth
     };
     // Each document's sketch, and the keys of its main set that the sketch's set leaves out
     // where they are needed.
