@@ -1328,6 +1328,24 @@ fn two_halves_of_the_dev_benchmark_agree_with_batch_clustering() {
     }
     let stories = index.stories();
     assert_eq!(stories.len(), 4000);
+    // The same nights with every shingle set kept on file give the same stories.
+    let on_file = Index::new();
+    for half in &halves {
+        on_file.add(
+            &[
+                half.to_str().unwrap(),
+                "--set",
+                "cluster.set-memory-mb=0",
+                "-o",
+                "assigned.csv",
+            ],
+            0,
+        );
+    }
+    assert!(
+        on_file.stories() == stories,
+        "sets on file changed the stories"
+    );
 
     let out = megashingle(index.path())
         .args(["cluster", "-q", "-j", "2", docs_csv_path, "-o", "batch.csv"])
