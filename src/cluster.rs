@@ -527,9 +527,10 @@ fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
 
 /// Most entries of the candidate index made at once, about: the key space is cut into as many
 /// ranges as it takes for each range's share of the index to stay below this, and the ranges
-/// are indexed one after another. A million documents have tens of millions of entries, 16
-/// bytes each; made whole, the index alone would take most of a gigabyte.
-const INDEX_ENTRIES_PER_RANGE: usize = 1 << 23;
+/// are indexed one after another, each range's keys made again from the signatures. A million
+/// documents have tens of millions of entries, 16 bytes each; made whole, the index alone would
+/// take most of a gigabyte, and in ranges of 2^24 (256 MiB) it is made in three.
+const INDEX_ENTRIES_PER_RANGE: usize = 1 << 24;
 
 /// Documents whose entries of one key range one task makes.
 const RANGE_CHUNK_DOCUMENTS: usize = 4096;
