@@ -131,6 +131,8 @@ pub struct Collection {
     pub sketches: Vec<Sketch>,
     /// Each document's shingle set, boilerplate left out, when verification is exact.
     pub sets: Option<SetStore>,
+    /// Bytes of the temporary file that held the shingle sets: 0 when they fit in memory.
+    pub set_file_bytes: u64,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.
@@ -315,6 +317,7 @@ pub fn sketch_inputs_with(
         origins,
         times,
         sketches,
+        set_file_bytes: store.file_bytes(),
         sets: exact.then_some(store),
         read,
         duplicates,
@@ -709,6 +712,8 @@ pub struct Summary {
     pub too_short: usize,
     /// Records skipped while reading or for a duplicate id.
     pub skipped: u64,
+    /// Bytes of the temporary file of shingle sets: 0 when they fit in memory.
+    pub set_file_bytes: u64,
 }
 
 impl Summary {
@@ -726,13 +731,21 @@ impl Summary {
                 .filter(|s| !s.is_comparable())
                 .count(),
             skipped: collection.read.skipped + collection.duplicates,
+            set_file_bytes: collection.set_file_bytes,
         }
     }
 
     /// As printed on stderr.
     pub fn line(&self, elapsed: Duration) -> String {
+        let on_file = match self.set_file_bytes {
+            0 => String::new(),
+            bytes => format!(
+                "; shingle sets held in a temporary file of {:.0} MB (cluster.set-memory-mb)",
+                bytes as f64 / 1e6
+            ),
+        };
         format!(
-            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped; {:.2} s",
+            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{on_file}; {:.2} s",
             self.documents,
             self.clusters,
             self.multi_clusters,

@@ -188,6 +188,11 @@ impl SetStore {
         self.places.iter().map(|p| p.len as usize).sum()
     }
 
+    /// Bytes of the temporary file: 0 while the sets are in memory.
+    pub fn file_bytes(&self) -> u64 {
+        self.file_len
+    }
+
     /// Most keys the store holds in memory.
     pub fn budget_keys(&self) -> usize {
         self.budget

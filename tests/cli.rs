@@ -1292,6 +1292,20 @@ fn shingle_sets_kept_on_file_give_the_same_clusters() {
             );
         }
     }
+    // The summary says when the sets went to a file, and only then.
+    for (memory, on_file) in [("0", true), ("256", false)] {
+        let out = megashingle(&root())
+            .args(["cluster", "fixtures/news", "--set"])
+            .arg(format!("cluster.set-memory-mb={memory}"))
+            .output()
+            .unwrap();
+        let summary = only_line_starting(&out, "megashingle: ");
+        assert_eq!(
+            summary.contains("; shingle sets held in a temporary file of "),
+            on_file,
+            "{summary}"
+        );
+    }
 }
 
 #[test]
