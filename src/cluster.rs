@@ -396,18 +396,18 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
 /// first document of a pair is often the one before's: a set still held is not read again.
 #[derive(Debug, Default)]
 struct Buffers {
-    first: Held,
-    second: Held,
+    first: HeldSet,
+    second: HeldSet,
 }
 
 /// A set read from file, and whose it is.
 #[derive(Debug, Default)]
-struct Held {
+struct HeldSet {
     doc: Option<u32>,
     keys: Vec<u32>,
 }
 
-impl Held {
+impl HeldSet {
     /// The set of `doc`, when it has one: from memory, from this buffer, or read into it.
     fn get<'s>(&'s mut self, sets: SetsView<'s>, doc: u32) -> Option<&'s [u32]> {
         if !sets.on_file() {
