@@ -165,11 +165,10 @@ impl SetStore {
         self.places
             .iter()
             .map(|&p| match &self.blocks[p.block as usize] {
-                Held::Memory(keys) => Some(if page {
-                    split(keys, p).1
-                } else {
-                    split(keys, p).0
-                }),
+                Held::Memory(keys) => {
+                    let (main, page_set) = split(keys, p);
+                    Some(if page { page_set } else { main })
+                }
                 Held::File { .. } => None,
             })
             .collect()
@@ -220,23 +219,14 @@ impl SetStore {
             .enumerate()
             .map_init(Vec::new, |buffer, (block, docs)| {
                 let keys = self.block_keys(block, buffer);
-                let mut out = Vec::new();
-                let places = docs
-                    .iter()
-                    .map(|&doc| {
-                        let p = self.places[doc as usize];
-                        let (main, page) = split(keys, p);
-                        let start = out.len();
-                        take(main, page, &mut out);
-                        let place = Place {
-                            block: block as u32,
-                            start: start as u32,
-                            len: (out.len() - start) as u32,
-                            page: 0,
-                        };
-                        (doc, place)
-                    })
-                    .collect();
+                let (mut out, places) = remake_block(
+                    block,
+                    keys,
+                    docs,
+                    &self.places,
+                    Vec::new(),
+                    |_, main, page, out| take(main, page, out),
+                );
                 out.shrink_to_fit();
                 (out, places)
             })
@@ -297,26 +287,15 @@ impl SetStore {
                         buffer
                     }
                 };
-                let mut out = Vec::with_capacity(keys.len());
-                let new_places = docs
-                    .iter()
-                    .map(|&doc| {
-                        let (main, page) = split(keys, places[doc as usize]);
+                let out = Vec::with_capacity(keys.len());
+                let (mut out, new_places) =
+                    remake_block(block, keys, &docs, places, out, |doc, main, page, out| {
                         // SAFETY: every document is in exactly one block's list, once (its
                         // place names one block), so no two calls reach the same item, and
                         // `items` outlives this pass.
                         let item = unsafe { &mut *items.0.add(doc as usize) };
-                        let start = out.len();
-                        each(item, main, page, &mut out);
-                        let place = Place {
-                            block: block as u32,
-                            start: start as u32,
-                            len: (out.len() - start) as u32,
-                            page: 0,
-                        };
-                        (doc, place)
-                    })
-                    .collect();
+                        each(item, main, page, out);
+                    });
                 let held = match held {
                     Held::Memory(_) => {
                         out.shrink_to_fit();
@@ -362,6 +341,35 @@ type Rewritten<B> = (B, Vec<(u32, Place)>);
 struct Items<T>(*mut T);
 // SAFETY: the threads reach disjoint items only (see `rewrite`), and `T: Send`.
 unsafe impl<T: Send> Sync for Items<T> {}
+
+/// Makes a block anew: `each(doc, main, page, out)` appends the new set of each of the block's
+/// documents `docs` (in the order of their sets in `keys`) to `out`. Returns the new keys and
+/// each document's new place.
+fn remake_block(
+    block: usize,
+    keys: &[u32],
+    docs: &[u32],
+    places: &[Place],
+    mut out: Vec<u32>,
+    mut each: impl FnMut(u32, &[u32], &[u32], &mut Vec<u32>),
+) -> Rewritten<Vec<u32>> {
+    let new_places = docs
+        .iter()
+        .map(|&doc| {
+            let (main, page) = split(keys, places[doc as usize]);
+            let start = out.len();
+            each(doc, main, page, &mut out);
+            let place = Place {
+                block: block as u32,
+                start: start as u32,
+                len: (out.len() - start) as u32,
+                page: 0,
+            };
+            (doc, place)
+        })
+        .collect();
+    (out, new_places)
+}
 
 /// A document's main set and page set (the main set again when it has none) in its block.
 fn split(keys: &[u32], p: Place) -> (&[u32], &[u32]) {
