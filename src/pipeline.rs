@@ -473,14 +473,8 @@ fn sketch_with_statistics(
     give_back_free_pages();
     let (mut sketches, rests): (Vec<Sketch>, Vec<Rest>) = documents.into_iter().unzip();
     if min_stories > 0 {
-        let exact = config.cluster.verify == Verify::Exact;
         let stories = timings.time("first clustering", || {
-            let sets = if exact {
-                SetsView::of(store, 0)
-            } else {
-                SetsView::none()
-            };
-            preliminary_stories(&sketches, sets, config)
+            preliminary_stories(&sketches, config)
         });
         // A set's left-out keys are boilerplate already and cannot be found again, so only the
         // sets are counted, and of them only the frequent shingles. Sets on file are gathered
@@ -589,8 +583,11 @@ struct Rest {
 }
 
 /// The story of each document in a first clustering, made with the boilerplate found so far.
-fn preliminary_stories(sketches: &[Sketch], sets: SetsView, config: &Config) -> Vec<u32> {
-    let (clusters, _) = cluster(sketches, sets, config);
+/// Its pairs are verified from the minima, whatever `cluster.verify` says: these stories only
+/// decide how many stories share a shingle, and the estimate (lowered by the margin) spares
+/// reading every candidate pair's two sets, from a file for a large collection.
+fn preliminary_stories(sketches: &[Sketch], config: &Config) -> Vec<u32> {
+    let (clusters, _) = cluster(sketches, SetsView::none(), config);
     let mut story = vec![0u32; sketches.len()];
     for (index, c) in clusters.iter().enumerate() {
         for &(doc, _) in &c.members {
