@@ -6,7 +6,8 @@
 //! - story frequency: a shingle found in the pages of many different stories is boilerplate,
 //!   even on a small site. Stories here are a first clustering made with the boilerplate found
 //!   by document frequency; a wire story copied by a thousand sites is one story, so its text
-//!   is never taken for boilerplate this way.
+//!   is never taken for boilerplate this way. The frequent shingles are numbered, and each
+//!   thread counts a share of the stories with a (last story, count) pair per number.
 //!
 //! Where leaving out boilerplate would leave a document with less than a fifth of its shingles,
 //! the document is itself common text and keeps all of them.
@@ -94,6 +95,58 @@ pub fn document_counts_within(
         .collect()
 }
 
+/// How many different stories hold each of `shingles` numbered shingles: `number_of(key)` is
+/// the number of a key of `sets` that is counted (`None` for the others), and `story_of[d]` is
+/// the story of the document whose set is `sets[d]`.
+///
+/// The sets are visited in story order, cut into one piece per thread at story boundaries: a
+/// story is counted once per shingle within its piece, and pieces hold different stories. Each
+/// thread keeps, per shingle, its count and the last story seen side by side.
+pub fn stories_per_shingle(
+    sets: &[&[u32]],
+    story_of: &[u32],
+    shingles: usize,
+    number_of: impl Fn(u32) -> Option<u32> + Sync,
+) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..sets.len() as u32).collect();
+    order.sort_unstable_by_key(|&d| (story_of[d as usize], d));
+    let story = |i: usize| story_of[order[i] as usize];
+    let pieces = rayon::current_num_threads().max(1);
+    let mut cuts: Vec<usize> = (0..=pieces).map(|p| p * order.len() / pieces).collect();
+    for i in 1..pieces {
+        cuts[i] = cuts[i].max(cuts[i - 1]);
+        while cuts[i] > 0 && cuts[i] < order.len() && story(cuts[i]) == story(cuts[i] - 1) {
+            cuts[i] += 1;
+        }
+    }
+    cuts.par_windows(2)
+        .map(|cut| {
+            // Per shingle: (the last story seen, the number of stories).
+            let mut seen = vec![(u32::MAX, 0u32); shingles];
+            for &d in &order[cut[0]..cut[1].max(cut[0])] {
+                let story = story_of[d as usize];
+                for &s in sets[d as usize] {
+                    if let Some(i) = number_of(s) {
+                        let entry = &mut seen[i as usize];
+                        if entry.0 != story {
+                            *entry = (story, entry.1 + 1);
+                        }
+                    }
+                }
+            }
+            seen.into_iter()
+                .map(|(_, count)| count)
+                .collect::<Vec<u32>>()
+        })
+        .reduce(
+            || vec![0u32; shingles],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
+}
+
 /// The shingles that count as boilerplate in one collection.
 #[derive(Debug, Default, Clone)]
 pub struct Boilerplate {
@@ -150,53 +203,18 @@ impl Boilerplate {
             .enumerate()
             .map(|(i, &s)| (s, i as u32))
             .collect();
-        // The sets in story order, cut into one piece per thread at story boundaries: a story
-        // is counted once per shingle within its piece, and pieces hold different stories.
-        let mut order: Vec<u32> = (0..sets.len() as u32).collect();
-        order.sort_unstable_by_key(|&d| (story_of[d as usize], d));
-        let story = |i: usize| story_of[order[i] as usize];
-        let pieces = rayon::current_num_threads().max(1);
-        let mut cuts: Vec<usize> = (0..=pieces).map(|p| p * order.len() / pieces).collect();
-        for i in 1..pieces {
-            cuts[i] = cuts[i].max(cuts[i - 1]);
-            while cuts[i] > 0 && cuts[i] < order.len() && story(cuts[i]) == story(cuts[i] - 1) {
-                cuts[i] += 1;
-            }
-        }
-        let stories: Vec<u32> = cuts
-            .par_windows(2)
-            .map(|cut| {
-                // For each frequent shingle, its number of stories and the last one seen.
-                let mut count = vec![0u32; number.len()];
-                let mut last = vec![u32::MAX; number.len()];
-                for &d in &order[cut[0]..cut[1].max(cut[0])] {
-                    let story = story_of[d as usize];
-                    for s in sets[d as usize] {
-                        if let Some(&i) = number.get(*s) {
-                            let i = i as usize;
-                            if last[i] != story {
-                                last[i] = story;
-                                count[i] += 1;
-                            }
-                        }
-                    }
-                }
-                count
-            })
-            .reduce(
-                || vec![0u32; number.len()],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                    a
-                },
-            );
-        let added: KeySet = number
-            .iter()
-            .filter(|&(s, &i)| {
-                stories[i as usize] as usize >= min_stories && !self.common.contains(s)
-            })
-            .map(|(s, _)| s)
-            .collect();
+        let stories = stories_per_shingle(sets, story_of, number.len(), |s| number.get(s).copied());
+        self.add(
+            number
+                .iter()
+                .filter(|&(_, &i)| stories[i as usize] as usize >= min_stories)
+                .map(|(s, _)| s),
+        )
+    }
+
+    /// Adds shingles to the boilerplate; returns those that were not boilerplate before.
+    pub fn add(&mut self, shingles: impl Iterator<Item = u32>) -> Boilerplate {
+        let added: KeySet = shingles.filter(|&s| !self.common.contains(s)).collect();
         self.common.extend(added.iter());
         Boilerplate { common: added }
     }
@@ -421,6 +439,25 @@ mod tests {
                 });
                 assert_eq!(added.common.iter().collect::<FxHashSet<u32>>(), expected);
             }
+        }
+        // Sets already given as numbers (as gathered from a file) count the same.
+        let numbered: Vec<Vec<u32>> = sets
+            .iter()
+            .map(|set| {
+                let numbers = set
+                    .iter()
+                    .filter_map(|k| frequent.iter().position(|f| f == k));
+                numbers.map(|i| i as u32).collect()
+            })
+            .collect();
+        let refs: Vec<&[u32]> = numbered.iter().map(Vec::as_slice).collect();
+        let counts = stories_per_shingle(&refs, &story_of, frequent.len(), Some);
+        for (s, count) in frequent.iter().zip(counts) {
+            assert_eq!(
+                count as usize,
+                stories.get(s).map_or(0, |st| st.len()),
+                "{s}"
+            );
         }
     }
 

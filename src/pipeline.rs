@@ -14,12 +14,14 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::boilerplate::{document_counts, document_counts_within, Boilerplate};
+use crate::boilerplate::{
+    document_counts, document_counts_within, stories_per_shingle, Boilerplate,
+};
 use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::{Config, Verify};
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
 use crate::io::write::Row;
-use crate::keyset::KeySet;
+use crate::keyset::{KeyMap, KeySet};
 use crate::sets::{Place, SetStore, SetsView};
 use crate::sketch::{Scratch, Sketch, Sketcher};
 
@@ -488,23 +490,33 @@ fn sketch_with_statistics(
                     &frequent,
                 );
             }
+            // Sets on file: each part of the key space is gathered as the numbers of the
+            // frequent shingles its sets hold, counted from the part's first (the frequent
+            // shingles are numbered in key order), so the counting looks nothing up again.
+            let mut frequent = frequent;
+            frequent.sort_unstable();
+            let number: KeyMap<u32> = frequent.iter().copied().zip(0..).collect();
             let mut added = Boilerplate::none();
-            let frequent_set: KeySet = frequent.iter().copied().collect();
             for (low, high) in key_parts(store, store.set_keys()) {
-                let in_part = |&k: &u32| (low..high).contains(&u64::from(k));
+                let below = |bound: u64| move |&k: &u32| u64::from(k) < bound;
+                let first = frequent.partition_point(below(low));
+                let end = frequent.partition_point(below(high));
                 let gathered = store.gather(|main, _page, out| {
-                    out.extend(
-                        main.iter()
-                            .filter(|&k| in_part(k) && frequent_set.contains(*k)),
-                    );
+                    let part = &main[main.partition_point(below(low))..];
+                    let part = &part[..part.partition_point(below(high))];
+                    let numbers = part.iter().filter_map(|&k| number.get(k));
+                    out.extend(numbers.map(|&n| n - first as u32));
                 });
-                let sets = gathered
+                let numbered = gathered
                     .in_memory_sets(false)
                     .expect("a gathered store is in memory");
-                let part: Vec<u32> = frequent.iter().copied().filter(in_part).collect();
-                let found =
-                    boilerplate.add_spread_across_stories(&sets, &stories, min_stories, &part);
-                added.extend(&found);
+                let counts = stories_per_shingle(&numbered, &stories, end - first, Some);
+                let spread = frequent[first..end]
+                    .iter()
+                    .zip(counts)
+                    .filter(|&(_, n)| n as usize >= min_stories)
+                    .map(|(&k, _)| k);
+                added.extend(&boilerplate.add(spread));
             }
             added
         });
