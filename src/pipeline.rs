@@ -206,24 +206,31 @@ pub fn sketch_inputs_with(
                     let pages = config.boilerplate.min_documents > 0;
                     // The batch's sets, one after another: with statistics each main set and
                     // page set as read, else each sketch's set when verification is exact.
-                    let mut keys = Vec::new();
+                    // A text has at most about one shingle per four bytes, and a page set
+                    // adds about as many again.
+                    let bytes: usize = batch.iter().map(|r| r.text.len()).sum();
+                    let mut keys = Vec::with_capacity(if statistics { bytes / 4 } else { 0 });
                     let mut documents: Vec<Shingled> = batch
                         .into_iter()
                         .map(|record| {
-                            let shingles = sketcher.shingles(&record.text, scratch, pages);
                             let start = keys.len() as u32;
-                            let (place, sketch) = if statistics {
-                                keys.extend_from_slice(&shingles.set);
-                                let page = shingles.page.as_deref().unwrap_or_default();
-                                keys.extend_from_slice(page);
+                            let (words, place, sketch) = if statistics {
+                                // The sets go straight into the batch's list.
+                                let (words, len, page) = sketcher.append_shingles(
+                                    &record.text,
+                                    scratch,
+                                    pages,
+                                    &mut keys,
+                                );
                                 let place = Place {
                                     block: 0,
                                     start,
-                                    len: shingles.set.len() as u32,
-                                    page: page.len() as u32,
+                                    len,
+                                    page,
                                 };
-                                (place, None)
+                                (words, place, None)
                             } else {
+                                let shingles = sketcher.shingles(&record.text, scratch, pages);
                                 let (sketch, set) = sketcher.sketch_shingles(&shingles, known);
                                 if exact {
                                     keys.extend_from_slice(&set);
@@ -235,13 +242,13 @@ pub fn sketch_inputs_with(
                                     len,
                                     page: 0,
                                 };
-                                (place, Some(sketch))
+                                (shingles.words, place, Some(sketch))
                             };
                             Shingled {
                                 id: record.id,
                                 time: record.time,
                                 origin: record.origin,
-                                words: shingles.words,
+                                words,
                                 place,
                                 sketch,
                             }

@@ -43,6 +43,28 @@ impl ShingleHasher {
         h.finish()
     }
 
+    /// Appends the shingle set of `k`-word windows of `word_hashes` to `keys` (sorted, each
+    /// key once, as [`shingle_set`] makes it) and returns its length. Long lists of many sets,
+    /// one after another, are made this way without a list per set.
+    pub fn append_set(&self, word_hashes: &[u64], k: usize, keys: &mut Vec<u32>) -> usize {
+        let start = keys.len();
+        if word_hashes.len() >= k {
+            keys.extend(word_hashes.windows(k).map(|w| key(self.window(w))));
+        }
+        let set = &mut keys[start..];
+        set.sort_unstable();
+        // Each key once: `distinct` keys are kept at the front of the set.
+        let mut distinct = usize::from(!set.is_empty());
+        for i in 1..set.len() {
+            if set[i] != set[distinct - 1] {
+                set[distinct] = set[i];
+                distinct += 1;
+            }
+        }
+        keys.truncate(start + distinct);
+        distinct
+    }
+
     /// The hash of each window of `k` words, in text order (repeats kept).
     pub fn windows(&self, word_hashes: &[u64], k: usize) -> Vec<u64> {
         if word_hashes.len() < k {
@@ -115,6 +137,32 @@ mod tests {
         let h = ShingleHasher::new(1);
         let words = hashes(&h, "a b a b a b");
         assert_eq!(shingle_set(&h.windows(&words, 2)).len(), 2);
+    }
+
+    #[test]
+    fn sets_appended_to_a_list_are_those_made_alone() {
+        let h = ShingleHasher::new(1);
+        let mut keys = vec![7, 3];
+        for text in [
+            "a b a b a b",
+            "x y z x y z w",
+            "one",
+            "",
+            "q r s t u v w x y z q r s",
+        ] {
+            let words = hashes(&h, text);
+            for k in [1, 2, 3] {
+                let start = keys.len();
+                let n = h.append_set(&words, k, &mut keys);
+                assert_eq!(
+                    &keys[start..],
+                    shingle_set(&h.windows(&words, k)),
+                    "{text} {k}"
+                );
+                assert_eq!(n, keys.len() - start);
+            }
+        }
+        assert_eq!(&keys[..2], &[7, 3]);
     }
 
     #[test]

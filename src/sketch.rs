@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::boilerplate::Boilerplate;
 use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
-use crate::shingle::{merge_disjoint, shingle_set, ShingleHasher};
+use crate::shingle::{merge_disjoint, ShingleHasher};
 use crate::signature::MinHasher;
 
 /// What is kept of one document.
@@ -103,12 +103,41 @@ impl Sketcher {
     pub fn shingles(&self, text: &str, scratch: &mut Scratch, with_page: bool) -> Shingles {
         let (main, page) = self.canonicalizer.texts(text, with_page);
         let words = self.word_hashes(&main, scratch);
-        let set = shingle_set(&self.windows(&scratch.words));
+        let mut set = Vec::new();
+        self.append_set(scratch, &mut set);
         let page = page.map(|page| {
             self.word_hashes(&page, scratch);
-            shingle_set(&self.windows(&scratch.words))
+            let mut set = Vec::new();
+            self.append_set(scratch, &mut set);
+            set
         });
         Shingles { words, set, page }
+    }
+
+    /// [`Sketcher::shingles`] appended to one list of many documents' sets: the main set, then
+    /// the page set when there is one (`with_page`, and main-text extraction dropped some of the
+    /// page). Returns the word count and the two sets' lengths (0 for no page set).
+    pub fn append_shingles(
+        &self,
+        text: &str,
+        scratch: &mut Scratch,
+        with_page: bool,
+        keys: &mut Vec<u32>,
+    ) -> (u32, u32, u32) {
+        let (main, page) = self.canonicalizer.texts(text, with_page);
+        let words = self.word_hashes(&main, scratch);
+        let set = self.append_set(scratch, keys);
+        let page = page.map_or(0, |page| {
+            self.word_hashes(&page, scratch);
+            self.append_set(scratch, keys)
+        });
+        (words, set, page)
+    }
+
+    /// Appends the shingle set of the word hashes in `scratch` to `keys`; returns its length.
+    fn append_set(&self, scratch: &Scratch, keys: &mut Vec<u32>) -> u32 {
+        self.hasher
+            .append_set(&scratch.words, self.shingle_size, keys) as u32
     }
 
     /// Hashes the words of a visible text into `scratch.words`; returns their number.
@@ -260,6 +289,35 @@ mod tests {
     }
 
     const GOLDEN_FIRST_MINIMA: [u32; 4] = [399_862_802, 38_407_763, 146_753_811, 160_307_515];
+
+    #[test]
+    fn shingles_appended_to_a_list_are_those_made_alone() {
+        let mut config = Config::default();
+        config.canonicalize.main_text = true;
+        let sketcher = Sketcher::new(&config);
+        let page = "<html><body><nav><a href=/>Home</a> <a href=/w>World</a> <a href=/s>Sport</a>\
+            </nav><article><p>The council approved the new budget for the city library on \
+            Monday evening after a long debate.</p></article></body></html>";
+        let mut scratch = Scratch::default();
+        let mut keys = vec![1];
+        for (text, with_page) in [
+            (page, true),
+            (page, false),
+            ("a few plain words here", true),
+        ] {
+            let alone = sketcher.shingles(text, &mut scratch, with_page);
+            let start = keys.len();
+            let (words, set, page_set) =
+                sketcher.append_shingles(text, &mut scratch, with_page, &mut keys);
+            let (main, rest) = keys[start..].split_at(set as usize);
+            assert_eq!((words, main), (alone.words, alone.set.as_slice()));
+            assert_eq!(rest, alone.page.as_deref().unwrap_or_default());
+            assert_eq!(page_set as usize, rest.len());
+            // The navigation is dropped from the main text, so the page has a set of its own.
+            assert_eq!(page_set > 0, with_page && text == page, "{text}");
+        }
+        assert!(keys.len() > 1);
+    }
 
     #[test]
     fn short_texts_have_no_shingles() {
