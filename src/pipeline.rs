@@ -21,7 +21,7 @@ use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::{Config, Verify};
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
 use crate::io::write::Row;
-use crate::keyset::{KeyMap, KeySet};
+use crate::keyset::KeyMap;
 use crate::sets::{Place, SetStore, SetsView};
 use crate::sketch::{Scratch, Sketch, Sketcher};
 
@@ -408,8 +408,8 @@ pub fn send_batches(
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
 /// over a first clustering), adds them to the `known` ones and sketches every document
 /// without them. The store's sets become each sketch's set: page sets are dropped once
-/// counted and boilerplate is taken out, and the keys a set leaves out are kept aside where a
-/// second sketch may need them. `words` are the documents' word counts.
+/// counted and boilerplate is taken out (its keys kept after the set until story frequency is
+/// done). `words` are the documents' word counts.
 fn sketch_with_statistics(
     store: &mut SetStore,
     words: &[u32],
@@ -433,54 +433,35 @@ fn sketch_with_statistics(
         boilerplate.extend(known);
         (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
-    // Story frequency only ever adds frequent shingles to the boilerplate. A document's
-    // left-out keys are kept for its second sketch only when, with every frequent shingle of
-    // its set gone, less than a fifth of its main set would be left: then the whole main set
-    // may be kept, and its left-out keys are needed again.
-    let frequent_set: KeySet = if min_stories > 0 {
-        frequent.iter().copied().collect()
-    } else {
-        KeySet::default()
-    };
-    let rest_needed = |set: &[u32], left_out: usize| {
-        if min_stories == 0 || left_out == 0 {
-            return false;
-        }
-        // Needed when fewer than a fifth of the main set's keys are not frequent; the count
-        // stops once that many are found, which for most sets is soon.
-        let fifth = (set.len() + left_out).div_ceil(5);
-        let rare = set.iter().filter(|&&s| !frequent_set.contains(s));
-        rare.take(fifth).count() < fifth
-    };
-    // Each document's sketch, and the keys of its main set that the sketch's set leaves out
-    // where they are needed.
-    let mut documents: Vec<(Sketch, Rest)> = words
+    // Each document's sketch, and how many keys of its main set the sketch's set leaves out.
+    // With story frequency to come, those keys stay in the store after the set, as its second
+    // list: if the shingles found then leave less than a fifth of the main set, the whole main
+    // set is kept, and they are needed again.
+    let mut documents: Vec<(Sketch, u32)> = words
         .iter()
         .map(|&words| {
-            (
-                Sketch {
-                    words,
-                    ..Sketch::default()
-                },
-                Rest::default(),
-            )
+            let sketch = Sketch {
+                words,
+                ..Sketch::default()
+            };
+            (sketch, 0)
         })
         .collect();
     timings.time("sketching", || {
-        store.rewrite(&mut documents, |(sketch, rest), main, _page, out| {
+        store.rewrite(&mut documents, |(sketch, left_out), main, _page, out| {
             sketching.inc(1);
-            let start = out.len();
             let mut taken = Vec::new();
             *sketch = sketcher.sketch_set(sketch.words, main, &boilerplate, out, &mut taken);
-            rest.left_out = taken.len() as u32;
-            if rest_needed(&out[start..], taken.len()) {
-                rest.keys = taken.into_boxed_slice();
+            *left_out = taken.len() as u32;
+            if min_stories == 0 {
+                return 0;
             }
+            out.extend_from_slice(&taken);
+            *left_out
         });
     });
-    drop(frequent_set);
     give_back_free_pages();
-    let (mut sketches, rests): (Vec<Sketch>, Vec<Rest>) = documents.into_iter().unzip();
+    let (mut sketches, left_outs): (Vec<Sketch>, Vec<u32>) = documents.into_iter().unzip();
     if min_stories > 0 {
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
@@ -531,17 +512,18 @@ fn sketch_with_statistics(
         // keys out holds no earlier boilerplate, so only the new shingles are looked for in it;
         // a set kept whole, or one that left nothing out, is checked against all of them.
         timings.time("sketching", || {
-            let mut documents: Vec<(&mut Sketch, &Rest)> =
-                sketches.iter_mut().zip(&rests).collect();
-            store.rewrite(&mut documents, |(sketch, rest), set, _page, out| {
-                let left_out = rest.left_out as usize;
+            let mut documents: Vec<(&mut Sketch, u32)> =
+                sketches.iter_mut().zip(left_outs).collect();
+            store.rewrite(&mut documents, |(sketch, left_out), set, rest, out| {
+                let left_out = *left_out as usize;
                 if left_out > 0 {
-                    sketcher.resketch(sketch, set, &rest.keys, left_out, &added, out);
+                    sketcher.resketch(sketch, set, rest, left_out, &added, out);
                 } else if added.touches(set) {
-                    sketcher.resketch(sketch, set, &rest.keys, 0, &boilerplate, out);
+                    sketcher.resketch(sketch, set, &[], 0, &boilerplate, out);
                 } else {
                     out.extend_from_slice(set);
                 }
+                0
             });
         });
         give_back_free_pages();
@@ -591,15 +573,6 @@ fn key_parts(store: &SetStore, keys: usize) -> Vec<(u64, u64)> {
 
 /// Fewest keys counted in one part of [`key_parts`].
 const MIN_KEYS_PER_PART: usize = 1 << 24;
-
-/// The keys of a document's main set that its sketch's set leaves out.
-#[derive(Debug, Default)]
-struct Rest {
-    /// The keys, where they are kept (see `sketch_with_statistics`: most documents need none).
-    keys: Box<[u32]>,
-    /// How many keys the set leaves out, kept or not.
-    left_out: u32,
-}
 
 /// The story of each document in a first clustering, made with the boilerplate found so far.
 /// Its pairs are verified from the minima, whatever `cluster.verify` says: these stories only

@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 /// Where one document's sets are: its main set, then (when the page had furniture that
-/// main-text extraction dropped) the shingle set of the whole page.
+/// main-text extraction dropped) the shingle set of the whole page. A rewrite may keep another
+/// list there instead (see [`SetStore::rewrite`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Place {
     /// The block.
@@ -22,7 +23,8 @@ pub struct Place {
     pub start: u32,
     /// Keys in the main set.
     pub len: u32,
-    /// Keys in the page set that follows it; 0 when the page set is the main set.
+    /// Keys in the list that follows it (the page set as read); 0 when there is none, and the
+    /// page set is the main set.
     pub page: u32,
 }
 
@@ -225,7 +227,10 @@ impl SetStore {
                     docs,
                     &self.places,
                     Vec::new(),
-                    |_, main, page, out| take(main, page, out),
+                    |_, main, page, out| {
+                        take(main, page, out);
+                        0
+                    },
                 );
                 out.shrink_to_fit();
                 (out, places)
@@ -254,14 +259,14 @@ impl SetStore {
 
     /// Rewrites every document's sets, block by block on all threads: `each(item, main, page,
     /// out)` gets the document's item (`items` is by document number), its main set and its
-    /// page set (the main set again when there is none), and appends the document's new main
-    /// set to `out`; page sets are gone afterwards. A new set may not be larger than the old
-    /// main and page sets together. Keys of blocks that no document has (dropped records) are
-    /// dropped too.
+    /// second list (the page set as read; the main set again when there is none), and appends
+    /// the document's new main set to `out`, then optionally a new second list of keys kept
+    /// with it, whose length it returns (0 for none). Keys of blocks that no document has
+    /// (dropped records) are dropped.
     pub fn rewrite<T: Send>(
         &mut self,
         items: &mut [T],
-        each: impl Fn(&mut T, &[u32], &[u32], &mut Vec<u32>) + Sync,
+        each: impl Fn(&mut T, &[u32], &[u32], &mut Vec<u32>) -> u32 + Sync,
     ) {
         assert_eq!(items.len(), self.places.len(), "one item per document");
         let by_block = self.documents_by_block();
@@ -294,7 +299,7 @@ impl SetStore {
                         // place names one block), so no two calls reach the same item, and
                         // `items` outlives this pass.
                         let item = unsafe { &mut *items.0.add(doc as usize) };
-                        each(item, main, page, out);
+                        each(item, main, page, out)
                     });
                 let held = match held {
                     Held::Memory(_) => {
@@ -305,8 +310,7 @@ impl SetStore {
                         mut offset,
                         mut room,
                     } => {
-                        // A set kept whole takes back keys from outside the block, so a block
-                        // can outgrow its room: it then moves to the end of the file.
+                        // A block that outgrows its room moves to the end of the file.
                         if out.len() > room {
                             room = out.len();
                             offset = file_end.fetch_add(4 * room as u64, Ordering::Relaxed);
@@ -343,27 +347,27 @@ struct Items<T>(*mut T);
 unsafe impl<T: Send> Sync for Items<T> {}
 
 /// Makes a block anew: `each(doc, main, page, out)` appends the new set of each of the block's
-/// documents `docs` (in the order of their sets in `keys`) to `out`. Returns the new keys and
-/// each document's new place.
+/// documents `docs` (in the order of their sets in `keys`) to `out`, then a second list whose
+/// length it returns. Returns the new keys and each document's new place.
 fn remake_block(
     block: usize,
     keys: &[u32],
     docs: &[u32],
     places: &[Place],
     mut out: Vec<u32>,
-    mut each: impl FnMut(u32, &[u32], &[u32], &mut Vec<u32>),
+    mut each: impl FnMut(u32, &[u32], &[u32], &mut Vec<u32>) -> u32,
 ) -> Rewritten<Vec<u32>> {
     let new_places = docs
         .iter()
         .map(|&doc| {
             let (main, page) = split(keys, places[doc as usize]);
             let start = out.len();
-            each(doc, main, page, &mut out);
+            let second = each(doc, main, page, &mut out);
             let place = Place {
                 block: block as u32,
                 start: start as u32,
-                len: (out.len() - start) as u32,
-                page: 0,
+                len: (out.len() - start) as u32 - second,
+                page: second,
             };
             (doc, place)
         })
@@ -559,7 +563,7 @@ mod tests {
     }
 
     #[test]
-    fn rewritten_sets_shrink_grow_and_lose_their_pages_in_memory_and_on_file() {
+    fn rewritten_sets_shrink_grow_lose_their_pages_and_keep_second_lists() {
         for budget in [usize::MAX, 0] {
             let mut store = store(&sets(), budget);
             let mut sizes = vec![0usize; store.len()];
@@ -572,6 +576,7 @@ mod tests {
                     out.extend(main.iter().filter(|&&k| k % 2 == 0));
                 }
                 *size = out.len();
+                0
             });
             let got = all(&store);
             assert_eq!(got[6], (0..10).collect::<Vec<u32>>());
@@ -588,6 +593,27 @@ mod tests {
                     "page sets are gone"
                 );
             }
+            // A rewrite that keeps a second list after each set (its keys below 10), which the
+            // next rewrite is given and merges back.
+            let before = all(&store);
+            let mut kept = vec![Vec::new(); store.len()];
+            store.rewrite(&mut kept, |kept, main, _page, out| {
+                out.extend(main.iter().filter(|&&k| k >= 10));
+                kept.extend(main.iter().filter(|&&k| k < 10));
+                out.extend_from_slice(kept);
+                kept.len() as u32
+            });
+            for (set, before) in all(&store).iter().zip(&before) {
+                assert!(before.ends_with(set) && set.iter().all(|&k| k >= 10));
+            }
+            store.rewrite(&mut kept, |kept, main, second, out| {
+                let second = if kept.is_empty() { &[][..] } else { second };
+                assert_eq!(second, kept.as_slice());
+                out.extend_from_slice(second);
+                out.extend_from_slice(main);
+                0
+            });
+            assert_eq!(all(&store), before);
         }
     }
 }
