@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use redb::ReadableTable;
 use rustc_hash::FxHashMap;
 
-use crate::cluster::{join, Joined, Known, KnownStory};
+use crate::cluster::{join, IndexEntry, Joined, Known, KnownStory};
 use crate::config::Config;
 use crate::index::store::{
     posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS,
@@ -456,14 +456,20 @@ impl Neighbourhood {
             .map(|(i, &n)| (n, i as u32))
             .collect();
         let fresh_from = self.numbers.len() as u32;
-        let mut index: Vec<(u64, u32)> = self
+        let mut index: Vec<IndexEntry> = self
             .found
             .iter()
-            .map(|&(key, doc)| (u64::from(key), local[&doc]))
+            .map(|&(key, doc)| IndexEntry {
+                key: u64::from(key),
+                doc: local[&doc],
+            })
             .collect();
         for (i, keys) in fresh_keys.iter().enumerate() {
             let doc = fresh_from + i as u32;
-            index.extend(keys.iter().map(|&k| (u64::from(k), doc)));
+            index.extend(keys.iter().map(|&k| IndexEntry {
+                key: u64::from(k),
+                doc,
+            }));
         }
         let mut by_story: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         for &n in &self.numbers {
