@@ -28,6 +28,8 @@
 //! night's documents): those start as sets with their own representatives, count with their
 //! full size, and pairs of two known documents are not checked again.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::config::Config;
@@ -536,20 +538,22 @@ fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
     }
 }
 
-/// Most entries of the candidate index made at once, about: the key space is cut into as many
+/// Most entries of the candidate index made at once, about: the keys are cut into as many
 /// ranges as it takes for each range's share of the index to stay below this, and the ranges
-/// are indexed one after another, each range's keys made again from the signatures. A million
-/// documents have tens of millions of entries, 12 bytes each ([`IndexEntry`]); made whole, the
-/// index alone would take half a gigabyte, and in ranges of 2^24 (192 MiB) it is made in three.
+/// are indexed one after another (see [`indexed_pairs`]). A million documents have tens of
+/// millions of entries, 12 bytes each ([`IndexEntry`]); made whole, the index alone would take
+/// half a gigabyte, and in ranges of 2^24 (192 MiB) it is made in three.
 const INDEX_ENTRIES_PER_RANGE: usize = 1 << 24;
 
-/// Documents whose entries of one key range one task makes.
+/// Documents whose entries of one part of the key values one task makes.
 const RANGE_CHUNK_DOCUMENTS: usize = 4096;
 
 /// The deduplicated candidate pairs of the sketches (see [`candidate_pairs`]), their candidate
-/// index made one key range at a time, each range holding about `per_range` entries: each
-/// range's keys are made again from the signatures, and its pairs are merged into those of the
-/// ranges before.
+/// index made one range at a time, each range holding about `per_range` entries, and each
+/// range's pairs merged into those of the ranges before. A range is a run of key numbers (a
+/// key's number is hashed into it, so equal keys share it), so each key is made once; past
+/// one range per key number, each number's keys are also cut by value, and made again for
+/// each part.
 fn indexed_pairs(
     sketches: &[Sketch],
     config: &Config,
@@ -562,36 +566,20 @@ fn indexed_pairs(
     let comparable: Vec<u32> = (0..sketches.len() as u32)
         .filter(|&d| sketches[d as usize].is_comparable())
         .collect();
-    let entries = comparable.len() * maker.keys_per_signature();
-    let ranges = entries.div_ceil(per_range.max(1)).max(1) as u64;
-    if ranges == 1 {
-        let index = candidate_index(sketches, &comparable, &maker);
-        return candidate_pairs(index, config, fresh_from, stats);
-    }
-    let width = u64::MAX / ranges + 1;
+    let per_document = maker.keys_per_signature().max(1);
+    let ranges = (comparable.len() * per_document)
+        .div_ceil(per_range.max(1))
+        .max(1);
+    let runs = ranges.min(per_document);
+    let parts = ranges.div_ceil(runs) as u64;
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for range in 0..ranges {
-        // Each thread's share of the range's entries in one list, the lists then joined.
-        let expected = maker.keys_per_signature() / ranges as usize + 1;
-        let parts: Vec<Vec<IndexEntry>> = comparable
-            .par_chunks(RANGE_CHUNK_DOCUMENTS)
-            .map(|documents| {
-                let mut entries = Vec::with_capacity(documents.len() * expected * 5 / 4);
-                for &doc in documents {
-                    let keys = maker.candidate_keys(&sketches[doc as usize].signature);
-                    entries.extend(
-                        keys.into_iter()
-                            .filter(|&key| key / width == range)
-                            .map(|key| IndexEntry { key, doc }),
-                    );
-                }
-                entries
-            })
-            .collect();
-        let index = parts.concat();
-        drop(parts);
-        let found = candidate_pairs(index, config, fresh_from, stats);
-        pairs = merge_distinct(&pairs, &found);
+    for run in 0..runs {
+        let keys = run * per_document / runs..(run + 1) * per_document / runs;
+        for part in 0..parts {
+            let index = candidate_index(sketches, &comparable, &maker, keys.clone(), (part, parts));
+            let found = candidate_pairs(index, config, fresh_from, stats);
+            pairs = merge_distinct(&pairs, &found);
+        }
     }
     pairs
 }
@@ -622,22 +610,47 @@ fn merge_distinct(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
     merged
 }
 
-/// The candidate index: every `(key, document)` of the `comparable` documents.
-fn candidate_index(sketches: &[Sketch], comparable: &[u32], maker: &KeyMaker) -> Vec<IndexEntry> {
-    // Filled in place, each comparable document's keys in its own slots: no list is grown.
-    let per_document = maker.keys_per_signature();
-    let mut index = vec![IndexEntry { key: 0, doc: 0 }; comparable.len() * per_document];
-    index
-        .par_chunks_mut(per_document.max(1))
-        .zip(comparable)
-        .for_each(|(slots, &doc)| {
-            let keys = maker.candidate_keys(&sketches[doc as usize].signature);
-            debug_assert_eq!(keys.len(), slots.len());
-            for (slot, key) in slots.iter_mut().zip(keys) {
-                *slot = IndexEntry { key, doc };
+/// The candidate index of the `comparable` documents: their keys numbered `keys`, of those
+/// whose value falls in part `part.0` of `part.1` equal parts of the key space.
+fn candidate_index(
+    sketches: &[Sketch],
+    comparable: &[u32],
+    maker: &KeyMaker,
+    keys: Range<usize>,
+    (part, parts): (u64, u64),
+) -> Vec<IndexEntry> {
+    let keys_of =
+        |doc: u32| maker.candidate_keys_in(&sketches[doc as usize].signature, keys.clone());
+    if parts == 1 {
+        // Filled in place, each document's keys in its own slots: no list is grown.
+        let per_document = keys.len();
+        let mut index = vec![IndexEntry { key: 0, doc: 0 }; comparable.len() * per_document];
+        index
+            .par_chunks_mut(per_document.max(1))
+            .zip(comparable)
+            .for_each(|(slots, &doc)| {
+                let keys = keys_of(doc);
+                debug_assert_eq!(keys.len(), slots.len());
+                for (slot, key) in slots.iter_mut().zip(keys) {
+                    *slot = IndexEntry { key, doc };
+                }
+            });
+        return index;
+    }
+    // Each thread's share of the part's entries in one list, the lists then joined.
+    let in_part = |key: u64| ((u128::from(key) * u128::from(parts)) >> 64) as u64 == part;
+    let lists: Vec<Vec<IndexEntry>> = comparable
+        .par_chunks(RANGE_CHUNK_DOCUMENTS)
+        .map(|documents| {
+            let mut entries = Vec::new();
+            for &doc in documents {
+                let keys = keys_of(doc).into_iter().filter(|&key| in_part(key));
+                entries.extend(keys.map(|key| IndexEntry { key, doc }));
             }
-        });
-    index
+            entries
+        })
+        .collect();
+    lists.concat()
 }
 
 /// Deduplicated candidate pairs `(a, b)` with `a < b` and `b >= fresh_from` from a candidate
@@ -794,7 +807,15 @@ mod tests {
 
     #[test]
     fn an_index_made_in_key_ranges_gives_the_pairs_of_the_whole() {
-        let config = Config::default();
+        // Supershingles as keys (the default), and megashingles (the classic grouping).
+        let mut classic = Config::default();
+        classic.supershingle.target_similarity = 0.0;
+        for config in [Config::default(), classic] {
+            index_ranges_give_the_pairs_of_the_whole(&config);
+        }
+    }
+
+    fn index_ranges_give_the_pairs_of_the_whole(config: &Config) {
         // Documents in small families of near-copies: each family shares most of its minima.
         let mut state = 7u64;
         let mut random = move || crate::signature::splitmix64(&mut state) as u32;
@@ -811,11 +832,11 @@ mod tests {
         }
         sketches.push(sketch(vec![u32::MAX; 84], 0));
         let mut whole_stats = ClusterStats::default();
-        let whole = indexed_pairs(&sketches, &config, 3, &mut whole_stats, usize::MAX);
+        let whole = indexed_pairs(&sketches, config, 3, &mut whole_stats, usize::MAX);
         assert!(whole.len() > 50, "{}", whole.len());
         for per_range in [1, 100, 1000] {
             let mut stats = ClusterStats::default();
-            let ranged = indexed_pairs(&sketches, &config, 3, &mut stats, per_range);
+            let ranged = indexed_pairs(&sketches, config, 3, &mut stats, per_range);
             assert_eq!(ranged, whole);
             assert_eq!(stats, whole_stats);
         }

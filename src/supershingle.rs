@@ -6,6 +6,7 @@
 //! `matching = "supershingle"` the supershingles themselves are the keys.
 
 use std::hash::Hasher;
+use std::ops::Range;
 
 use siphasher::sip::SipHasher13;
 
@@ -42,29 +43,44 @@ impl KeyMaker {
 
     /// The supershingles of a signature, one per group, each keyed by its slot.
     pub fn supershingles(&self, signature: &[u32]) -> Vec<u64> {
-        signature
-            .chunks_exact(self.per_group)
-            .take(self.groups)
-            .enumerate()
-            .map(|(slot, minima)| {
-                let mut h = self.hasher();
-                h.write_u64(slot as u64);
-                minima.iter().for_each(|&m| h.write_u32(m));
-                h.finish()
-            })
+        (0..self.groups_of(signature))
+            .map(|slot| self.supershingle(signature, slot))
             .collect()
+    }
+
+    /// The number of whole groups a signature has, at most the grouping's.
+    fn groups_of(&self, signature: &[u32]) -> usize {
+        self.groups.min(signature.len() / self.per_group)
+    }
+
+    /// The supershingle of one group of a signature, keyed by its slot.
+    fn supershingle(&self, signature: &[u32], slot: usize) -> u64 {
+        let minima = &signature[slot * self.per_group..(slot + 1) * self.per_group];
+        let mut h = self.hasher();
+        h.write_u64(slot as u64);
+        minima.iter().for_each(|&m| h.write_u32(m));
+        h.finish()
     }
 
     /// The megashingles of a list of supershingles: every pair, in slot order.
     pub fn megashingles(&self, supershingles: &[u64]) -> Vec<u64> {
-        let mut out = Vec::with_capacity(supershingles.len() * supershingles.len() / 2);
+        self.megashingles_in(supershingles, 0..usize::MAX)
+    }
+
+    /// The megashingles numbered `keys` (in the order of [`KeyMaker::megashingles`]).
+    fn megashingles_in(&self, supershingles: &[u64], keys: Range<usize>) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut number = 0;
         for (i, &a) in supershingles.iter().enumerate() {
             for &b in &supershingles[i + 1..] {
-                let mut h = self.hasher();
-                h.write_u64(u64::MAX);
-                h.write_u64(a);
-                h.write_u64(b);
-                out.push(h.finish());
+                if keys.contains(&number) {
+                    let mut h = self.hasher();
+                    h.write_u64(u64::MAX);
+                    h.write_u64(a);
+                    h.write_u64(b);
+                    out.push(h.finish());
+                }
+                number += 1;
             }
         }
         out
@@ -80,10 +96,19 @@ impl KeyMaker {
 
     /// The candidate keys of a signature: megashingles or supershingles, as configured.
     pub fn candidate_keys(&self, signature: &[u32]) -> Vec<u64> {
-        let supershingles = self.supershingles(signature);
+        self.candidate_keys_in(signature, 0..self.keys_per_signature())
+    }
+
+    /// The candidate keys numbered `keys` of a signature, of those [`KeyMaker::candidate_keys`]
+    /// lists, made alone. A key's number is hashed into it, so equal keys of two signatures
+    /// have the same number.
+    pub fn candidate_keys_in(&self, signature: &[u32], keys: Range<usize>) -> Vec<u64> {
         match self.matching {
-            Matching::Megashingle => self.megashingles(&supershingles),
-            Matching::Supershingle => supershingles,
+            Matching::Megashingle => self.megashingles_in(&self.supershingles(signature), keys),
+            Matching::Supershingle => keys
+                .filter(|&slot| slot < self.groups_of(signature))
+                .map(|slot| self.supershingle(signature, slot))
+                .collect(),
         }
     }
 }
@@ -112,6 +137,29 @@ mod tests {
         assert_eq!(maker.supershingles(&sig).len(), 6);
         assert_eq!(maker.candidate_keys(&sig).len(), 15);
         assert_eq!(maker.keys_per_signature(), 15);
+    }
+
+    #[test]
+    fn keys_made_by_number_are_those_of_the_whole_list() {
+        let supershingles = Grouping {
+            groups: 42,
+            minima_per_group: 2,
+            matching: Matching::Supershingle,
+        };
+        let sig: Vec<u32> = (0..84).map(|i| i * 31 + 7).collect();
+        for grouping in [classic(), supershingles] {
+            let maker = KeyMaker::new(&grouping, 3);
+            let all = maker.candidate_keys(&sig);
+            let n = maker.keys_per_signature();
+            assert_eq!(all.len(), n);
+            for (from, to) in [(0, n), (0, 1), (2, 7), (n - 1, n), (4, 4)] {
+                assert_eq!(maker.candidate_keys_in(&sig, from..to), &all[from..to]);
+            }
+        }
+        // A signature shorter than the grouping has only its whole groups.
+        let maker = KeyMaker::new(&classic(), 3);
+        assert_eq!(maker.supershingles(&sig[..30]).len(), 2);
+        assert_eq!(maker.candidate_keys(&sig[..30]).len(), 1);
     }
 
     #[test]
