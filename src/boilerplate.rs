@@ -95,9 +95,17 @@ pub fn document_counts_within(
         .collect()
 }
 
+/// The documents in story order, for [`stories_per_shingle`]: `story_of[d]` is the story of
+/// document `d`.
+pub fn story_order(story_of: &[u32]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..story_of.len() as u32).collect();
+    order.par_sort_unstable_by_key(|&d| (story_of[d as usize], d));
+    order
+}
+
 /// How many different stories hold each of `shingles` numbered shingles: `number_of(key)` is
-/// the number of a key of `sets` that is counted (`None` for the others), and `story_of[d]` is
-/// the story of the document whose set is `sets[d]`.
+/// the number of a key of `sets` that is counted (`None` for the others), `story_of[d]` is the
+/// story of the document whose set is `sets[d]`, and `order` is [`story_order`] of `story_of`.
 ///
 /// The sets are visited in story order, cut into one piece per thread at story boundaries: a
 /// story is counted once per shingle within its piece, and pieces hold different stories. Each
@@ -105,11 +113,10 @@ pub fn document_counts_within(
 pub fn stories_per_shingle(
     sets: &[&[u32]],
     story_of: &[u32],
+    order: &[u32],
     shingles: usize,
     number_of: impl Fn(u32) -> Option<u32> + Sync,
 ) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..sets.len() as u32).collect();
-    order.sort_unstable_by_key(|&d| (story_of[d as usize], d));
     let story = |i: usize| story_of[order[i] as usize];
     let pieces = rayon::current_num_threads().max(1);
     let mut cuts: Vec<usize> = (0..=pieces).map(|p| p * order.len() / pieces).collect();
@@ -203,7 +210,9 @@ impl Boilerplate {
             .enumerate()
             .map(|(i, &s)| (s, i as u32))
             .collect();
-        let stories = stories_per_shingle(sets, story_of, number.len(), |s| number.get(s).copied());
+        let order = story_order(story_of);
+        let number_of = |s| number.get(s).copied();
+        let stories = stories_per_shingle(sets, story_of, &order, number.len(), number_of);
         self.add(
             number
                 .iter()
@@ -451,7 +460,8 @@ mod tests {
             })
             .collect();
         let refs: Vec<&[u32]> = numbered.iter().map(Vec::as_slice).collect();
-        let counts = stories_per_shingle(&refs, &story_of, frequent.len(), Some);
+        let order = story_order(&story_of);
+        let counts = stories_per_shingle(&refs, &story_of, &order, frequent.len(), Some);
         for (s, count) in frequent.iter().zip(counts) {
             assert_eq!(
                 count as usize,

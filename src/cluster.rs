@@ -186,7 +186,7 @@ impl Verifier {
         &self,
         a: &Sketch,
         b: &Sketch,
-        sets: impl FnOnce() -> Option<(&'s [u32], &'s [u32])>,
+        sets: impl FnOnce() -> PairSets<'s>,
     ) -> Option<f64> {
         let estimate = estimate_jaccard(&a.signature, &b.signature);
         if estimate < self.prefilter {
@@ -207,7 +207,7 @@ impl Verifier {
         &self,
         a: &Sketch,
         b: &Sketch,
-        sets: impl FnOnce() -> Option<(&'s [u32], &'s [u32])>,
+        sets: impl FnOnce() -> PairSets<'s>,
     ) -> Option<f64> {
         self.score_with(self.jaccard(a, b, sets)?, a, b)
     }
@@ -225,6 +225,9 @@ impl Verifier {
         (containment >= self.min_containment).then_some(containment)
     }
 }
+
+/// The shingle sets of a pair, when verification can compare them exactly.
+pub type PairSets<'s> = Option<(&'s [u32], &'s [u32])>;
 
 /// The exact Jaccard similarity of two sorted sets.
 pub fn exact_jaccard(a: &[u32], b: &[u32]) -> f64 {
@@ -437,12 +440,7 @@ impl HeldSet {
 
 impl Buffers {
     /// The shingle sets of documents `a` and `b`, when both have one.
-    fn sets<'s>(
-        &'s mut self,
-        sets: SetsView<'s>,
-        a: u32,
-        b: u32,
-    ) -> Option<(&'s [u32], &'s [u32])> {
+    fn sets<'s>(&'s mut self, sets: SetsView<'s>, a: u32, b: u32) -> PairSets<'s> {
         let Buffers { first, second } = self;
         first.get(sets, a).zip(second.get(sets, b))
     }
@@ -463,12 +461,7 @@ struct KeptSets {
 
 impl KeptSets {
     /// The shingle sets of documents `a` and `b`, when both have one.
-    fn sets<'s>(
-        &'s mut self,
-        sets: SetsView<'s>,
-        a: u32,
-        b: u32,
-    ) -> Option<(&'s [u32], &'s [u32])> {
+    fn sets<'s>(&'s mut self, sets: SetsView<'s>, a: u32, b: u32) -> PairSets<'s> {
         if !sets.on_file() {
             return self.buffers.sets(sets, a, b);
         }

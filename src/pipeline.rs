@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::boilerplate::{
-    document_counts, document_counts_within, stories_per_shingle, Boilerplate,
+    document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
 };
 use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::{Config, Verify};
@@ -484,6 +484,7 @@ fn sketch_with_statistics(
             let mut frequent = frequent;
             frequent.sort_unstable();
             let number: KeyMap<u32> = frequent.iter().copied().zip(0..).collect();
+            let order = story_order(&stories);
             let mut added = Boilerplate::none();
             for (low, high) in key_parts(store, store.set_keys()) {
                 let below = |bound: u64| move |&k: &u32| u64::from(k) < bound;
@@ -498,7 +499,7 @@ fn sketch_with_statistics(
                 let numbered = gathered
                     .in_memory_sets(false)
                     .expect("a gathered store is in memory");
-                let counts = stories_per_shingle(&numbered, &stories, end - first, Some);
+                let counts = stories_per_shingle(&numbered, &stories, &order, end - first, Some);
                 let spread = frequent[first..end]
                     .iter()
                     .zip(counts)
