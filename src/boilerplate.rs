@@ -56,6 +56,11 @@ pub fn document_counts_within(
             .all(|&k| span.contains(&u64::from(k))),
         "keys must lie in the span"
     );
+    // Counts do not depend on the order of the sets, and each range visits every set: in
+    // memory order, one visit after another stays on nearby pages and cache lines.
+    let mut sets = sets.to_vec();
+    sets.par_sort_unstable_by_key(|s| s.as_ptr() as usize);
+    let sets = &sets[..];
     let total: usize = sets.iter().map(|s| s.len()).sum();
     let ranges = (total / KEYS_PER_RANGE)
         .next_power_of_two()
