@@ -138,13 +138,25 @@ row "cluster -j 2" 2 "${secs[j2]}" "$(peak_mb "$work/j2.time")"
   }'
   echo "floor: $floor"
   if [ ${#timings[@]} -gt 0 ]; then
+    # stage_seconds FILE: the seconds of the sketching stages (reading and shingling, and
+    # sketching) in the timings line of a run's stderr.
+    stage_seconds() {
+      sed -n 's/.*timings: //p' "$1" | tr ',' '\n' |
+        awk '/reading and shingling|sketching/ { s += $(NF - 1) } END { printf "%.3f", s }'
+    }
+    awk -v a="$(stage_seconds "$work/j1.err")" -v b="$(stage_seconds "$work/j2.err")" 'BEGIN {
+      if (a > 0 && b > 0)
+        printf "2-thread speed-up of sketching (reading and shingling + sketching stages): %.2fx (%.3f s / %.3f s)\n", a / b, a, b
+    }'
     echo
-    echo "stage timings (megashingle cluster --timings, default threads):"
-    if [ -s "$work/default.err" ]; then
-      sed 's/^/  /' "$work/default.err"
-    else
-      echo "  (none printed on stderr together with --quiet)"
-    fi
+    echo "stage timings (megashingle cluster --timings):"
+    for label in default j1 j2; do
+      if [ -s "$work/$label.err" ]; then
+        sed "s/^/  $label: /" "$work/$label.err"
+      else
+        echo "  $label: (none printed on stderr together with --quiet)"
+      fi
+    done
   else
     echo "(megashingle cluster has no --timings flag: no stage timings)"
   fi
