@@ -612,8 +612,12 @@ fn candidate_index(
     keys: Range<usize>,
     (part, parts): (u64, u64),
 ) -> Vec<IndexEntry> {
-    let keys_of =
-        |doc: u32| maker.candidate_keys_in(&sketches[doc as usize].signature, keys.clone());
+    // A document's keys, made into a list each thread keeps.
+    let keys_of = |doc: u32, made: &mut Vec<u64>| {
+        made.clear();
+        let signature = &sketches[doc as usize].signature;
+        maker.append_candidate_keys_in(signature, keys.clone(), made);
+    };
     if parts == 1 {
         // Filled in place, each document's keys in its own slots: no list is grown.
         let per_document = keys.len();
@@ -621,10 +625,10 @@ fn candidate_index(
         index
             .par_chunks_mut(per_document.max(1))
             .zip(comparable)
-            .for_each(|(slots, &doc)| {
-                let keys = keys_of(doc);
-                debug_assert_eq!(keys.len(), slots.len());
-                for (slot, key) in slots.iter_mut().zip(keys) {
+            .for_each_init(Vec::new, |made, (slots, &doc)| {
+                keys_of(doc, made);
+                debug_assert_eq!(made.len(), slots.len());
+                for (slot, &key) in slots.iter_mut().zip(made.iter()) {
                     *slot = IndexEntry { key, doc };
                 }
             });
@@ -635,9 +639,10 @@ fn candidate_index(
     let lists: Vec<Vec<IndexEntry>> = comparable
         .par_chunks(RANGE_CHUNK_DOCUMENTS)
         .map(|documents| {
-            let mut entries = Vec::new();
+            let (mut entries, mut made) = (Vec::new(), Vec::new());
             for &doc in documents {
-                let keys = keys_of(doc).into_iter().filter(|&key| in_part(key));
+                keys_of(doc, &mut made);
+                let keys = made.iter().copied().filter(|&key| in_part(key));
                 entries.extend(keys.map(|key| IndexEntry { key, doc }));
             }
             entries

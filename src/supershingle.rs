@@ -70,6 +70,17 @@ impl KeyMaker {
     /// The megashingles numbered `keys` (in the order of [`KeyMaker::megashingles`]).
     fn megashingles_in(&self, supershingles: &[u64], keys: Range<usize>) -> Vec<u64> {
         let mut out = Vec::new();
+        self.append_megashingles_in(supershingles, keys, &mut out);
+        out
+    }
+
+    /// [`KeyMaker::megashingles_in`], appended to `out`.
+    fn append_megashingles_in(
+        &self,
+        supershingles: &[u64],
+        keys: Range<usize>,
+        out: &mut Vec<u64>,
+    ) {
         let mut number = 0;
         for (i, &a) in supershingles.iter().enumerate() {
             for &b in &supershingles[i + 1..] {
@@ -83,7 +94,6 @@ impl KeyMaker {
                 number += 1;
             }
         }
-        out
     }
 
     /// The number of candidate keys of each signature.
@@ -103,12 +113,27 @@ impl KeyMaker {
     /// lists, made alone. A key's number is hashed into it, so equal keys of two signatures
     /// have the same number.
     pub fn candidate_keys_in(&self, signature: &[u32], keys: Range<usize>) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.append_candidate_keys_in(signature, keys, &mut out);
+        out
+    }
+
+    /// [`KeyMaker::candidate_keys_in`], appended to `out`: a caller that makes the keys of
+    /// many signatures keeps one list.
+    pub fn append_candidate_keys_in(
+        &self,
+        signature: &[u32],
+        keys: Range<usize>,
+        out: &mut Vec<u64>,
+    ) {
         match self.matching {
-            Matching::Megashingle => self.megashingles_in(&self.supershingles(signature), keys),
-            Matching::Supershingle => keys
-                .filter(|&slot| slot < self.groups_of(signature))
-                .map(|slot| self.supershingle(signature, slot))
-                .collect(),
+            Matching::Megashingle => {
+                self.append_megashingles_in(&self.supershingles(signature), keys, out)
+            }
+            Matching::Supershingle => out.extend(
+                keys.filter(|&slot| slot < self.groups_of(signature))
+                    .map(|slot| self.supershingle(signature, slot)),
+            ),
         }
     }
 }
