@@ -64,17 +64,13 @@ impl KeyMaker {
 
     /// The megashingles of a list of supershingles: every pair, in slot order.
     pub fn megashingles(&self, supershingles: &[u64]) -> Vec<u64> {
-        self.megashingles_in(supershingles, 0..usize::MAX)
-    }
-
-    /// The megashingles numbered `keys` (in the order of [`KeyMaker::megashingles`]).
-    fn megashingles_in(&self, supershingles: &[u64], keys: Range<usize>) -> Vec<u64> {
         let mut out = Vec::new();
-        self.append_megashingles_in(supershingles, keys, &mut out);
+        self.append_megashingles_in(supershingles, 0..usize::MAX, &mut out);
         out
     }
 
-    /// [`KeyMaker::megashingles_in`], appended to `out`.
+    /// Appends the megashingles numbered `keys` (in the order of [`KeyMaker::megashingles`])
+    /// to `out`.
     fn append_megashingles_in(
         &self,
         supershingles: &[u64],
