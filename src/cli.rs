@@ -366,7 +366,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub text: bool,
     /// Print one JSON object (keys include dice, jaccard, estimated_jaccard, first_shingles,
-    /// second_shingles, common).
+    /// second_shingles, common, first_lead_in_second, second_lead_in_first).
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]

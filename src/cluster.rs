@@ -18,8 +18,10 @@
 //! similar to two different stories cannot glue them together.
 //!
 //! Last, a document still alone joins the story of its most similar candidate when their
-//! estimated Jaccard reaches `cluster.attach-similarity` (a heavy rewrite of a story that is
-//! already established); it can join one story only, so it cannot bridge two.
+//! Jaccard reaches `cluster.attach-similarity` (a heavy rewrite of a story that is already
+//! established); it can join one story only, so it cannot bridge two. Such a weak link also
+//! needs the two texts to open alike (`cluster.attach-lead`): rewrites keep a story's lead,
+//! while texts on one topic, or letters filled in from one template, share phrases further in.
 //!
 //! Documents are numbered in id order and ties are broken by number, so the result does not
 //! depend on the order of the input or the number of threads.
@@ -226,6 +228,20 @@ impl Verifier {
     }
 }
 
+/// Whether two texts open alike: at least `min_share` of the lead of one is found in the
+/// other's shingle set. Where that cannot be told (no sets: an estimated pair; no lead: a
+/// document read from an index) it counts as yes, and so it does with `min_share` 0 (the
+/// check off).
+pub fn open_alike(a: &Sketch, b: &Sketch, sets: PairSets, min_share: f64) -> bool {
+    let Some((x, y)) = sets.filter(|_| min_share > 0.0) else {
+        return true;
+    };
+    match (a.lead.share_in(y), b.lead.share_in(x)) {
+        (Some(s), Some(t)) => s.max(t) >= min_share,
+        _ => true,
+    }
+}
+
 /// The shingle sets of a pair, when verification can compare them exactly.
 pub type PairSets<'s> = Option<(&'s [u32], &'s [u32])>;
 
@@ -332,22 +348,28 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
     };
     stats.candidate_pairs = pairs.len();
     let verifier = Verifier::new(config);
-    let attach = config.cluster.attach_similarity;
-    // Each candidate pair with its estimated Jaccard and, when it passes, its score.
-    let scored: Vec<(f64, Option<f64>, u32, u32)> = pairs
+    let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
+    // Each candidate pair with its Jaccard, its score when it passes, and whether it may be a
+    // weak link for attaching a lone document.
+    let scored: Vec<(f64, Option<f64>, bool, u32, u32)> = pairs
         .into_par_iter()
         .map_init(Buffers::default, |buffers, (a, b)| {
             let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
             let jaccard = verifier.jaccard(sa, sb, || buffers.sets(shingles, a, b))?;
             let score = verifier.score_with(jaccard, sa, sb);
-            (score.is_some() || (attach > 0.0 && jaccard >= attach))
-                .then_some((jaccard, score, a, b))
+            // A pair that passes may attach a document left alone by the representative
+            // check; one that passes only the attach threshold is a weak link.
+            let weak = attach > 0.0
+                && jaccard >= attach
+                && (score.is_some()
+                    || open_alike(sa, sb, buffers.sets(shingles, a, b), attach_lead));
+            (score.is_some() || weak).then_some((jaccard, score, weak, a, b))
         })
         .flatten()
         .collect();
     let mut verified: Vec<(f64, u32, u32)> = scored
         .iter()
-        .filter_map(|&(_, score, a, b)| score.map(|s| (s, a, b)))
+        .filter_map(|&(_, score, _, a, b)| score.map(|s| (s, a, b)))
         .collect();
     stats.verified_pairs = verified.len();
     verified
@@ -393,7 +415,10 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
         representative[root as usize] = keep;
     }
     if attach > 0.0 {
-        let weak = scored.iter().map(|&(jaccard, _, a, b)| (jaccard, a, b));
+        let weak = scored
+            .iter()
+            .filter(|pair| pair.2)
+            .map(|&(jaccard, _, _, a, b)| (jaccard, a, b));
         stats.attached = attach_lone_documents(&mut sets, weak, attach);
     }
     let members = sets.sets();
@@ -734,6 +759,7 @@ fn sort_clusters(mut clusters: Vec<Cluster>) -> Vec<Cluster> {
 mod tests {
     use super::*;
     use crate::sets::SetStore;
+    use crate::shingle::Lead;
 
     #[test]
     fn union_find_joins_and_counts() {
@@ -750,6 +776,7 @@ mod tests {
             words: shingles + 4,
             shingles,
             signature,
+            lead: Lead::default(),
         }
     }
 
@@ -944,5 +971,57 @@ mod tests {
         assert_eq!(clusters.len(), 1);
         assert_eq!(exact_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
         assert_eq!(exact_jaccard(&[], &[]), 0.0);
+    }
+
+    #[test]
+    fn a_weak_link_needs_texts_that_open_alike() {
+        let config = Config::default();
+        let minima: Vec<u32> = (0..84).collect();
+        // Estimated Jaccard 0.29 for the lone document: a candidate of the story.
+        let weak: Vec<u32> = (0..24).chain(1000..1060).collect();
+        // The story's two copies hold 0..100; the lone text shares 0..40 of it and adds
+        // 1000..1080 of its own: exact Jaccard 40/180 = 0.22, enough to attach only.
+        let story: Vec<u32> = (0..100).collect();
+        let lone: Vec<u32> = (0..40).chain(1000..1080).collect();
+        let store = SetStore::of_sets(&[story.clone(), story, lone]);
+        let lead = |keys: std::ops::Range<u32>| Lead::of(&keys.collect::<Vec<u32>>());
+        let sketches = |story_lead: Lead, lone_lead: Lead| {
+            vec![
+                Sketch {
+                    lead: story_lead.clone(),
+                    ..sketch(minima.clone(), 100)
+                },
+                Sketch {
+                    lead: story_lead,
+                    ..sketch(minima.clone(), 100)
+                },
+                Sketch {
+                    lead: lone_lead,
+                    ..sketch(weak.clone(), 120)
+                },
+            ]
+        };
+        let attached = |sketches: &[Sketch], config: &Config| {
+            let (clusters, stats) = cluster(sketches, SetsView::of(&store, 0), config);
+            assert_eq!(stats.attached, usize::from(clusters.len() == 1));
+            clusters.len() == 1
+        };
+        // A rewrite that keeps the story's opening attaches...
+        assert!(attached(&sketches(lead(0..32), lead(0..32)), &config));
+        // ...and so it does when only one text's opening is found in the other.
+        assert!(attached(&sketches(lead(60..92), lead(8..40)), &config));
+        // A text that shares phrases further in, but neither opening, stays alone.
+        let apart = sketches(lead(60..92), lead(1000..1032));
+        assert!(!attached(&apart, &config));
+        // Unless the check is off, or cannot be made: no sets, or no lead (an indexed text).
+        let off = Config::default()
+            .with_setting("cluster.attach-lead=0")
+            .unwrap();
+        assert!(attached(&apart, &off));
+        assert!(attached(&sketches(lead(60..92), Lead::default()), &config));
+        let (sa, sb) = (&apart[0], &apart[2]);
+        assert!(open_alike(sa, sb, None, 0.2));
+        let store_sets = (&(0..100).collect::<Vec<u32>>()[..], &[1000u32, 1001][..]);
+        assert!(!open_alike(sa, sb, Some(store_sets), 0.2));
     }
 }

@@ -1,10 +1,11 @@
 //! Comparing two texts: exact Dice and Jaccard of their shingle sets, the estimate from the
-//! minima, the supershingles and megashingles they share, and the shared fragments as text.
+//! minima, the supershingles and megashingles they share, how much of each text's lead the
+//! other holds, and the shared fragments as text.
 
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::shingle::{key, shingle_set};
+use crate::shingle::{key, shingle_set, Lead};
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketcher;
 use crate::sorted::intersection_size;
@@ -37,6 +38,10 @@ pub struct Comparison {
     pub shared_megashingles: usize,
     /// Megashingles per text.
     pub megashingles: usize,
+    /// Share of the first text's lead (its first 32 distinct shingles) found in the second.
+    pub first_lead_in_second: f64,
+    /// Share of the second text's lead found in the first.
+    pub second_lead_in_first: f64,
     /// Maximal runs of the first text's words made of shared shingles.
     pub shared_fragments: Vec<String>,
 }
@@ -108,8 +113,18 @@ pub fn compare(
         supershingles: super_a.len(),
         shared_megashingles: shared_slots(&mega_a, &mega_b),
         megashingles: mega_a.len(),
+        first_lead_in_second: a.lead_share_in(&b.set),
+        second_lead_in_first: b.lead_share_in(&a.set),
         shared_fragments: shared_fragments(&a, &b.set, sketcher.shingle_size()),
     })
+}
+
+impl Side {
+    /// The share of its lead found in `other`.
+    fn lead_share_in(&self, other: &[u32]) -> f64 {
+        let keys: Vec<u32> = self.windows.iter().map(|&w| key(w)).collect();
+        Lead::of(&keys).share_in(other).unwrap_or(0.0)
+    }
 }
 
 /// Runs of `side`'s words covered by windows whose hash is in `other`.
@@ -174,6 +189,19 @@ mod tests {
         assert_eq!(c.shared_supershingles, c.supershingles);
         assert_eq!(c.shared_megashingles, c.megashingles);
         assert!(c.supershingles > 0);
+    }
+
+    #[test]
+    fn leads_are_compared_both_ways() {
+        let words: Vec<String> = (0..80).map(|i| format!("w{i}")).collect();
+        let full = words.join(" ");
+        let (head, tail) = (words[..40].join(" "), words[40..].join(" "));
+        let config = Config::default();
+        let c = compare((&full, "a"), (&head, "b"), &config).unwrap();
+        assert_eq!((c.first_lead_in_second, c.second_lead_in_first), (1.0, 1.0));
+        // The tail holds none of the full text's lead, and the full text all of the tail's.
+        let c = compare((&full, "a"), (&tail, "b"), &config).unwrap();
+        assert_eq!((c.first_lead_in_second, c.second_lead_in_first), (0.0, 1.0));
     }
 
     #[test]

@@ -239,6 +239,9 @@ pub struct ClusterConfig {
     /// A document left alone joins the cluster (of two or more) of its most similar candidate
     /// when their Jaccard is at least this; 0 turns it off.
     pub attach_similarity: f64,
+    /// ... and when at least this share of the lead (first 32 shingles) of one is found in the
+    /// other's set; 0 turns the check off.
+    pub attach_lead: f64,
     /// A candidate key shared by more documents than this is boilerplate and makes no pairs.
     pub max_bucket: usize,
     /// Shingle sets that take more than this many MiB are all kept in a temporary file.
@@ -254,6 +257,7 @@ impl Default for ClusterConfig {
             estimate_margin: 1.0,
             check_representatives: true,
             attach_similarity: 0.2,
+            attach_lead: 0.2,
             max_bucket: 5000,
             set_memory_mb: 256,
         }
@@ -389,6 +393,14 @@ impl Config {
             return range(
                 "cluster.attach-similarity",
                 a.to_string(),
+                "0.0 (off) to 1.0".into(),
+            );
+        }
+        let l = self.cluster.attach_lead;
+        if !(0.0..=1.0).contains(&l) {
+            return range(
+                "cluster.attach-lead",
+                l.to_string(),
                 "0.0 (off) to 1.0".into(),
             );
         }
@@ -528,6 +540,12 @@ mod tests {
         let err = Config::from_toml("[cluster]\nmin-similarity = 1.5\n", Path::new("p.toml"))
             .unwrap_err();
         assert!(err.to_string().contains("0.0 to 1.0"), "{err}");
+        let err =
+            Config::from_toml("[cluster]\nattach-lead = -0.1\n", Path::new("p.toml")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "configuration key `cluster.attach-lead` = -0.1 is out of range: 0.0 (off) to 1.0"
+        );
     }
 
     #[test]

@@ -551,6 +551,10 @@ fn report(c: &Comparison) -> String {
         c.megashingles,
     );
     out.push_str(&format!(
+        "leads shared:      {:.2} of the first's in the second, {:.2} of the second's in the first\n",
+        c.first_lead_in_second, c.second_lead_in_first
+    ));
+    out.push_str(&format!(
         "shared fragments:  {}\n",
         c.shared_fragments.len()
     ));

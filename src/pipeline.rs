@@ -111,12 +111,11 @@ struct Shingled {
     id: String,
     time: Option<i64>,
     origin: Origin,
-    /// Canonical words in its text.
-    words: u32,
     /// Where its sets are in the store.
     place: Place,
-    /// Its finished sketch, when no corpus statistics are wanted.
-    sketch: Option<Sketch>,
+    /// Its sketch: finished when no corpus statistics are wanted, else only its word count
+    /// and lead.
+    sketch: Sketch,
 }
 
 /// Everything read and sketched from the inputs, by document number (documents in id order,
@@ -214,9 +213,9 @@ pub fn sketch_inputs_with(
                         .into_iter()
                         .map(|record| {
                             let start = keys.len() as u32;
-                            let (words, place, sketch) = if statistics {
+                            let (place, sketch) = if statistics {
                                 // The sets go straight into the batch's list.
-                                let (words, len, page) = sketcher.append_shingles(
+                                let appended = sketcher.append_shingles(
                                     &record.text,
                                     scratch,
                                     pages,
@@ -225,10 +224,15 @@ pub fn sketch_inputs_with(
                                 let place = Place {
                                     block: 0,
                                     start,
-                                    len,
-                                    page,
+                                    len: appended.set,
+                                    page: appended.page,
                                 };
-                                (words, place, None)
+                                let sketch = Sketch {
+                                    words: appended.words,
+                                    lead: appended.lead,
+                                    ..Sketch::default()
+                                };
+                                (place, sketch)
                             } else {
                                 let shingles = sketcher.shingles(&record.text, scratch, pages);
                                 let (sketch, set) = sketcher.sketch_shingles(&shingles, known);
@@ -242,13 +246,12 @@ pub fn sketch_inputs_with(
                                     len,
                                     page: 0,
                                 };
-                                (shingles.words, place, Some(sketch))
+                                (place, sketch)
                             };
                             Shingled {
                                 id: record.id,
                                 time: record.time,
                                 origin: record.origin,
-                                words,
                                 place,
                                 sketch,
                             }
@@ -286,16 +289,14 @@ pub fn sketch_inputs_with(
     let mut ids = Vec::with_capacity(documents.len());
     let mut origins = Vec::with_capacity(documents.len());
     let mut times = Vec::with_capacity(documents.len());
-    let mut words = Vec::with_capacity(documents.len());
     let mut places = Vec::with_capacity(documents.len());
-    let mut sketches = Vec::with_capacity(if statistics { 0 } else { documents.len() });
+    let mut sketches = Vec::with_capacity(documents.len());
     for d in documents {
         ids.push(d.id);
         origins.push(d.origin);
         times.push(d.time);
-        words.push(d.words);
         places.push(d.place);
-        sketches.extend(d.sketch);
+        sketches.push(d.sketch);
     }
     store.set_places(places);
     let sketching = reporter.bar("sketching", "docs");
@@ -304,7 +305,7 @@ pub fn sketch_inputs_with(
         let (boilerplate, made) = pool.install(|| {
             sketch_with_statistics(
                 &mut store,
-                &words,
+                sketches,
                 &sketcher,
                 config,
                 known,
@@ -409,10 +410,10 @@ pub fn send_batches(
 /// over a first clustering), adds them to the `known` ones and sketches every document
 /// without them. The store's sets become each sketch's set: page sets are dropped once
 /// counted and boilerplate is taken out (its keys kept after the set until story frequency is
-/// done). `words` are the documents' word counts.
+/// done). `read` are the documents' sketches as read: their word counts and leads.
 fn sketch_with_statistics(
     store: &mut SetStore,
-    words: &[u32],
+    read: Vec<Sketch>,
     sketcher: &Sketcher,
     config: &Config,
     known: &Boilerplate,
@@ -437,21 +438,12 @@ fn sketch_with_statistics(
     // With story frequency to come, those keys stay in the store after the set, as its second
     // list: if the shingles found then leave less than a fifth of the main set, the whole main
     // set is kept, and they are needed again.
-    let mut documents: Vec<(Sketch, u32)> = words
-        .iter()
-        .map(|&words| {
-            let sketch = Sketch {
-                words,
-                ..Sketch::default()
-            };
-            (sketch, 0)
-        })
-        .collect();
+    let mut documents: Vec<(Sketch, u32)> = read.into_iter().map(|sketch| (sketch, 0)).collect();
     timings.time("sketching", || {
         store.rewrite(&mut documents, |(sketch, left_out), main, _page, out| {
             sketching.inc(1);
             let mut taken = Vec::new();
-            *sketch = sketcher.sketch_set(sketch.words, main, &boilerplate, out, &mut taken);
+            sketcher.sketch_set(sketch, main, &boilerplate, out, &mut taken);
             *left_out = taken.len() as u32;
             if min_stories == 0 {
                 return 0;
@@ -758,6 +750,7 @@ mod tests {
         set.dedup();
         Shingles {
             words: set.len() as u32 + 2,
+            lead: crate::shingle::Lead::of(&set[..3]),
             set,
             page: None,
         }
@@ -776,7 +769,14 @@ mod tests {
             shingles([template].into_iter().chain(4000..4050)),
             shingles([template].into_iter().chain(5000..5050)),
         ];
-        let words: Vec<u32> = documents.iter().map(|d| d.words).collect();
+        let read: Vec<Sketch> = documents
+            .iter()
+            .map(|d| Sketch {
+                words: d.words,
+                lead: d.lead.clone(),
+                ..Sketch::default()
+            })
+            .collect();
         let sets: Vec<Vec<u32>> = documents.iter().map(|d| d.set.clone()).collect();
         for (verify, on_file) in [
             (Verify::Exact, false),
@@ -812,7 +812,7 @@ mod tests {
             };
             let (boilerplate, sketches) = sketch_with_statistics(
                 &mut store,
-                &words,
+                read.clone(),
                 &sketcher,
                 &config,
                 &Boilerplate::none(),

@@ -4,6 +4,9 @@
 //! fragment counts once. Words are
 //! hashed first (one SipHash per word), and a window hashes the `k` word hashes, so each word's
 //! bytes are read once whatever `k` is.
+//!
+//! A text's [`Lead`] is the keys of its first shingles in text order: its opening, which the
+//! set, sorted by key, no longer shows.
 
 use std::hash::Hasher;
 
@@ -47,10 +50,22 @@ impl ShingleHasher {
     /// key once, as [`shingle_set`] makes it) and returns its length. Long lists of many sets,
     /// one after another, are made this way without a list per set.
     pub fn append_set(&self, word_hashes: &[u64], k: usize, keys: &mut Vec<u32>) -> usize {
+        self.append_set_and_lead(word_hashes, k, keys).0
+    }
+
+    /// [`ShingleHasher::append_set`], and the text's lead, taken from its keys in text order
+    /// before they are sorted.
+    pub fn append_set_and_lead(
+        &self,
+        word_hashes: &[u64],
+        k: usize,
+        keys: &mut Vec<u32>,
+    ) -> (usize, Lead) {
         let start = keys.len();
         if word_hashes.len() >= k {
             keys.extend(word_hashes.windows(k).map(|w| key(self.window(w))));
         }
+        let lead = Lead::of(&keys[start..]);
         let set = &mut keys[start..];
         set.sort_unstable();
         // Each key once: `distinct` keys are kept at the front of the set.
@@ -62,7 +77,7 @@ impl ShingleHasher {
             }
         }
         keys.truncate(start + distinct);
-        distinct
+        (distinct, lead)
     }
 
     /// The hash of each window of `k` words, in text order (repeats kept).
@@ -79,6 +94,50 @@ impl ShingleHasher {
 /// key with probability about `n/2^32`.
 pub fn key(hash: u64) -> u32 {
     (hash ^ (hash >> 32)) as u32
+}
+
+/// Distinct shingles in a [`Lead`].
+pub const LEAD_SHINGLES: usize = 32;
+
+/// A text's opening: the keys of its first [`LEAD_SHINGLES`] distinct shingles, in text order.
+/// Rewrites of one story keep its opening (a text cut to its lead keeps little else), while
+/// two texts on one topic, or two letters filled in from one template, seldom open alike: their
+/// shared phrases sit further in. Clustering asks it of a weak link (see
+/// `cluster.attach-lead`). The keys live on the heap (128 bytes and a pointer per sketch), so
+/// that sketches stay small to move and scan.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Lead(Box<[u32]>);
+
+impl Lead {
+    /// The lead of a text whose shingle keys, in text order (repeats kept), are `keys`.
+    pub fn of(keys: &[u32]) -> Lead {
+        let mut lead = Vec::with_capacity(LEAD_SHINGLES.min(keys.len()));
+        for &key in keys {
+            if lead.len() == LEAD_SHINGLES {
+                break;
+            }
+            if !lead.contains(&key) {
+                lead.push(key);
+            }
+        }
+        Lead(lead.into_boxed_slice())
+    }
+
+    /// Its keys, in text order: none when the text has no shingles, or when the lead is not
+    /// known (a sketch read from a story index, which keeps none).
+    pub fn keys(&self) -> &[u32] {
+        &self.0
+    }
+
+    /// The share of its keys found in the sorted set `set`; `None` when it has none.
+    pub fn share_in(&self, set: &[u32]) -> Option<f64> {
+        let keys = self.keys();
+        if keys.is_empty() {
+            return None;
+        }
+        let found = keys.iter().filter(|k| set.binary_search(k).is_ok()).count();
+        Some(found as f64 / keys.len() as f64)
+    }
 }
 
 /// The shingle set: the distinct keys of the windows, sorted.
@@ -163,6 +222,37 @@ mod tests {
             }
         }
         assert_eq!(&keys[..2], &[7, 3]);
+    }
+
+    #[test]
+    fn a_lead_is_the_first_distinct_keys_in_text_order() {
+        let h = ShingleHasher::new(1);
+        let text: Vec<String> = (0..60).map(|i| format!("w{i}")).collect();
+        let words = hashes(&h, &format!("x y x y {}", text.join(" ")));
+        let windows = h.windows(&words, 2);
+        let keys: Vec<u32> = windows.iter().map(|&w| key(w)).collect();
+        let mut list = Vec::new();
+        let (n, lead) = h.append_set_and_lead(&words, 2, &mut list);
+        assert_eq!(n, list.len());
+        // "x y", "y x", "x y" again (counted once), then the text's windows in order.
+        let mut expected = vec![keys[0], keys[1]];
+        expected.extend(&keys[3..3 + LEAD_SHINGLES - 2]);
+        assert_eq!(lead.keys(), expected.as_slice());
+        assert_eq!(lead, Lead::of(&keys));
+        assert_eq!(lead.share_in(&list), Some(1.0));
+        // The set of the text's tail holds none of the lead but its last key.
+        let tail = shingle_set(&windows[LEAD_SHINGLES..]);
+        let share = lead.share_in(&tail).unwrap();
+        assert!(share <= 1.0 / LEAD_SHINGLES as f64, "{share}");
+        let short = Lead::of(&keys[..5]);
+        assert_eq!(
+            short.keys(),
+            &[keys[0], keys[1], keys[3], keys[4]],
+            "x y counts once"
+        );
+        assert_eq!(short.share_in(&[]), Some(0.0));
+        assert_eq!(Lead::default().share_in(&list), None, "no lead, no share");
+        assert_eq!(Lead::of(&[]), Lead::default());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::boilerplate::Boilerplate;
 use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
-use crate::shingle::{merge_disjoint, ShingleHasher};
+use crate::shingle::{merge_disjoint, Lead, ShingleHasher};
 use crate::signature::MinHasher;
 
 /// What is kept of one document.
@@ -19,6 +19,8 @@ pub struct Sketch {
     pub shingles: u32,
     /// The minima; all `u32::MAX` when there are no shingles.
     pub signature: Vec<u32>,
+    /// Its opening (boilerplate included: it is taken as the text is read).
+    pub lead: Lead,
 }
 
 impl Sketch {
@@ -33,6 +35,8 @@ impl Sketch {
 pub struct Shingles {
     /// Canonical words in the text.
     pub words: u32,
+    /// The opening of the main text.
+    pub lead: Lead,
     /// The distinct shingle keys, sorted.
     pub set: Vec<u32>,
     /// The shingle set of the whole page (furniture included) when it differs from `set`.
@@ -44,6 +48,19 @@ impl Shingles {
     pub fn page_set(&self) -> &[u32] {
         self.page.as_deref().unwrap_or(&self.set)
     }
+}
+
+/// What [`Sketcher::append_shingles`] tells of one text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// Canonical words in the main text.
+    pub words: u32,
+    /// The main text's opening.
+    pub lead: Lead,
+    /// Keys of its main set.
+    pub set: u32,
+    /// Keys of its page set: 0 when there is none.
+    pub page: u32,
 }
 
 /// Reusable buffers for sketching many documents on one thread.
@@ -104,40 +121,54 @@ impl Sketcher {
         let (main, page) = self.canonicalizer.texts(text, with_page);
         let words = self.word_hashes(&main, scratch);
         let mut set = Vec::new();
-        self.append_set(scratch, &mut set);
+        let (_, lead) = self.append_set(scratch, &mut set);
         let page = page.map(|page| {
             self.word_hashes(&page, scratch);
             let mut set = Vec::new();
             self.append_set(scratch, &mut set);
             set
         });
-        Shingles { words, set, page }
+        Shingles {
+            words,
+            lead,
+            set,
+            page,
+        }
     }
 
     /// [`Sketcher::shingles`] appended to one list of many documents' sets: the main set, then
     /// the page set when there is one (`with_page`, and main-text extraction dropped some of the
-    /// page). Returns the word count and the two sets' lengths (0 for no page set).
+    /// page). Returns the main text's word count and lead, and the two sets' lengths (0 for
+    /// no page set).
     pub fn append_shingles(
         &self,
         text: &str,
         scratch: &mut Scratch,
         with_page: bool,
         keys: &mut Vec<u32>,
-    ) -> (u32, u32, u32) {
+    ) -> Appended {
         let (main, page) = self.canonicalizer.texts(text, with_page);
         let words = self.word_hashes(&main, scratch);
-        let set = self.append_set(scratch, keys);
+        let (set, lead) = self.append_set(scratch, keys);
         let page = page.map_or(0, |page| {
             self.word_hashes(&page, scratch);
-            self.append_set(scratch, keys)
+            self.append_set(scratch, keys).0
         });
-        (words, set, page)
+        Appended {
+            words,
+            lead,
+            set,
+            page,
+        }
     }
 
-    /// Appends the shingle set of the word hashes in `scratch` to `keys`; returns its length.
-    fn append_set(&self, scratch: &Scratch, keys: &mut Vec<u32>) -> u32 {
-        self.hasher
-            .append_set(&scratch.words, self.shingle_size, keys) as u32
+    /// Appends the shingle set of the word hashes in `scratch` to `keys`; returns its length
+    /// and the text's lead.
+    fn append_set(&self, scratch: &Scratch, keys: &mut Vec<u32>) -> (u32, Lead) {
+        let (len, lead) = self
+            .hasher
+            .append_set_and_lead(&scratch.words, self.shingle_size, keys);
+        (len as u32, lead)
     }
 
     /// Hashes the words of a visible text into `scratch.words`; returns their number.
@@ -163,29 +194,27 @@ impl Sketcher {
             words: shingles.words,
             shingles: set.len() as u32,
             signature: self.minhasher.signature(&set),
+            lead: shingles.lead.clone(),
         };
         (sketch, set)
     }
 
-    /// [`Sketcher::sketch_shingles`] writing the set to lists: the keys of the main set `main`
-    /// that the sketch is made of are appended to `kept` and the boilerplate left out to
-    /// `rest`, both sorted.
+    /// [`Sketcher::sketch_shingles`] writing the set to lists: `sketch` (its words and lead
+    /// already known) is made of the keys of the main set `main` that are appended to `kept`,
+    /// and the boilerplate left out goes to `rest`, both sorted.
     pub fn sketch_set(
         &self,
-        words: u32,
+        sketch: &mut Sketch,
         main: &[u32],
         boilerplate: &Boilerplate,
         kept: &mut Vec<u32>,
         rest: &mut Vec<u32>,
-    ) -> Sketch {
+    ) {
         let start = kept.len();
         boilerplate.split(main, kept, rest, 0);
         let set = &kept[start..];
-        Sketch {
-            words,
-            shingles: set.len() as u32,
-            signature: self.minhasher.signature(set),
-        }
+        sketch.shingles = set.len() as u32;
+        sketch.signature = self.minhasher.signature(set);
     }
 
     /// Sketches a document of [`Sketcher::sketch_set`] again once more boilerplate is found:
@@ -262,8 +291,10 @@ mod tests {
     #[test]
     fn sketches_written_to_lists_match_and_resketch_as_if_anew() {
         let full: Vec<u32> = (0..50).map(|i| i * 7).collect();
+        let lead = crate::shingle::Lead::of(&full[..40]);
         let shingles = Shingles {
             words: 60,
+            lead: lead.clone(),
             set: full.clone(),
             page: None,
         };
@@ -277,7 +308,12 @@ mod tests {
             let after = common([7, 14, 1000].into_iter().chain(added).collect());
             let sketcher = Sketcher::new(&Config::default());
             let (mut set, mut rest) = (Vec::new(), Vec::new());
-            let mut sketch = sketcher.sketch_set(60, &full, &before, &mut set, &mut rest);
+            let mut sketch = Sketch {
+                words: 60,
+                lead: lead.clone(),
+                ..Sketch::default()
+            };
+            sketcher.sketch_set(&mut sketch, &full, &before, &mut set, &mut rest);
             let (expected, expected_set) = sketcher.sketch_shingles(&shingles, &before);
             assert_eq!((&sketch, set.as_slice()), (&expected, &*expected_set));
             assert_eq!(rest, [7, 14]);
@@ -307,10 +343,13 @@ mod tests {
         ] {
             let alone = sketcher.shingles(text, &mut scratch, with_page);
             let start = keys.len();
-            let (words, set, page_set) =
-                sketcher.append_shingles(text, &mut scratch, with_page, &mut keys);
+            let appended = sketcher.append_shingles(text, &mut scratch, with_page, &mut keys);
+            let (set, page_set) = (appended.set, appended.page);
             let (main, rest) = keys[start..].split_at(set as usize);
-            assert_eq!((words, main), (alone.words, alone.set.as_slice()));
+            assert_eq!((appended.words, main), (alone.words, alone.set.as_slice()));
+            assert_eq!(appended.lead, alone.lead);
+            assert!(!alone.lead.keys().is_empty());
+            assert_eq!(alone.lead.share_in(main), Some(1.0));
             assert_eq!(rest, alone.page.as_deref().unwrap_or_default());
             assert_eq!(page_set as usize, rest.len());
             // The navigation is dropped from the main text, so the page has a set of its own.

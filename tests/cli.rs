@@ -2161,3 +2161,33 @@ fn a_heavy_rewrite_attaches_to_its_story_but_two_lone_documents_stay_apart() {
     assert_eq!(rows["s-heavy"].cluster_size, 1);
     assert_eq!(rows["s-original"].cluster_size, 4);
 }
+
+#[test]
+fn a_letter_from_the_same_template_that_opens_otherwise_does_not_attach() {
+    let dir = temp();
+    // A story: one letter, in two copies.
+    let letter: Vec<usize> = (0..200).collect();
+    let copy = with_words_replaced(&letter, &[100], 9000);
+    // Another letter from the same template: an opening of its own (sender, bank, sums), then
+    // the template's phrases with every other run of 16 words filled in otherwise.
+    let other: Vec<usize> = (3000..3030)
+        .chain(heavy_rewrite(&letter[30..], 16, 8, 5000))
+        .collect();
+    let texts = [prose(&letter), prose(&copy), prose(&other)];
+    let (estimated, exact) = compare_texts(dir.path(), &texts[0], &texts[2]);
+    assert!(
+        (0.2..0.35).contains(&exact),
+        "a weak link: estimated {estimated}, exact {exact}"
+    );
+    let docs = csv_of([
+        ("letter", texts[0].as_str()),
+        ("letter-copy", texts[1].as_str()),
+        ("other", texts[2].as_str()),
+    ]);
+    let rows = clusters_of(&dir, docs.clone(), &[]);
+    assert_eq!(rows["letter"].cluster_size, 2);
+    assert_eq!(rows["other"].cluster_size, 1);
+    // The lead check is what keeps it apart: without it, the weak link attaches it.
+    let rows = clusters_of(&dir, docs, &["--set", "cluster.attach-lead=0"]);
+    assert_eq!(rows["other"].cluster_size, 3);
+}

@@ -30,6 +30,7 @@ use crate::index::store::{
 use crate::io::time::{format_time, now};
 use crate::pipeline::{status, Collection, Timings};
 use crate::sets::SetsView;
+use crate::shingle::Lead;
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketch;
 use crate::supershingle::KeyMaker;
@@ -440,6 +441,9 @@ impl Neighbourhood {
                     } else {
                         vec![u32::from(u16::MAX); minima]
                     },
+                    // The index keeps no leads: a weak link to an indexed document is not
+                    // checked for a shared opening.
+                    lead: Lead::default(),
                 }
             })
             .collect()

@@ -259,6 +259,7 @@ pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
             words: record.words,
             shingles: record.shingles,
             signature,
+            lead: crate::shingle::Lead::default(),
         };
         let Some(checked) = verifier.jaccard(&sketch, &other, || None) else {
             continue;
