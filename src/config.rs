@@ -388,21 +388,13 @@ impl Config {
         if !(0.0..=1.0).contains(&t) {
             return range("cluster.min-similarity", t.to_string(), "0.0 to 1.0".into());
         }
-        let a = self.cluster.attach_similarity;
-        if !(0.0..=1.0).contains(&a) {
-            return range(
-                "cluster.attach-similarity",
-                a.to_string(),
-                "0.0 (off) to 1.0".into(),
-            );
-        }
-        let l = self.cluster.attach_lead;
-        if !(0.0..=1.0).contains(&l) {
-            return range(
-                "cluster.attach-lead",
-                l.to_string(),
-                "0.0 (off) to 1.0".into(),
-            );
+        for (key, share) in [
+            ("cluster.attach-similarity", self.cluster.attach_similarity),
+            ("cluster.attach-lead", self.cluster.attach_lead),
+        ] {
+            if !(0.0..=1.0).contains(&share) {
+                return range(key, share.to_string(), "0.0 (off) to 1.0".into());
+            }
         }
         let m = self.cluster.estimate_margin;
         if !(0.0..=4.0).contains(&m) {
