@@ -1,0 +1,1 @@
+//! Copies beyond the bucket bound: thousands of identical and near-identical documents.
