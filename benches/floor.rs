@@ -1,6 +1,6 @@
 //! The floor: the least work any shingle pipeline must do over a corpus, measured end to end on
 //! a CSV file with the same reader design as `megashingle cluster` (one reader thread running
-//! the crate's `send_batches` into a bounded channel, rayon workers). Each worker canonicalizes
+//! the crate's readers into a bounded channel of batches, rayon workers). Each worker canonicalizes
 //! every text (`Canonicalizer::for_each_word`), hashes each word once and each shingle window
 //! once, and keeps nothing: no sets, no signatures, no clustering.
 //!
@@ -18,9 +18,11 @@ use rayon::prelude::*;
 
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::config::Config;
-use megashingle::io::read::{ReadOptions, Record};
-use megashingle::pipeline::send_batches;
+use megashingle::io::read::{read_inputs, ReadOptions, Record};
 use megashingle::shingle::ShingleHasher;
+
+/// Records per batch sent to the workers, as in the crate's pipeline.
+const BATCH_RECORDS: usize = 256;
 
 /// What the workers counted.
 #[derive(Default, Clone, Copy)]
@@ -100,7 +102,17 @@ fn main() {
     let (read, counts) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut warn = |message: String| eprintln!("floor: warning: {message}");
-            send_batches(&inputs, &ReadOptions::default(), &sender, &|| {}, &mut warn)
+            let mut batch = Vec::with_capacity(BATCH_RECORDS);
+            let mut emit = |record: Record| {
+                batch.push(record);
+                if batch.len() == BATCH_RECORDS {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
+                    let _ = sender.send(full);
+                }
+            };
+            let read = read_inputs(&inputs, &ReadOptions::default(), &mut emit, &mut warn);
+            let _ = sender.send(batch);
+            read
         });
         let counts = pool.install(|| {
             receiver

@@ -15,7 +15,7 @@
 //! - `cluster`: `cluster::cluster` (candidate index, verification, union-find) from the
 //!   pipeline's own sketches (boilerplate left out);
 //! - `union_find`: `UnionFind` with random unions;
-//! - `pipeline`: `sketch_inputs` + `cluster_collection` on the sample as a CSV file, for scale.
+//! - `pipeline`: `Clusterer` on the sample as a CSV file, for scale.
 //!
 //! Throughput is in bytes of raw document text where the stage is per document, so every group
 //! reads as "corpus MB/s this stage alone could sustain on one thread" (`cluster` and `pipeline`
@@ -33,13 +33,14 @@ use megashingle::canonicalize::Canonicalizer;
 use megashingle::cluster::{cluster, UnionFind};
 use megashingle::config::{Config, Matching};
 use megashingle::io::read::ReadOptions;
-use megashingle::pipeline::{cluster_collection, sketch_inputs, Reporter};
+use megashingle::pipeline::{CollectOptions, Collector};
 use megashingle::sets::SetsView;
 use megashingle::shingle::{shingle_set, ShingleHasher};
 use megashingle::signature::MinHasher;
 use megashingle::sketch::{Scratch, Sketcher};
 use megashingle::supershingle::KeyMaker;
 use megashingle::tune::Grouping;
+use megashingle::Clusterer;
 
 /// The configuration the CLI uses when run from the crate root: `pipeline.toml`, else defaults.
 fn config() -> Config {
@@ -232,11 +233,11 @@ fn stages(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let csv = dir.path().join("sample.csv");
     sample::write_csv(&documents, &csv);
-    let reporter = Reporter::new(false);
     let options = ReadOptions::default();
     let inputs = [csv.clone()];
-    let collection =
-        sketch_inputs(&inputs, &options, &config, 0, &reporter).expect("the sample reads");
+    let mut collector = Collector::new(&config, CollectOptions::default()).expect("a collector");
+    collector.read(&inputs, &options).expect("the sample reads");
+    let collection = collector.finish().expect("the sample sketches");
     let mut group = c.benchmark_group("cluster");
     group.throughput(Throughput::Bytes(bytes));
     let sets = collection
@@ -286,11 +287,9 @@ fn stages(c: &mut Criterion) {
     ));
     group.bench_function("read_sketch_cluster", |b| {
         b.iter(|| {
-            let collection =
-                sketch_inputs(&inputs, &options, &config, 0, &reporter).expect("the sample");
-            cluster_collection(&collection, &config, 0, &reporter)
-                .clusters
-                .len()
+            let mut clusterer = Clusterer::new(&config).expect("a clusterer");
+            clusterer.read(&inputs, &options).expect("the sample reads");
+            clusterer.finish().expect("the sample clusters").len()
         });
     });
     group.finish();

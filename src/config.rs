@@ -319,6 +319,12 @@ impl Config {
         Ok(config)
     }
 
+    /// Reads and validates a configuration file (TOML, the keys of `pipeline.toml`); keys it
+    /// leaves out keep their defaults.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        Config::load(path.as_ref())
+    }
+
     /// Reads and validates a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {

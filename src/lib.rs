@@ -2,22 +2,95 @@
 //! shingle family of algorithms: canonical words → overlapping word shingles → a signature of
 //! minima → supershingles → megashingles → verified union-find clusters.
 //!
-//! Each stage is a module built around a pure function; [`pipeline`] runs them over inputs
-//! with threads and progress bars, and [`io`] reads and writes the files.
+//! The facade is small: a [`Config`] (the keys of `pipeline.toml`), a [`Clusterer`] that takes
+//! documents from any source and gives [`Clusters`], and [`compare`] for two texts. The
+//! `megashingle` command is a thin binary over it.
+//!
+//! ```
+//! let config = megashingle::Config::default(); // or Config::from_file(path)?
+//! let mut clusterer = megashingle::Clusterer::new(&config)?;
+//! let text = "the regional council approved the new budget for public transport on monday \
+//!             after three hours of debate about bus routes and fares";
+//! clusterer.add("doc-1", text)?;
+//! clusterer.add("doc-2", &text.replace("monday", "tuesday"))?;
+//! let clusters = clusterer.finish()?;
+//! for a in clusters.assignments() {
+//!     // the command's row order: largest cluster first, representative first
+//!     println!("{} {} {} {:?} {}", a.doc_id, a.cluster_id, a.cluster_size, a.similarity, a.status);
+//! }
+//! let c = megashingle::compare(&config, "a b c d e f g", "a b c d e f h")?;
+//! assert_eq!((c.common, c.first_shingles), (4, 5)); // 3-word shingles by default
+//! assert!((c.jaccard - 4.0 / 6.0).abs() < 1e-9);
+//! # Ok::<(), megashingle::Error>(())
+//! ```
+//!
+//! Each stage is a module built around a pure function; the modules marked hidden are the
+//! stages themselves, public for the binary and the benchmarks but not part of the facade.
+#![warn(missing_docs)]
 
+mod clusterer;
+mod error;
+mod progress;
+
+#[doc(hidden)]
 pub mod boilerplate;
+#[doc(hidden)]
 pub mod canonicalize;
+#[doc(hidden)]
 pub mod cluster;
+#[doc(hidden)]
 pub mod compare;
+#[doc(hidden)]
 pub mod config;
+#[doc(hidden)]
 pub mod index;
+#[doc(hidden)]
 pub mod io;
+#[doc(hidden)]
 pub mod keyset;
+#[doc(hidden)]
 pub mod pipeline;
+#[doc(hidden)]
 pub mod sets;
+#[doc(hidden)]
 pub mod shingle;
+#[doc(hidden)]
 pub mod signature;
+#[doc(hidden)]
 pub mod sketch;
+#[doc(hidden)]
 pub mod sorted;
+#[doc(hidden)]
 pub mod supershingle;
+#[doc(hidden)]
 pub mod tune;
+
+pub use clusterer::{Assignment, Clusterer, Clusters, RunOptions, Status, Summary};
+pub use compare::Comparison;
+pub use config::{Config, ConfigError};
+pub use error::{Error, Result};
+pub use io::read::{InputFormat, ReadOptions};
+pub use progress::{Progress, Quiet, Stage};
+
+/// Compares two texts under `config`: exact Dice and Jaccard of their shingle sets, the
+/// estimate from the minima, the supershingles and megashingles they share, how much of each
+/// text's lead the other holds, and the shared fragments. A text with fewer words than the
+/// shingle size is an [`Error::TooShort`].
+pub fn compare(config: &Config, first: &str, second: &str) -> Result<Comparison> {
+    config.validate()?;
+    Ok(compare::compare(
+        (first, "the first text"),
+        (second, "the second text"),
+        config,
+    )?)
+}
+
+/// The canonical words of a text under `config`, one string: HTML reduced to its main text,
+/// entities decoded, Unicode normalized, case folded, words joined by single spaces. This is
+/// what is shingled and compared.
+pub fn canon(config: &Config, text: &str) -> String {
+    sketch::Sketcher::new(config)
+        .canonicalizer()
+        .words(text)
+        .join(" ")
+}

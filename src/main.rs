@@ -2,6 +2,7 @@
 //! errors as one line each and maps the outcome to an exit code (0 all good, 1 finished with
 //! skipped records, 2 nothing written). A closed stdout (broken pipe) counts as success.
 
+mod bars;
 mod cli;
 
 use std::io::{IsTerminal, Read, Write};
@@ -18,8 +19,12 @@ use cli::{
 };
 use megashingle::compare::{compare, Comparison};
 use megashingle::index::store::{Open, Store};
+use megashingle::io::write::Row;
 use megashingle::io::write::{write_atomically, write_csv, write_rows};
-use megashingle::pipeline::{cluster_collection, rows, sketch_inputs, Reporter, Summary};
+use megashingle::pipeline::{CollectOptions, Collector};
+use megashingle::{Clusterer, RunOptions};
+
+use bars::Bars;
 
 /// How a command ended when it did not fail.
 enum Outcome {
@@ -47,9 +52,28 @@ fn main() -> ExitCode {
         Ok(Outcome::Skipped) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("megashingle: error: {e:#}");
+            eprintln!("megashingle: error: {}", message_of(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+/// The error's one line, with the flag that made a bad record fatal named.
+fn message_of(error: &anyhow::Error) -> String {
+    use megashingle::io::read::ReadError;
+    let strict = error.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<megashingle::Error>(),
+            Some(megashingle::Error::Input(ReadError::Strict(_)))
+        ) || matches!(
+            cause.downcast_ref::<ReadError>(),
+            Some(ReadError::Strict(_))
+        )
+    });
+    if strict {
+        format!("{error:#} (--strict makes this fatal)")
+    } else {
+        format!("{error:#}")
     }
 }
 
@@ -69,26 +93,25 @@ fn print(text: &str) -> Result<()> {
 }
 
 fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
-    let started = Instant::now();
     let config = args.config.resolve()?;
     let options = args.input.read_options(None);
-    let reporter = Reporter::new(!args.run.quiet && std::io::stderr().is_terminal());
-    let collection = sketch_inputs(&args.inputs, &options, &config, args.run.threads, &reporter)?;
-    if collection.ids.is_empty() {
+    let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
+    clusterer.read(&args.inputs, &options)?;
+    let clusters = clusterer.finish()?;
+    let summary = clusters.summary();
+    if clusters.is_empty() {
         anyhow::bail!(
             "no documents in {}: nothing to cluster, nothing written{}",
             input_names(&args.inputs),
-            if collection.read.skipped > 0 {
+            if summary.skipped > 0 {
                 " (every record was skipped)"
             } else {
                 ""
             }
         );
     }
-    let clustering = cluster_collection(&collection, &config, args.run.threads, &reporter);
-    let mut timings = collection.timings.clone();
-    timings.0.push(("clustering", clustering.elapsed));
-    let table = rows(&collection, &clustering);
+    let mut timings = clusters.timings().clone();
+    let table = clusters.assignments().map(Row::from);
     timings.time("writing", || match &args.output {
         Some(path) => write_atomically(path, |file| write_rows(table, args.format, file))
             .map_err(anyhow::Error::from),
@@ -98,15 +121,35 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
     }
-    let summary = Summary::new(&collection, &clustering);
     if !args.run.quiet {
-        eprintln!("megashingle: {}", summary.line(started.elapsed()));
+        eprintln!("megashingle: {}", summary.line(clusters.elapsed()));
     }
     Ok(if summary.skipped > 0 {
         Outcome::Skipped
     } else {
         Outcome::Clean
     })
+}
+
+/// The library's run options from the run flags: threads, strict ids, and progress bars on
+/// stderr when it is a terminal and `--quiet` is not given.
+fn run_options(run: &cli::RunArgs, strict: bool) -> RunOptions {
+    RunOptions {
+        threads: run.threads,
+        strict,
+        progress: std::sync::Arc::new(Bars::new(!run.quiet && std::io::stderr().is_terminal())),
+    }
+}
+
+/// The collector's options from the run flags, as [`run_options`].
+fn collect_options(run: &cli::RunArgs, strict: bool) -> CollectOptions {
+    let options = run_options(run, strict);
+    CollectOptions {
+        threads: options.threads,
+        strict: options.strict,
+        progress: options.progress,
+        ..CollectOptions::default()
+    }
 }
 
 /// The inputs as named on the command line, for messages.
@@ -266,15 +309,15 @@ fn add_to_index(
     let known = megashingle::index::read::known_boilerplate(store)?;
     let loading = loading.elapsed();
     let options = args.input.read_options(args.time_column.clone());
-    let reporter = Reporter::new(!args.run.quiet && std::io::stderr().is_terminal());
-    let collection = megashingle::pipeline::sketch_inputs_with(
-        &args.inputs,
-        &options,
+    let mut collector = Collector::new(
         &config,
-        args.run.threads,
-        &reporter,
-        &known,
+        CollectOptions {
+            known: std::sync::Arc::new(known),
+            ..collect_options(&args.run, options.strict)
+        },
     )?;
+    collector.read(&args.inputs, &options)?;
+    let collection = collector.finish()?;
     if collection.ids.is_empty() {
         anyhow::bail!(
             "no documents in {}: nothing added to the index",

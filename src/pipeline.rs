@@ -1,16 +1,17 @@
-//! Running the stages over inputs: one reader thread sends batches of records over a bounded
-//! channel to rayon workers that canonicalize and shingle them (a record's text is dropped as
-//! soon as its shingle set is made), and one collector gathers the sets. Documents are then put
-//! in id order, so clusters and output do not depend on input order or thread count; shingles
-//! common to many documents are found (boilerplate), and each set becomes a signature. Progress bars and
-//! warnings go to stderr through a `Reporter`.
+//! Running the stages over documents. A [`Collector`] takes documents one at a time from any
+//! source (the readers, an embedding program) and sends them in batches over a bounded channel
+//! to rayon workers that canonicalize and shingle them (a document's text is dropped as soon as
+//! its shingle set is made); one collector thread gathers the sets. Once every document is in,
+//! documents are put in id order, so clusters and output do not depend on input order or thread
+//! count; shingles common to many documents are found (boilerplate), and each set becomes a
+//! signature. Progress and warnings go to a [`Progress`].
 
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Sender};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -19,9 +20,10 @@ use crate::boilerplate::{
 };
 use crate::cluster::{cluster, Cluster, ClusterStats};
 use crate::config::{Config, Verify};
+use crate::error::Error;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
-use crate::io::write::Row;
 use crate::keyset::KeyMap;
+use crate::progress::{Progress, Stage};
 use crate::sets::{Place, SetStore, SetsView};
 use crate::sketch::{Scratch, Sketch, Sketcher};
 
@@ -30,63 +32,21 @@ const BATCH_RECORDS: usize = 256;
 /// Text bytes per batch sent to the workers.
 const BATCH_BYTES: usize = 4 << 20;
 
-/// Progress bars and warnings on stderr.
-#[derive(Clone)]
-pub struct Reporter {
-    bars: MultiProgress,
-}
-
-impl Reporter {
-    /// Bars drawn when `visible` (stderr is a terminal and not `--quiet`), hidden otherwise.
-    pub fn new(visible: bool) -> Reporter {
-        let target = if visible {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        };
-        Reporter {
-            bars: MultiProgress::with_draw_target(target),
-        }
-    }
-
-    /// A counting bar for one stage.
-    pub fn bar(&self, stage: &str, unit: &str) -> ProgressBar {
-        let style = ProgressStyle::with_template(&format!(
-            "{{prefix:>10.bold}} {{spinner}} {{human_pos}} {unit} {{per_sec:>12}} {{elapsed:>4}}"
-        ))
-        .expect("a valid template");
-        let bar = self.bars.add(ProgressBar::new_spinner().with_style(style));
-        bar.set_prefix(stage.to_owned());
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    }
-
-    /// Prints one warning line without breaking the bars.
-    pub fn warn(&self, message: &str) {
-        let line = format!("warning: {message}");
-        if self.bars.is_hidden() {
-            eprintln!("{line}");
-        } else {
-            let _ = self.bars.println(line);
-        }
-    }
-}
-
 /// Wall-clock time of each stage, in the order they ran.
 #[derive(Debug, Clone, Default)]
 pub struct Timings(pub Vec<(&'static str, Duration)>);
 
 impl Timings {
     /// Records the time from `since` to now as `stage`, and moves `since` to now.
-    pub fn lap(&mut self, stage: &'static str, since: &mut std::time::Instant) {
-        let now = std::time::Instant::now();
+    pub fn lap(&mut self, stage: &'static str, since: &mut Instant) {
+        let now = Instant::now();
         self.0.push((stage, now - *since));
         *since = now;
     }
 
     /// Runs `f`, adding its wall-clock time to `stage`.
     pub fn time<T>(&mut self, stage: &'static str, f: impl FnOnce() -> T) -> T {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let out = f();
         let elapsed = started.elapsed();
         match self.0.iter_mut().find(|(name, _)| *name == stage) {
@@ -144,148 +104,295 @@ pub struct Collection {
     pub timings: Timings,
 }
 
-/// Reads and sketches all inputs with `threads` threads (0: one per core).
-pub fn sketch_inputs(
-    inputs: &[PathBuf],
-    options: &ReadOptions,
-    config: &Config,
-    threads: usize,
-    reporter: &Reporter,
-) -> Result<Collection, ReadError> {
-    sketch_inputs_with(
-        inputs,
-        options,
-        config,
-        threads,
-        reporter,
-        &Boilerplate::none(),
-    )
+/// How a [`Collector`] runs.
+#[derive(Clone)]
+pub struct CollectOptions {
+    /// Worker threads; 0 for one per core.
+    pub threads: usize,
+    /// Make a second document with an already-seen id an error instead of a warning.
+    pub strict: bool,
+    /// Boilerplate shingles found in earlier collections, left out besides those the corpus
+    /// statistics of this one find.
+    pub known: Arc<Boilerplate>,
+    /// Where progress and warnings go.
+    pub progress: Arc<dyn Progress>,
 }
 
-/// [`sketch_inputs`], leaving out `known` boilerplate shingles (found in earlier
-/// collections) besides those the corpus statistics of these inputs find.
-pub fn sketch_inputs_with(
-    inputs: &[PathBuf],
-    options: &ReadOptions,
-    config: &Config,
-    threads: usize,
-    reporter: &Reporter,
-    known: &Boilerplate,
-) -> Result<Collection, ReadError> {
-    give_back_large_blocks();
-    let pool = rayon::ThreadPoolBuilder::new()
+impl Default for CollectOptions {
+    fn default() -> Self {
+        CollectOptions {
+            threads: 0,
+            strict: false,
+            known: Arc::new(Boilerplate::none()),
+            progress: Arc::new(crate::progress::Quiet),
+        }
+    }
+}
+
+/// The shingled batches the workers made, each a result of storing its sets.
+type Batches = Vec<std::io::Result<Vec<Shingled>>>;
+
+/// Takes documents in and sketches them: each [`Collector::add`] queues a document, full
+/// batches go to the workers at once, and [`Collector::finish`] waits for them and makes the
+/// sketches of the whole collection.
+pub struct Collector {
+    config: Config,
+    options: CollectOptions,
+    pool: Arc<rayon::ThreadPool>,
+    sketcher: Arc<Sketcher>,
+    store: Arc<Mutex<SetStore>>,
+    batch: Vec<Record>,
+    batch_bytes: usize,
+    sender: Option<Sender<Vec<Record>>>,
+    workers: Option<JoinHandle<Batches>>,
+    read: ReadSummary,
+    added: u64,
+    started: Instant,
+}
+
+/// The thread pool of a run with `threads` threads (0: one per core) named `name-N`.
+pub fn thread_pool(threads: usize, name: &'static str) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .thread_name(|i| format!("sketch-{i}"))
+        .thread_name(move |i| format!("{name}-{i}"))
         .build()
-        .expect("a thread pool");
-    let (sender, receiver) = bounded::<Vec<Record>>(2 * pool.current_num_threads() + 2);
-    let reading = reporter.bar("reading", "docs");
-    let shingling = reporter.bar("shingling", "docs");
-    let sketcher = Sketcher::new(config);
+        .map_err(|source| Error::Threads {
+            threads,
+            message: source.to_string(),
+        })
+}
+
+impl Collector {
+    /// A collector for documents to sketch under `config` (validated by the caller); its worker
+    /// threads start at once and wait for batches.
+    pub fn new(config: &Config, options: CollectOptions) -> Result<Collector, Error> {
+        give_back_large_blocks();
+        let pool = Arc::new(thread_pool(options.threads, "sketch")?);
+        let sketcher = Arc::new(Sketcher::new(config));
+        let store = Arc::new(Mutex::new(SetStore::new(
+            config.cluster.set_memory_mb << 20,
+        )));
+        let (sender, receiver) = bounded::<Vec<Record>>(2 * pool.current_num_threads() + 2);
+        let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
+        let exact = config.cluster.verify == Verify::Exact;
+        let pages = config.boilerplate.min_documents > 0;
+        let workers = {
+            let (pool, sketcher, store) = (pool.clone(), sketcher.clone(), store.clone());
+            let (known, progress) = (options.known.clone(), options.progress.clone());
+            std::thread::Builder::new()
+                .name("shingling".into())
+                .spawn(move || {
+                    pool.install(|| {
+                        receiver
+                            .into_iter()
+                            .par_bridge()
+                            .map_init(Scratch::default, |scratch, batch| {
+                                let documents = shingle_batch(
+                                    batch, &sketcher, scratch, &known, statistics, pages, exact,
+                                    &store,
+                                );
+                                if let Ok(documents) = &documents {
+                                    progress.advance(Stage::Shingling, documents.len() as u64);
+                                }
+                                documents
+                            })
+                            .collect()
+                    })
+                })
+                .map_err(|source| Error::Threads {
+                    threads: 1,
+                    message: source.to_string(),
+                })?
+        };
+        Ok(Collector {
+            config: config.clone(),
+            options,
+            pool,
+            sketcher,
+            store,
+            batch: Vec::with_capacity(BATCH_RECORDS),
+            batch_bytes: 0,
+            sender: Some(sender),
+            workers: Some(workers),
+            read: ReadSummary::default(),
+            added: 0,
+            started: Instant::now(),
+        })
+    }
+
+    /// Queues one document; a full batch goes to the workers.
+    pub fn add(&mut self, record: Record) {
+        self.options.progress.advance(Stage::Reading, 1);
+        self.added += 1;
+        self.batch_bytes += record.text.len();
+        self.batch.push(record);
+        if self.batch.len() >= BATCH_RECORDS || self.batch_bytes >= BATCH_BYTES {
+            self.send_batch();
+        }
+    }
+
+    /// Documents added so far.
+    pub fn added(&self) -> u64 {
+        self.added
+    }
+
+    fn send_batch(&mut self) {
+        self.batch_bytes = 0;
+        let full = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_RECORDS));
+        if let Some(sender) = &self.sender {
+            // A closed channel means the workers stopped; finish reports why.
+            let _ = sender.send(full);
+        }
+    }
+
+    /// Reads every input and adds its records; each skipped record's one-line report goes to
+    /// the progress as a warning. Fails on an input that cannot be read at all.
+    pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<(), ReadError> {
+        let progress = self.options.progress.clone();
+        let mut warn = |message: String| progress.warn(&message);
+        let summary = read_inputs(inputs, options, &mut |record| self.add(record), &mut warn)?;
+        self.read.records += summary.records;
+        self.read.skipped += summary.skipped;
+        self.read.ignored_files += summary.ignored_files;
+        Ok(())
+    }
+
+    /// Counts `records` skipped by a source of the caller's, for the summary.
+    pub fn count_skipped(&mut self, records: u64) {
+        self.read.skipped += records;
+    }
+
+    /// Waits for the workers and sketches the whole collection.
+    pub fn finish(mut self) -> Result<Collection, Error> {
+        if !self.batch.is_empty() {
+            self.send_batch();
+        }
+        // Dropping the sender closes the channel, so the workers end.
+        self.sender = None;
+        let batches = match self.workers.take().expect("finish runs once").join() {
+            Ok(batches) => batches,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let progress = self.options.progress.clone();
+        progress.finish(Stage::Reading);
+        progress.finish(Stage::Shingling);
+        let mut timings = Timings::default();
+        timings
+            .0
+            .push(("reading and shingling", self.started.elapsed()));
+        let store = Arc::into_inner(self.store)
+            .expect("the workers are done")
+            .into_inner()
+            .expect("no thread panics");
+        let mut documents: Vec<Shingled> = Vec::new();
+        for batch in batches {
+            documents.extend(batch.map_err(|source| Error::Spill {
+                dir: std::env::temp_dir().display().to_string(),
+                source,
+            })?);
+        }
+        let strict = self.options.strict;
+        let duplicates = timings.time("ordering by id", || {
+            self.pool
+                .install(|| drop_duplicate_ids(&mut documents, strict, &*progress))
+        })?;
+        give_back_free_pages();
+        collect(
+            documents,
+            store,
+            &self.sketcher,
+            &self.config,
+            &self.pool,
+            &self.options,
+            self.read,
+            duplicates,
+            timings,
+        )
+    }
+}
+
+/// Canonicalizes and shingles one batch, storing its sets as one block of the store.
+#[allow(clippy::too_many_arguments)]
+fn shingle_batch(
+    batch: Vec<Record>,
+    sketcher: &Sketcher,
+    scratch: &mut Scratch,
+    known: &Boilerplate,
+    statistics: bool,
+    pages: bool,
+    exact: bool,
+    store: &Mutex<SetStore>,
+) -> std::io::Result<Vec<Shingled>> {
+    // The batch's sets, one after another: with statistics each main set and page set as
+    // read, else each sketch's set when verification is exact. A text has at most about one
+    // shingle per four bytes, and a page set adds about as many again.
+    let bytes: usize = batch.iter().map(|r| r.text.len()).sum();
+    let mut keys = Vec::with_capacity(if statistics { bytes / 4 } else { 0 });
+    let mut documents: Vec<Shingled> = batch
+        .into_iter()
+        .map(|record| {
+            let start = keys.len() as u32;
+            let (place, sketch) = if statistics {
+                // The sets go straight into the batch's list.
+                let appended = sketcher.append_shingles(&record.text, scratch, pages, &mut keys);
+                let place = Place {
+                    block: 0,
+                    start,
+                    len: appended.set,
+                    page: appended.page,
+                };
+                let sketch = Sketch {
+                    words: appended.words,
+                    lead: appended.lead,
+                    ..Sketch::default()
+                };
+                (place, sketch)
+            } else {
+                let shingles = sketcher.shingles(&record.text, scratch, pages);
+                let (sketch, set) = sketcher.sketch_shingles(&shingles, known);
+                if exact {
+                    keys.extend_from_slice(&set);
+                }
+                let len = keys.len() as u32 - start;
+                let place = Place {
+                    block: 0,
+                    start,
+                    len,
+                    page: 0,
+                };
+                (place, sketch)
+            };
+            Shingled {
+                id: record.id,
+                time: record.time,
+                origin: record.origin,
+                place,
+                sketch,
+            }
+        })
+        .collect();
+    keys.shrink_to_fit();
+    let block = store.lock().expect("no thread panics").push_block(keys)?;
+    documents.iter_mut().for_each(|d| d.place.block = block);
+    Ok(documents)
+}
+
+/// Makes the collection of shingled documents in id order: with corpus statistics, finds the
+/// boilerplate and sketches every document without it.
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    documents: Vec<Shingled>,
+    mut store: SetStore,
+    sketcher: &Sketcher,
+    config: &Config,
+    pool: &rayon::ThreadPool,
+    options: &CollectOptions,
+    read: ReadSummary,
+    duplicates: u64,
+    mut timings: Timings,
+) -> Result<Collection, Error> {
     let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
     let exact = config.cluster.verify == Verify::Exact;
-    let store = Mutex::new(SetStore::new(config.cluster.set_memory_mb << 20));
-    let mut timings = Timings::default();
-    let started = std::time::Instant::now();
-    let (read, batches) = std::thread::scope(|scope| {
-        let reader = std::thread::Builder::new()
-            .name("reader".into())
-            .spawn_scoped(scope, || {
-                // The sender is moved here, so the channel closes when reading ends.
-                let sender = sender;
-                let mut warn = |message: String| reporter.warn(&message);
-                send_batches(inputs, options, &sender, &|| reading.inc(1), &mut warn)
-            })
-            .expect("spawn the reader thread");
-        let batches: Vec<std::io::Result<Vec<Shingled>>> = pool.install(|| {
-            receiver
-                .into_iter()
-                .par_bridge()
-                .map_init(Scratch::default, |scratch, batch| {
-                    let pages = config.boilerplate.min_documents > 0;
-                    // The batch's sets, one after another: with statistics each main set and
-                    // page set as read, else each sketch's set when verification is exact.
-                    // A text has at most about one shingle per four bytes, and a page set
-                    // adds about as many again.
-                    let bytes: usize = batch.iter().map(|r| r.text.len()).sum();
-                    let mut keys = Vec::with_capacity(if statistics { bytes / 4 } else { 0 });
-                    let mut documents: Vec<Shingled> = batch
-                        .into_iter()
-                        .map(|record| {
-                            let start = keys.len() as u32;
-                            let (place, sketch) = if statistics {
-                                // The sets go straight into the batch's list.
-                                let appended = sketcher.append_shingles(
-                                    &record.text,
-                                    scratch,
-                                    pages,
-                                    &mut keys,
-                                );
-                                let place = Place {
-                                    block: 0,
-                                    start,
-                                    len: appended.set,
-                                    page: appended.page,
-                                };
-                                let sketch = Sketch {
-                                    words: appended.words,
-                                    lead: appended.lead,
-                                    ..Sketch::default()
-                                };
-                                (place, sketch)
-                            } else {
-                                let shingles = sketcher.shingles(&record.text, scratch, pages);
-                                let (sketch, set) = sketcher.sketch_shingles(&shingles, known);
-                                if exact {
-                                    keys.extend_from_slice(&set);
-                                }
-                                let len = keys.len() as u32 - start;
-                                let place = Place {
-                                    block: 0,
-                                    start,
-                                    len,
-                                    page: 0,
-                                };
-                                (place, sketch)
-                            };
-                            Shingled {
-                                id: record.id,
-                                time: record.time,
-                                origin: record.origin,
-                                place,
-                                sketch,
-                            }
-                        })
-                        .collect();
-                    shingling.inc(documents.len() as u64);
-                    keys.shrink_to_fit();
-                    let block = store.lock().expect("no thread panics").push_block(keys)?;
-                    documents.iter_mut().for_each(|d| d.place.block = block);
-                    Ok(documents)
-                })
-                .collect()
-        });
-        (
-            reader.join().expect("the reader thread does not panic"),
-            batches,
-        )
-    });
-    reading.finish();
-    shingling.finish();
-    timings.0.push(("reading and shingling", started.elapsed()));
-    let read = read?;
-    let mut store = store.into_inner().expect("no thread panics");
-    let mut documents: Vec<Shingled> = Vec::new();
-    for batch in batches {
-        documents.extend(batch.map_err(|source| ReadError::Spill {
-            dir: std::env::temp_dir().display().to_string(),
-            source,
-        })?);
-    }
-    let duplicates = timings.time("ordering by id", || {
-        drop_duplicate_ids(&mut documents, options.strict, reporter)
-    })?;
-    give_back_free_pages();
     let mut ids = Vec::with_capacity(documents.len());
     let mut origins = Vec::with_capacity(documents.len());
     let mut times = Vec::with_capacity(documents.len());
@@ -299,17 +406,17 @@ pub fn sketch_inputs_with(
         sketches.push(d.sketch);
     }
     store.set_places(places);
-    let sketching = reporter.bar("sketching", "docs");
-    let sketch_started = std::time::Instant::now();
+    let sketch_started = Instant::now();
+    let progress = &*options.progress;
     let boilerplate = if statistics {
         let (boilerplate, made) = pool.install(|| {
             sketch_with_statistics(
                 &mut store,
                 sketches,
-                &sketcher,
+                sketcher,
                 config,
-                known,
-                &sketching,
+                &options.known,
+                progress,
                 &mut timings,
             )
         });
@@ -319,9 +426,9 @@ pub fn sketch_inputs_with(
         timings
             .0
             .push(("collecting sketches", sketch_started.elapsed()));
-        known.clone()
+        (*options.known).clone()
     };
-    sketching.finish();
+    progress.finish(Stage::Sketching);
     Ok(Collection {
         ids,
         origins,
@@ -376,36 +483,6 @@ fn give_back_free_pages() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn give_back_free_pages() {}
 
-/// Reads every input and sends its records in batches (of `BATCH_RECORDS` records or
-/// `BATCH_BYTES` of text, whichever comes first) over `sender`, calling `on_record` for each
-/// record and `warn` for each skipped one. The reader thread of a pipeline runs this.
-pub fn send_batches(
-    inputs: &[PathBuf],
-    options: &ReadOptions,
-    sender: &Sender<Vec<Record>>,
-    on_record: &dyn Fn(),
-    warn: &mut dyn FnMut(String),
-) -> Result<ReadSummary, ReadError> {
-    let mut batch = Vec::with_capacity(BATCH_RECORDS);
-    let mut bytes = 0;
-    let mut emit = |record: Record| {
-        on_record();
-        bytes += record.text.len();
-        batch.push(record);
-        if batch.len() >= BATCH_RECORDS || bytes >= BATCH_BYTES {
-            bytes = 0;
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
-            // A closed channel means the workers stopped; reading on is useless.
-            let _ = sender.send(full);
-        }
-    };
-    let result = read_inputs(inputs, options, &mut emit, warn);
-    if !batch.is_empty() {
-        let _ = sender.send(batch);
-    }
-    result
-}
-
 /// Finds the boilerplate shingles of the collection (document frequency, then story frequency
 /// over a first clustering), adds them to the `known` ones and sketches every document
 /// without them. The store's sets become each sketch's set: page sets are dropped once
@@ -417,7 +494,7 @@ fn sketch_with_statistics(
     sketcher: &Sketcher,
     config: &Config,
     known: &Boilerplate,
-    sketching: &ProgressBar,
+    progress: &dyn Progress,
     timings: &mut Timings,
 ) -> (Boilerplate, Vec<Sketch>) {
     let (min_documents, min_stories) = (
@@ -441,7 +518,7 @@ fn sketch_with_statistics(
     let mut documents: Vec<(Sketch, u32)> = read.into_iter().map(|sketch| (sketch, 0)).collect();
     timings.time("sketching", || {
         store.rewrite(&mut documents, |(sketch, left_out), main, _page, out| {
-            sketching.inc(1);
+            progress.advance(Stage::Sketching, 1);
             let mut taken = Vec::new();
             sketcher.sketch_set(sketch, main, &boilerplate, out, &mut taken);
             *left_out = taken.len() as u32;
@@ -586,8 +663,8 @@ fn preliminary_stories(sketches: &[Sketch], config: &Config) -> Vec<u32> {
 fn drop_duplicate_ids(
     documents: &mut Vec<Shingled>,
     strict: bool,
-    reporter: &Reporter,
-) -> Result<u64, ReadError> {
+    progress: &dyn Progress,
+) -> Result<u64, Error> {
     documents.par_sort_unstable_by(|a, b| a.id.cmp(&b.id).then_with(|| a.origin.cmp(&b.origin)));
     let before = documents.len();
     let mut kept: Vec<Shingled> = Vec::with_capacity(before);
@@ -599,9 +676,9 @@ fn drop_duplicate_ids(
                     document.origin, document.id, first.origin
                 );
                 if strict {
-                    return Err(ReadError::Strict(message));
+                    return Err(ReadError::Strict(message).into());
                 }
-                reporter.warn(&format!("{message}; record skipped"));
+                progress.warn(&format!("{message}; record skipped"));
             }
             _ => kept.push(document),
         }
@@ -621,122 +698,29 @@ pub struct Clustering {
     pub elapsed: Duration,
 }
 
-/// Clusters a collection.
+/// Clusters a collection with `threads` threads (0: one per core).
 pub fn cluster_collection(
     collection: &Collection,
     config: &Config,
     threads: usize,
-    reporter: &Reporter,
-) -> Clustering {
-    let bar = reporter.bar("clustering", "docs");
+    progress: &dyn Progress,
+) -> Result<Clustering, Error> {
     let sketches = &collection.sketches;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("cluster-{i}"))
-        .build()
-        .expect("a thread pool");
-    let started = std::time::Instant::now();
+    let pool = thread_pool(threads, "cluster")?;
+    let started = Instant::now();
     let sets = collection
         .sets
         .as_ref()
         .map_or(SetsView::none(), |store| SetsView::of(store, 0));
     let (clusters, stats) = pool.install(|| cluster(sketches, sets, config));
     let elapsed = started.elapsed();
-    bar.inc(sketches.len() as u64);
-    bar.finish();
-    Clustering {
+    progress.advance(Stage::Clustering, sketches.len() as u64);
+    progress.finish(Stage::Clustering);
+    Ok(Clustering {
         clusters,
         stats,
         elapsed,
-    }
-}
-
-/// The status of a document in the output.
-pub fn status(sketch: &Sketch) -> &'static str {
-    if sketch.is_comparable() {
-        "ok"
-    } else {
-        "too_short"
-    }
-}
-
-/// The output rows of a clustering, in order.
-pub fn rows<'a>(
-    collection: &'a Collection,
-    clustering: &'a Clustering,
-) -> impl Iterator<Item = Row<'a>> + 'a {
-    clustering.clusters.iter().flat_map(move |c| {
-        let smallest = c.members.iter().map(|m| m.0).min().expect("non-empty");
-        let cluster_id = collection.ids[smallest as usize].as_str();
-        let size = c.members.len();
-        c.members.iter().map(move |&(doc, similarity)| Row {
-            doc_id: &collection.ids[doc as usize],
-            cluster_id,
-            cluster_size: size,
-            similarity,
-            status: status(&collection.sketches[doc as usize]),
-        })
     })
-}
-
-/// The one-line summary of a run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
-    /// Documents clustered.
-    pub documents: usize,
-    /// Clusters, singletons included.
-    pub clusters: usize,
-    /// Clusters of two or more documents.
-    pub multi_clusters: usize,
-    /// Documents in clusters of two or more.
-    pub clustered_documents: usize,
-    /// Documents too short to compare.
-    pub too_short: usize,
-    /// Records skipped while reading or for a duplicate id.
-    pub skipped: u64,
-    /// Bytes of the temporary file of shingle sets: 0 when they fit in memory.
-    pub set_file_bytes: u64,
-}
-
-impl Summary {
-    /// The summary of a run.
-    pub fn new(collection: &Collection, clustering: &Clustering) -> Summary {
-        let multi = clustering.clusters.iter().filter(|c| c.members.len() > 1);
-        Summary {
-            documents: collection.ids.len(),
-            clusters: clustering.clusters.len(),
-            multi_clusters: multi.clone().count(),
-            clustered_documents: multi.map(|c| c.members.len()).sum(),
-            too_short: collection
-                .sketches
-                .iter()
-                .filter(|s| !s.is_comparable())
-                .count(),
-            skipped: collection.read.skipped + collection.duplicates,
-            set_file_bytes: collection.set_file_bytes,
-        }
-    }
-
-    /// As printed on stderr.
-    pub fn line(&self, elapsed: Duration) -> String {
-        let on_file = match self.set_file_bytes {
-            0 => String::new(),
-            bytes => format!(
-                "; shingle sets held in a temporary file of {:.0} MB (cluster.set-memory-mb)",
-                bytes as f64 / 1e6
-            ),
-        };
-        format!(
-            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{on_file}; {:.2} s",
-            self.documents,
-            self.clusters,
-            self.multi_clusters,
-            self.clustered_documents,
-            self.too_short,
-            self.skipped,
-            elapsed.as_secs_f64()
-        )
-    }
 }
 
 #[cfg(test)]
@@ -816,7 +800,7 @@ mod tests {
                 &sketcher,
                 &config,
                 &Boilerplate::none(),
-                &ProgressBar::hidden(),
+                &crate::progress::Quiet,
                 &mut Timings::default(),
             );
             assert_eq!(boilerplate.len(), 21);

@@ -10,8 +10,8 @@ use megashingle::cluster::UnionFind;
 use megashingle::compare::compare;
 use megashingle::config::Config;
 use megashingle::io::read::ReadOptions;
-use megashingle::pipeline::{cluster_collection, rows, sketch_inputs, Reporter};
 use megashingle::signature::{estimate_jaccard, splitmix64, MinHasher};
+use megashingle::{Clusterer, RunOptions};
 
 /// Words are `w0` … `w199`: one canonical word each, so texts are plain word sequences.
 const VOCABULARY: usize = 200;
@@ -272,24 +272,24 @@ type OwnedRow = (String, String, usize, Option<f64>, String);
 
 fn cluster_rows(input: PathBuf, threads: usize) -> Vec<OwnedRow> {
     let config = Config::default();
-    let reporter = Reporter::new(false);
-    let collection = sketch_inputs(
-        &[input],
-        &ReadOptions::default(),
-        &config,
+    let options = RunOptions {
         threads,
-        &reporter,
-    )
-    .expect("the CSV is readable");
-    let clustering = cluster_collection(&collection, &config, threads, &reporter);
-    rows(&collection, &clustering)
+        ..RunOptions::default()
+    };
+    let mut clusterer = Clusterer::with_options(&config, options).expect("a clusterer");
+    clusterer
+        .read(&[input], &ReadOptions::default())
+        .expect("the CSV is readable");
+    let clusters = clusterer.finish().expect("the documents cluster");
+    clusters
+        .assignments()
         .map(|r| {
             (
                 r.doc_id.to_owned(),
                 r.cluster_id.to_owned(),
                 r.cluster_size,
                 r.similarity,
-                r.status.to_owned(),
+                r.status.to_string(),
             )
         })
         .collect()

@@ -22,13 +22,14 @@ use redb::ReadableTable;
 use rustc_hash::FxHashMap;
 
 use crate::cluster::{join, IndexEntry, Joined, Known, KnownStory};
+use crate::clusterer::Status;
 use crate::config::Config;
 use crate::index::store::{
     posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS,
     IDS,
 };
 use crate::io::time::{format_time, now};
-use crate::pipeline::{status, Collection, Timings};
+use crate::pipeline::{Collection, Timings};
 use crate::sets::SetsView;
 use crate::shingle::Lead;
 use crate::signature::estimate_jaccard;
@@ -218,9 +219,9 @@ pub fn add(
             let similarity = sketch
                 .is_comparable()
                 .then(|| estimate_jaccard(&representative.signature, &sketch.signature));
-            let status = match status(sketch) {
-                "ok" if replaced[i] => "replaced",
-                other => other,
+            let status = match Status::of(sketch) {
+                Status::Ok if replaced[i] => "replaced",
+                other => other.as_str(),
             };
             report.assignments.push(Assignment {
                 doc_id: id.clone(),

@@ -31,6 +31,18 @@ pub struct Row<'a> {
     pub status: &'a str,
 }
 
+impl<'a> From<crate::Assignment<'a>> for Row<'a> {
+    fn from(a: crate::Assignment<'a>) -> Row<'a> {
+        Row {
+            doc_id: a.doc_id,
+            cluster_id: a.cluster_id,
+            cluster_size: a.cluster_size,
+            similarity: a.similarity,
+            status: a.status.as_str(),
+        }
+    }
+}
+
 /// Writes rows in `format` to `out`.
 pub fn write_rows<'a>(
     rows: impl IntoIterator<Item = Row<'a>>,

@@ -1,0 +1,175 @@
+//! The library facade against the binary: documents added one by one to a `Clusterer` give,
+//! row for row, the table `megashingle cluster` writes for the same documents, on the news
+//! fixtures and (when `../shared` is beside the repository) on the dev benchmark.
+
+use std::path::{Path, PathBuf};
+
+use megashingle::{Clusterer, Config, Error, Status};
+
+#[allow(dead_code)]
+mod common;
+use common::{megashingle, stdout_of};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shipped configuration, as the binary reads it in the crate root.
+fn shipped() -> Config {
+    Config::from_file(root().join("pipeline.toml")).expect("the shipped pipeline.toml")
+}
+
+/// The table as the binary prints it, made from the facade's assignments.
+fn facade_table(config: &Config, documents: impl IntoIterator<Item = (String, String)>) -> String {
+    let mut clusterer = Clusterer::new(config).expect("a clusterer");
+    for (id, text) in documents {
+        clusterer.add(id, &text).expect("a document");
+    }
+    let clusters = clusterer.finish().expect("the documents cluster");
+    let mut table = String::from("doc_id,cluster_id,cluster_size,similarity,status\n");
+    for a in clusters.assignments() {
+        let similarity = a.similarity.map(|s| format!("{s:.4}")).unwrap_or_default();
+        table.push_str(&format!(
+            "{},{},{},{similarity},{}\n",
+            a.doc_id, a.cluster_id, a.cluster_size, a.status
+        ));
+    }
+    table
+}
+
+fn binary_table(input: &Path) -> String {
+    let output = megashingle(&root())
+        .args(["cluster", "--quiet"])
+        .arg(input)
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{output:?}");
+    stdout_of(&output)
+}
+
+/// Every file under `dir`, with its id as the binary gives it: the path relative to `dir`.
+fn files_under(dir: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).expect("a readable folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let id = path.strip_prefix(dir).expect("under dir");
+                let text = std::fs::read_to_string(&path).expect("a UTF-8 file");
+                files.push((id.to_string_lossy().into_owned(), text));
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn facade_gives_the_binary_table_on_the_news_fixtures() {
+    let news = root().join("fixtures").join("news");
+    let mut documents = files_under(&news);
+    // Any order of adding gives the same table.
+    documents.reverse();
+    let table = facade_table(&shipped(), documents);
+    assert_eq!(table, binary_table(&news));
+    assert!(table.lines().count() > 40, "{table}");
+}
+
+#[test]
+fn facade_gives_the_binary_table_on_the_dev_benchmark() {
+    let docs = root().join("../shared/data/rewrites-dev/docs.csv");
+    if !docs.exists() {
+        println!(
+            "skipped: {} is absent (the dev benchmark lives beside the repository)",
+            docs.display()
+        );
+        return;
+    }
+    let mut reader = csv::Reader::from_path(&docs).expect("the benchmark reads");
+    let headers = reader.headers().expect("a header").clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).expect("a column");
+    let (id, text) = (column("id"), column("text"));
+    let documents: Vec<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.expect("a record");
+            (r[id].to_owned(), r[text].to_owned())
+        })
+        .collect();
+    assert_eq!(facade_table(&shipped(), documents), binary_table(&docs));
+}
+
+#[test]
+fn short_texts_and_errors_are_reported() {
+    let config = Config::default();
+    let mut clusterer = Clusterer::new(&config).unwrap();
+    let err = clusterer
+        .add("", "an id is needed for every text")
+        .unwrap_err();
+    assert!(matches!(err, Error::EmptyId { position: 1 }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "document 1 has an empty id; every document needs a non-empty, unique id"
+    );
+    clusterer.add("short", "two words").unwrap();
+    let clusters = clusterer.finish().unwrap();
+    let rows: Vec<_> = clusters.assignments().collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[0].status, rows[0].similarity),
+        (Status::TooShort, None)
+    );
+    assert_eq!(rows[0].status.to_string(), "too_short");
+
+    let err = megashingle::compare(&config, "two words", "three more words").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the first text has 2 words, fewer than the shingle size k = 3: it has no shingles, and two empty sets prove nothing; use a smaller -k or a longer text"
+    );
+    let mut bad = Config::default();
+    bad.shingle.size = 0;
+    let err = Clusterer::new(&bad).err().expect("a bad configuration");
+    assert!(matches!(err, Error::Config(_)), "{err:?}");
+}
+
+#[test]
+fn duplicate_ids_are_dropped_with_a_warning_or_refused_when_strict() {
+    use std::sync::{Arc, Mutex};
+    #[derive(Default)]
+    struct Warnings(Mutex<Vec<String>>);
+    impl megashingle::Progress for Warnings {
+        fn warn(&self, message: &str) {
+            self.0.lock().unwrap().push(message.to_owned());
+        }
+    }
+    let text = "one two three four five six seven eight nine ten";
+    for strict in [false, true] {
+        let warnings = Arc::new(Warnings::default());
+        let options = megashingle::RunOptions {
+            strict,
+            progress: warnings.clone(),
+            ..Default::default()
+        };
+        let mut clusterer = Clusterer::with_options(&Config::default(), options).unwrap();
+        clusterer.add("x", text).unwrap();
+        clusterer
+            .add("x", "another text of the same id with words")
+            .unwrap();
+        let result = clusterer.finish();
+        let expected =
+            "document:2: duplicate id \"x\", first seen at document:1; ids must be unique";
+        if strict {
+            assert_eq!(result.unwrap_err().to_string(), expected);
+        } else {
+            let clusters = result.unwrap();
+            assert_eq!(clusters.len(), 1);
+            assert_eq!(clusters.summary().skipped, 1);
+            assert_eq!(
+                *warnings.0.lock().unwrap(),
+                [format!("{expected}; record skipped")]
+            );
+        }
+    }
+}
