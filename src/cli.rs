@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use megashingle::config::{Config, ConfigError, HtmlMode, Language};
+use megashingle::config::{Config, ConfigError, HtmlMode, Keep, Language};
 use megashingle::io::read::{InputFormat, ReadOptions};
 use megashingle::io::write::OutputFormat;
 
@@ -43,6 +43,18 @@ pub enum Command {
     /// 1.2 KB each at the peak: signatures, ids and the candidate index), not with their size.
     /// The output is the same for any input order, any number of threads and any set memory.
     Cluster(ClusterArgs),
+    /// Remove near-duplicate records: the input records, each story's duplicates left out.
+    ///
+    /// Clusters the inputs as `cluster` does, keeps one record of each story (--keep) and
+    /// removes a member only when its own exact Jaccard with the kept record, or the share of
+    /// its shingles found in it, is at least --threshold (dedup.threshold, 0.5). A story is a
+    /// chain of links, so a member can be far from the kept record; such a member stays.
+    /// The output has every original column or field, in the input's format: CSV stays CSV
+    /// with its header (fields re-quoted only where CSV needs it), JSONL keeps each line as it
+    /// was. Records come out in input order. Inputs are CSV or JSONL files, all of one format
+    /// (and one header for CSV); each is read twice, so stdin is not accepted. Records skipped
+    /// as malformed are reported and left out (exit 1).
+    Dedup(DedupArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
     Canon(CanonArgs),
     /// Compare two texts: exact Dice and Jaccard of their shingle sets, the estimate from the
@@ -285,6 +297,38 @@ pub struct ClusterArgs {
     /// Output format.
     #[arg(long, value_name = "FORMAT", default_value = "csv")]
     pub format: OutputFormat,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// CSV or JSONL files, read as one collection.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output file, replaced only when complete; stdout when absent.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write each removed record as CSV: doc_id, duplicate_of, similarity (the larger of
+    /// jaccard and containment), jaccard, containment.
+    #[arg(long, value_name = "FILE")]
+    pub dropped: Option<PathBuf>,
+    /// Which record of a story to keep (dedup.keep): representative (most distinct
+    /// shingles), first (input order), longest (most words) or earliest (--time-column).
+    #[arg(long, value_name = "WHICH")]
+    pub keep: Option<Keep>,
+    /// Remove a member when its Jaccard with the kept record, or containment in it, is at
+    /// least this (dedup.threshold).
+    #[arg(long, value_name = "S")]
+    pub threshold: Option<f64>,
+    /// CSV column or JSONL field holding each record's time, for --keep earliest (RFC 3339
+    /// or YYYY-MM-DD).
+    #[arg(long, value_name = "NAME")]
+    pub time_column: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]

@@ -255,6 +255,12 @@ impl Clusters {
         Summary::new(&self.collection, &self.clustering)
     }
 
+    /// Keeps one record of each story and removes the members close to it: see
+    /// [`DedupConfig`](crate::DedupConfig).
+    pub fn deduplicate(&self, dedup: &crate::config::DedupConfig) -> crate::Deduplication<'_> {
+        crate::dedup::deduplicate(&self.collection, &self.clustering.clusters, dedup)
+    }
+
     /// Counts from candidate generation and verification.
     pub fn stats(&self) -> &ClusterStats {
         &self.clustering.stats

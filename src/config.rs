@@ -92,6 +92,54 @@ pub struct Config {
     pub boilerplate: BoilerplateConfig,
     /// Verification and clustering.
     pub cluster: ClusterConfig,
+    /// Removing duplicates (`megashingle dedup`).
+    pub dedup: DedupConfig,
+}
+
+/// Which record of a story `dedup` keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Keep {
+    /// The story's representative: the member with the most distinct shingles.
+    Representative,
+    /// The member read first (input order).
+    First,
+    /// The member with the most canonical words; ties to the one read first.
+    Longest,
+    /// The member with the earliest time (a time column); members without a time come last,
+    /// ties to the one read first.
+    Earliest,
+}
+
+impl std::fmt::Display for Keep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Keep::Representative => "representative",
+            Keep::First => "first",
+            Keep::Longest => "longest",
+            Keep::Earliest => "earliest",
+        })
+    }
+}
+
+/// `[dedup]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct DedupConfig {
+    /// A member of a story is removed as a duplicate of the kept record only when its exact
+    /// Jaccard with it, or the share of its shingles found in it, is at least this.
+    pub threshold: f64,
+    /// Which record of each story is kept.
+    pub keep: Keep,
+}
+
+impl Default for DedupConfig {
+    fn default() -> Self {
+        DedupConfig {
+            threshold: 0.5,
+            keep: Keep::Representative,
+        }
+    }
 }
 
 /// `[boilerplate]`
@@ -397,6 +445,7 @@ impl Config {
         for (key, share) in [
             ("cluster.attach-similarity", self.cluster.attach_similarity),
             ("cluster.attach-lead", self.cluster.attach_lead),
+            ("dedup.threshold", self.dedup.threshold),
         ] {
             if !(0.0..=1.0).contains(&share) {
                 return range(key, share.to_string(), "0.0 (off) to 1.0".into());

@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 mod clusterer;
+mod dedup;
 mod error;
 mod progress;
 
@@ -67,7 +68,8 @@ pub mod tune;
 
 pub use clusterer::{Assignment, Clusterer, Clusters, RunOptions, Status, Summary};
 pub use compare::Comparison;
-pub use config::{Config, ConfigError};
+pub use config::{Config, ConfigError, DedupConfig, Keep};
+pub use dedup::{Deduplication, Duplicate};
 pub use error::{Error, Result};
 pub use io::read::{InputFormat, ReadOptions};
 pub use progress::{Progress, Quiet, Stage};

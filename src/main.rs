@@ -4,6 +4,7 @@
 
 mod bars;
 mod cli;
+mod cmd;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
@@ -27,7 +28,7 @@ use megashingle::{Clusterer, RunOptions};
 use bars::Bars;
 
 /// How a command ended when it did not fail.
-enum Outcome {
+pub enum Outcome {
     Clean,
     Skipped,
 }
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Cluster(args) => run_cluster(args),
+        Command::Dedup(args) => cmd::dedup::run(args),
         Command::Canon(args) => run_canon(args).map(|()| Outcome::Clean),
         Command::Compare(args) => run_compare(args).map(|()| Outcome::Clean),
         Command::Tune(args) => run_tune(args).map(|()| Outcome::Clean),

@@ -1,0 +1,230 @@
+//! `megashingle dedup`: the input records with each story's duplicates left out. The inputs are
+//! clustered through the library's `Clusterer`, deduplicated by its `deduplicate`, then read a
+//! second time and copied record by record, every column or field as it was, skipping the
+//! removed records (a record is known by its input and the line it starts on).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use megashingle::io::csv_records::{CsvRecord, CsvRecords};
+use megashingle::io::read::InputFormat;
+use megashingle::io::write::write_atomically;
+use megashingle::{Clusterer, Keep};
+
+use crate::cli::DedupArgs;
+use crate::{emit_csv, input_names, run_options, Outcome};
+
+/// Runs the command.
+pub fn run(args: DedupArgs) -> Result<Outcome> {
+    let started = Instant::now();
+    let mut config = args.config.resolve()?;
+    if let Some(keep) = args.keep {
+        config.dedup.keep = keep;
+    }
+    if let Some(threshold) = args.threshold {
+        config.dedup.threshold = threshold;
+    }
+    config.validate()?;
+    if config.dedup.keep == Keep::Earliest && args.time_column.is_none() {
+        bail!("--keep earliest needs the column or field of each record's time: give --time-column NAME");
+    }
+    let format = record_format(&args.inputs, args.input.input_format)?;
+    let options = args.input.read_options(args.time_column.clone());
+    let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
+    clusterer.read(&args.inputs, &options)?;
+    let clusters = clusterer.finish()?;
+    let summary = clusters.summary();
+    if clusters.is_empty() {
+        bail!(
+            "no documents in {}: nothing to deduplicate, nothing written",
+            input_names(&args.inputs)
+        );
+    }
+    let dedup = clusters.deduplicate(&config.dedup);
+    let (collection, _) = clusters.parts();
+    // The lines where each input's kept records start, sorted.
+    let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); args.inputs.len()];
+    for (id, origin) in collection.ids.iter().zip(&collection.origins) {
+        if !dedup.is_duplicate(id) {
+            kept_lines[origin.order.0 as usize].push(origin.line);
+        }
+    }
+    kept_lines
+        .iter_mut()
+        .for_each(|lines| lines.sort_unstable());
+    let copy = |out: &mut dyn Write| copy_kept(&args.inputs, format, &kept_lines, out);
+    match &args.output {
+        Some(path) => write_atomically(path, |file| copy(file))?,
+        None => copy(&mut std::io::stdout().lock()).context("cannot write to stdout")?,
+    }
+    if let Some(path) = &args.dropped {
+        let rows = dedup.duplicates().iter().map(|d| {
+            vec![
+                d.doc_id.to_owned(),
+                d.duplicate_of.to_owned(),
+                format!("{:.4}", d.similarity()),
+                format!("{:.4}", d.jaccard),
+                format!("{:.4}", d.containment),
+            ]
+        });
+        let header = [
+            "doc_id",
+            "duplicate_of",
+            "similarity",
+            "jaccard",
+            "containment",
+        ];
+        emit_csv(Some(path), &header, rows)?;
+    }
+    if !args.run.quiet {
+        let removed = dedup.duplicates().len();
+        eprintln!(
+            "megashingle: {} records in, {} kept, {removed} removed as duplicates ({} stories of 2 or more; keep {}, threshold {}); {} records skipped; {:.2} s",
+            summary.documents,
+            summary.documents - removed,
+            summary.multi_clusters,
+            config.dedup.keep,
+            config.dedup.threshold,
+            summary.skipped,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if summary.skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// The one record format of all inputs; folders, single documents and stdin are refused, and
+/// CSV inputs must share one header.
+fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<InputFormat> {
+    let mut found: Option<(InputFormat, &Path)> = None;
+    for input in inputs {
+        let name = input.display();
+        if input.as_os_str() == "-" {
+            bail!("dedup reads each input twice, so it cannot read stdin: save it to a file and give that");
+        }
+        if input.is_dir() {
+            bail!("{name}: a folder of documents; dedup writes records, so give CSV or JSONL files (use `cluster` for folders)");
+        }
+        let extension = input
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let format = match (given, extension.as_str()) {
+            (Some(format), _) => format,
+            (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
+            (None, "txt" | "html" | "htm" | "eml") => {
+                bail!("{name}: a single document; dedup writes records, so give CSV or JSONL files")
+            }
+            (None, _) => InputFormat::Csv,
+        };
+        match found {
+            None => found = Some((format, input)),
+            Some((first, first_input)) if first != format => bail!(
+                "{name} is {} but {} is {}: dedup writes one format, so give inputs of one format",
+                format_name(format),
+                first_input.display(),
+                format_name(first)
+            ),
+            Some(_) => {}
+        }
+    }
+    let (format, _) = found.context("no inputs")?;
+    if format == InputFormat::Csv {
+        let mut first: Option<(CsvRecord, &Path)> = None;
+        for input in inputs {
+            let header = csv_header(input)?;
+            match &first {
+                None => first = Some((header, input)),
+                Some((h, first_input)) if !h.iter().eq(header.iter()) => bail!(
+                    "{}: its header differs from that of {}: dedup writes one CSV table, so give inputs with one header",
+                    input.display(),
+                    first_input.display()
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(format)
+}
+
+fn format_name(format: InputFormat) -> &'static str {
+    match format {
+        InputFormat::Csv => "CSV",
+        InputFormat::Jsonl => "JSONL",
+    }
+}
+
+/// The header row of a CSV file (empty for an empty file).
+fn csv_header(input: &Path) -> Result<CsvRecord> {
+    let file = File::open(input).with_context(|| format!("{}: cannot open", input.display()))?;
+    let mut records = CsvRecords::new(BufReader::new(file));
+    let mut header = CsvRecord::default();
+    records
+        .read(&mut header)
+        .with_context(|| format!("{}: read error", input.display()))?;
+    Ok(header)
+}
+
+/// Copies the records of `inputs` that start on a line of `kept_lines` (by input) to `out`:
+/// CSV with the first input's header, or JSONL lines as they are.
+fn copy_kept(
+    inputs: &[PathBuf],
+    format: InputFormat,
+    kept_lines: &[Vec<u64>],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    let open = |input: &Path| {
+        File::open(input)
+            .map(|f| BufReader::with_capacity(1 << 16, f))
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", input.display())))
+    };
+    match format {
+        InputFormat::Csv => {
+            let mut writer = csv::Writer::from_writer(&mut out);
+            let mut record = CsvRecord::default();
+            for (i, input) in inputs.iter().enumerate() {
+                let mut records = CsvRecords::new(open(input)?);
+                if records.read(&mut record)? && i == 0 {
+                    writer.write_record(record.iter())?;
+                }
+                while records.read(&mut record)? {
+                    if kept_lines[i].binary_search(&record.line()).is_ok() {
+                        writer.write_record(record.iter())?;
+                    }
+                }
+            }
+            writer.flush()?;
+        }
+        InputFormat::Jsonl => {
+            let mut line = Vec::new();
+            for (i, input) in inputs.iter().enumerate() {
+                let mut reader = open(input)?;
+                let mut number = 0u64;
+                loop {
+                    line.clear();
+                    if reader.read_until(b'\n', &mut line)? == 0 {
+                        break;
+                    }
+                    number += 1;
+                    if number == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+                        line.drain(..3);
+                    }
+                    if kept_lines[i].binary_search(&number).is_ok() {
+                        out.write_all(&line)?;
+                        if !line.ends_with(b"\n") {
+                            out.write_all(b"\n")?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.flush()
+}

@@ -1,0 +1,3 @@
+//! The commands, one file each, over the library's facade.
+
+pub mod dedup;
