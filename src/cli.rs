@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
 use megashingle::config::{Config, ConfigError, HtmlMode, Keep, Language};
@@ -223,12 +224,37 @@ pub struct ConfigArgs {
     #[arg(long, value_name = "LANGS", value_delimiter = ',')]
     pub stem: Option<Vec<LanguageArg>>,
     /// When to treat a text as HTML (canonicalize.html).
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", value_parser = choice::<HtmlMode>(&[
+        ("auto", "HTML when the text contains a tag"),
+        ("always", "always strip tags and decode entities"),
+        ("never", "never: the text is taken as it is"),
+    ]))]
     pub html: Option<HtmlMode>,
     /// Set any key of the configuration, e.g. --set boilerplate.min-documents=0 or
     /// --set canonicalize.main-text=false; repeatable, applied after the other flags.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<String>,
+}
+
+/// The record formats.
+const FORMATS: &[(&str, &str)] = &[
+    ("csv", "CSV with a header row"),
+    ("jsonl", "one JSON object per line"),
+];
+
+/// A parser of one of the library's enums by its name in `pipeline.toml` (kebab-case), listing
+/// `values` (name, help) in `--help`.
+fn choice<T>(values: &'static [(&'static str, &'static str)]) -> impl TypedValueParser<Value = T>
+where
+    T: serde::de::DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    let possible = values
+        .iter()
+        .map(|&(name, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(possible).map(|name| {
+        let name = serde::de::value::StrDeserializer::<serde::de::value::Error>::new(&name);
+        T::deserialize(name).expect("every possible value names a variant")
+    })
 }
 
 /// A language code on the command line, or `none`.
@@ -295,7 +321,7 @@ pub struct ClusterArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_name = "FORMAT", default_value = "csv")]
+    #[arg(long, value_name = "FORMAT", default_value = "csv", value_parser = choice::<OutputFormat>(FORMATS))]
     pub format: OutputFormat,
     #[command(flatten)]
     pub input: InputArgs,
@@ -319,7 +345,12 @@ pub struct DedupArgs {
     pub dropped: Option<PathBuf>,
     /// Which record of a story to keep (dedup.keep): representative (most distinct
     /// shingles), first (input order), longest (most words) or earliest (--time-column).
-    #[arg(long, value_name = "WHICH")]
+    #[arg(long, value_name = "WHICH", value_parser = choice::<Keep>(&[
+        ("representative", "the member with the most distinct shingles"),
+        ("first", "the member read first"),
+        ("longest", "the member with the most words"),
+        ("earliest", "the member with the earliest time"),
+    ]))]
     pub keep: Option<Keep>,
     /// Remove a member when its Jaccard with the kept record, or containment in it, is at
     /// least this (dedup.threshold).
@@ -361,7 +392,7 @@ pub struct InputArgs {
     #[arg(long, value_name = "NAME", default_value = "text")]
     pub text_column: String,
     /// Format of stdin and of record files, overriding detection by extension.
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", value_parser = choice::<InputFormat>(FORMATS))]
     pub input_format: Option<InputFormat>,
     /// Stop at the first malformed record, bad UTF-8, empty or duplicate id, instead of
     /// reporting and skipping it.
@@ -421,4 +452,37 @@ pub struct CompareArgs {
 pub struct ConfigOnlyArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_flags_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_listed_value_names_a_variant() {
+        for (flag, values) in [
+            ("--html", &["auto", "always", "never"][..]),
+            ("--format", &["csv", "jsonl"]),
+            ("--input-format", &["csv", "jsonl"]),
+        ] {
+            for value in values {
+                let args = ["megashingle", "cluster", "in.csv", flag, value];
+                assert!(Cli::try_parse_from(args).is_ok(), "{flag} {value}");
+            }
+        }
+        for keep in ["representative", "first", "longest", "earliest"] {
+            let args = ["megashingle", "dedup", "in.csv", "--keep", keep];
+            let Command::Dedup(dedup) = Cli::try_parse_from(args).unwrap().command else {
+                panic!("not dedup");
+            };
+            assert_eq!(dedup.keep.map(|k| k.to_string()).as_deref(), Some(keep));
+        }
+    }
 }

@@ -45,7 +45,7 @@ impl std::str::FromStr for Language {
 }
 
 /// When to treat a text as HTML.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HtmlMode {
     /// HTML when the text contains a tag.
@@ -57,7 +57,7 @@ pub enum HtmlMode {
 }
 
 /// How candidate pairs are generated from the supershingles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Matching {
     /// Two documents are candidates when they share a pair of supershingles (a megashingle).
@@ -67,7 +67,7 @@ pub enum Matching {
 }
 
 /// How candidate pairs are verified.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verify {
     /// From the signatures: fixed memory per document.
@@ -97,7 +97,7 @@ pub struct Config {
 }
 
 /// Which record of a story `dedup` keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Keep {
     /// The story's representative: the member with the most distinct shingles.

@@ -13,7 +13,8 @@ use crate::io::csv_records::{CsvRecord, CsvRecords};
 use crate::io::time::parse_time;
 
 /// The format of a record file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum InputFormat {
     /// CSV with a header row.
     Csv,

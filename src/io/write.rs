@@ -8,7 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 
 /// The format of the output table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum OutputFormat {
     /// CSV with a header row.
     Csv,
