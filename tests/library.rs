@@ -173,3 +173,62 @@ fn duplicate_ids_are_dropped_with_a_warning_or_refused_when_strict() {
         }
     }
 }
+
+#[test]
+fn index_facade_adds_documents_night_by_night_and_finds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stories.db");
+    let config = Config::default();
+    let story =
+        "the regional council approved the new budget for public transport on monday after \
+                 three hours of debate about bus routes fares and the night service to the suburbs";
+    let other =
+        "a recipe for rye bread with flour water salt and a sourdough starter baked for an \
+                 hour in a hot oven until the crust is dark and the loaf sounds hollow";
+    {
+        let mut index = megashingle::Index::open(&path).unwrap();
+        let mut night = index
+            .begin_add(&config, megashingle::RunOptions::default(), false)
+            .unwrap();
+        night.add("a", story, Some(1_700_000_000)).unwrap();
+        night.add("b", other, None).unwrap();
+        let report = night.commit().unwrap();
+        assert_eq!(report.new_stories, 2);
+    }
+    let mut index = megashingle::Index::open_existing(&path).unwrap();
+    let mut night = index
+        .begin_add(&config, megashingle::RunOptions::default(), false)
+        .unwrap();
+    night
+        .add("c", &format!("{story} and the mayor"), None)
+        .unwrap();
+    let report = night.commit().unwrap();
+    assert_eq!((report.new_stories, report.joined_existing), (0, 1));
+    assert_eq!(report.assignments[0].story_id, "a");
+    let found = index.query(&config, story).unwrap();
+    let ids: Vec<&str> = found.iter().map(|m| m.doc_id.as_str()).collect();
+    assert_eq!(ids, ["a", "c"]);
+    // Story by story, as `index export` writes them.
+    let stories: Vec<(String, String)> = index
+        .export()
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.doc_id, r.story_id))
+        .collect();
+    assert_eq!(
+        stories,
+        [("a", "a"), ("c", "a"), ("b", "b")].map(|(d, s)| (d.to_owned(), s.to_owned()))
+    );
+    // A document already indexed fails the add without upsert, and nothing changes.
+    let mut night = index
+        .begin_add(&config, megashingle::RunOptions::default(), false)
+        .unwrap();
+    night.add("b", other, None).unwrap();
+    let err = night.commit().unwrap_err().to_string();
+    assert!(err.contains("id \"b\" is already in the index"), "{err}");
+    assert_eq!(index.export().unwrap().len(), 3);
+    drop(index);
+    let missing = dir.path().join("none.db");
+    let err = megashingle::Index::open_existing(&missing).err().unwrap();
+    assert!(err.to_string().contains("none.db: no index there"), "{err}");
+}

@@ -6,7 +6,10 @@
 //! recorded.
 
 pub mod add;
+mod facade;
 pub mod postings;
 pub mod read;
 pub mod remove;
 pub mod store;
+
+pub use facade::{Index, IndexAddition};

@@ -1,0 +1,134 @@
+//! The index as the library offers it: an [`Index`] opened on a file, documents added through
+//! an [`IndexAddition`] (taken one at a time from any source, as a `Clusterer` takes them),
+//! look-ups of a text and the export of every document's story. Each add is one transaction:
+//! an add that fails or is dropped unfinished leaves the index as it was.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::index::add::{add, AddOptions, AddReport};
+use crate::index::read::{export, known_boilerplate, query, ExportRow, Match};
+use crate::index::store::{Open, Store};
+use crate::io::read::{Origin, ReadOptions, Record};
+use crate::pipeline::{thread_pool, CollectOptions, Collector};
+use crate::RunOptions;
+
+/// A story index on disk, open and locked against other processes.
+pub struct Index {
+    store: Store,
+}
+
+impl Index {
+    /// Opens the index at `path`, making a new one when the file does not exist.
+    pub fn open(path: impl AsRef<Path>) -> Result<Index> {
+        Index::open_as(path.as_ref(), Open::CreateIfMissing)
+    }
+
+    /// Opens the index at `path`, which must exist.
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Index> {
+        Index::open_as(path.as_ref(), Open::Existing)
+    }
+
+    fn open_as(path: &Path, how: Open) -> Result<Index> {
+        let store = Store::open(path, how, "a library call").map_err(Error::Index)?;
+        Ok(Index { store })
+    }
+
+    /// The index file.
+    pub fn path(&self) -> &Path {
+        &self.store.path
+    }
+
+    /// Starts adding documents sketched under `config`, which must sketch as the index's own
+    /// configuration does. With `upsert`, a document whose id is indexed replaces it; without,
+    /// such a document fails the add.
+    pub fn begin_add(
+        &mut self,
+        config: &Config,
+        options: RunOptions,
+        upsert: bool,
+    ) -> Result<IndexAddition<'_>> {
+        config.validate()?;
+        self.store.check_comparable(config).map_err(Error::Index)?;
+        let known = known_boilerplate(&self.store).map_err(Error::Index)?;
+        let collector = Collector::new(
+            config,
+            CollectOptions {
+                threads: options.threads,
+                strict: options.strict,
+                known: Arc::new(known),
+                progress: options.progress,
+            },
+        )?;
+        Ok(IndexAddition {
+            index: self,
+            config: config.clone(),
+            threads: options.threads,
+            upsert,
+            collector,
+            source: Arc::from("document"),
+        })
+    }
+
+    /// The indexed near-duplicates of `text`, most similar first.
+    pub fn query(&self, config: &Config, text: &str) -> Result<Vec<Match>> {
+        query(&self.store, text, config).map_err(Error::Index)
+    }
+
+    /// Every indexed document with its story, story by story, as `index export` writes them.
+    pub fn export(&self) -> Result<Vec<ExportRow>> {
+        export(&self.store).map_err(Error::Index)
+    }
+}
+
+/// Documents on their way into an index: [`IndexAddition::add`] them, then
+/// [`IndexAddition::commit`].
+pub struct IndexAddition<'a> {
+    index: &'a mut Index,
+    config: Config,
+    threads: usize,
+    upsert: bool,
+    collector: Collector,
+    source: Arc<str>,
+}
+
+impl IndexAddition<'_> {
+    /// Adds one document, with its time in seconds since 1970 (UTC) when it has one.
+    pub fn add(&mut self, id: impl Into<String>, text: &str, time: Option<i64>) -> Result<()> {
+        let position = self.collector.added() + 1;
+        let id = id.into();
+        if id.is_empty() {
+            return Err(Error::EmptyId { position });
+        }
+        self.collector.add(Record {
+            id,
+            text: text.to_owned(),
+            time,
+            origin: Origin {
+                order: (u32::MAX, position),
+                source: self.source.clone(),
+                line: position,
+            },
+        });
+        Ok(())
+    }
+
+    /// Reads files as the `index add` command does and adds their records.
+    pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<()> {
+        Ok(self.collector.read(inputs, options)?)
+    }
+
+    /// Puts the documents into the index's stories in one transaction.
+    pub fn commit(self) -> Result<AddReport> {
+        let collection = self.collector.finish()?;
+        let pool = thread_pool(self.threads, "index")?;
+        let options = AddOptions {
+            upsert: self.upsert,
+        };
+        let store = &mut self.index.store;
+        pool.install(|| add(store, collection, &self.config, options))
+            .map_err(Error::Index)
+    }
+}
