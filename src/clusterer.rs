@@ -257,7 +257,10 @@ impl Clusters {
 
     /// Keeps one record of each story and removes the members close to it: see
     /// [`DedupConfig`](crate::DedupConfig).
-    pub fn deduplicate(&self, dedup: &crate::config::DedupConfig) -> crate::Deduplication<'_> {
+    pub fn deduplicate(
+        &self,
+        dedup: &crate::config::DedupConfig,
+    ) -> Result<crate::Deduplication<'_>> {
         crate::dedup::deduplicate(&self.collection, &self.clustering.clusters, dedup)
     }
 

@@ -8,8 +8,9 @@ use rayon::prelude::*;
 
 use crate::cluster::{estimate_containment, Cluster};
 use crate::config::{DedupConfig, Keep};
+use crate::error::{Error, Result};
 use crate::pipeline::Collection;
-use crate::sets::SetsView;
+use crate::sets::{SetStore, SetsView};
 use crate::signature::estimate_jaccard;
 use crate::sorted::intersection_size;
 
@@ -68,12 +69,12 @@ impl<'a> Deduplication<'a> {
 
 /// Deduplicates clustered documents: in each story the record `dedup.keep` chooses is kept,
 /// and each other member whose Jaccard with it or containment in it reaches
-/// `dedup.threshold` is removed.
+/// `dedup.threshold` is removed. Fails only when the shingle sets' temporary file fails.
 pub fn deduplicate<'a>(
     collection: &'a Collection,
     clusters: &[Cluster],
     dedup: &DedupConfig,
-) -> Deduplication<'a> {
+) -> Result<Deduplication<'a>> {
     let sets = collection
         .sets
         .as_ref()
@@ -119,11 +120,14 @@ pub fn deduplicate<'a>(
             }
         })
         .collect();
-    Deduplication {
+    if let Some(failure) = collection.sets.as_ref().and_then(SetStore::take_failure) {
+        return Err(Error::spill(failure));
+    }
+    Ok(Deduplication {
         ids: &collection.ids,
         removed,
         duplicates,
-    }
+    })
 }
 
 /// The member of a story that `keep` keeps.

@@ -24,10 +24,11 @@ pub enum Error {
     /// A text has fewer words than the shingle size, where a comparison needs shingles.
     #[error(transparent)]
     TooShort(#[from] TooShort),
-    /// The shingle sets past the memory budget could not be written to a temporary file.
+    /// The shingle sets past the memory budget could not be written to, or read back from,
+    /// a temporary file.
     #[error(
-        "{dir}: cannot write the temporary file of shingle sets ({source}); free space there, \
-         set TMPDIR to a folder with room, or raise cluster.set-memory-mb"
+        "{dir}: cannot write or read back the temporary file of shingle sets ({source}); free \
+         space there, set TMPDIR to a folder with room, or raise cluster.set-memory-mb"
     )]
     Spill {
         /// The temporary folder.
@@ -46,6 +47,16 @@ pub enum Error {
     /// The story index failed.
     #[error("{0:#}")]
     Index(anyhow::Error),
+}
+
+impl Error {
+    /// The error of a temporary file of shingle sets that failed.
+    pub(crate) fn spill(source: std::io::Error) -> Error {
+        Error::Spill {
+            dir: std::env::temp_dir().display().to_string(),
+            source,
+        }
+    }
 }
 
 /// The library's result.

@@ -286,10 +286,7 @@ impl Collector {
             .expect("no thread panics");
         let mut documents: Vec<Shingled> = Vec::new();
         for batch in batches {
-            documents.extend(batch.map_err(|source| Error::Spill {
-                dir: std::env::temp_dir().display().to_string(),
-                source,
-            })?);
+            documents.extend(batch.map_err(Error::spill)?);
         }
         let strict = self.options.strict;
         let duplicates = timings.time("ordering by id", || {
@@ -429,6 +426,9 @@ fn collect(
         (*options.known).clone()
     };
     progress.finish(Stage::Sketching);
+    if let Some(failure) = store.take_failure() {
+        return Err(Error::spill(failure));
+    }
     Ok(Collection {
         ids,
         origins,
@@ -714,6 +714,9 @@ pub fn cluster_collection(
         .map_or(SetsView::none(), |store| SetsView::of(store, 0));
     let (clusters, stats) = pool.install(|| cluster(sketches, sets, config));
     let elapsed = started.elapsed();
+    if let Some(failure) = collection.sets.as_ref().and_then(SetStore::take_failure) {
+        return Err(Error::spill(failure));
+    }
     progress.advance(Stage::Clustering, sketches.len() as u64);
     progress.finish(Stage::Clustering);
     Ok(Clustering {

@@ -50,6 +50,9 @@ pub struct SetStore {
     /// Most keys held in memory.
     budget: usize,
     in_memory: usize,
+    /// The first error reading or writing the file. A pass that meets one goes on with keys
+    /// of zeros, and its caller turns the error into its own ([`SetStore::take_failure`]).
+    failure: std::sync::Mutex<Option<io::Error>>,
 }
 
 impl SetStore {
@@ -62,7 +65,23 @@ impl SetStore {
             file_len: 0,
             budget: budget_bytes / 4,
             in_memory: 0,
+            failure: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Keeps the first error of the file's reads and writes.
+    fn fail(&self, error: io::Error) {
+        let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        failure.get_or_insert(error);
+    }
+
+    /// The first error reading or writing the file since the last call: when there is one,
+    /// whatever the passes since made of the sets is wrong and must be dropped.
+    pub fn take_failure(&self) -> Option<io::Error> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 
     /// A store in memory of the given sets, document `d` holding `sets[d]` as its main set.
@@ -154,8 +173,10 @@ impl SetStore {
             Held::File { offset, .. } => {
                 buffer.resize(len, 0);
                 let file = self.file.as_ref().expect("a block on file has a file");
-                read_keys(file, offset + 4 * start as u64, buffer)
-                    .unwrap_or_else(|e| panic!("reading the temporary set file: {e}"));
+                if let Err(e) = read_keys(file, offset + 4 * start as u64, buffer) {
+                    buffer.fill(0);
+                    self.fail(e);
+                }
                 buffer
             }
         }
@@ -275,6 +296,7 @@ impl SetStore {
         // only a block per thread is held twice.
         let blocks = std::mem::take(&mut self.blocks);
         let (file, places) = (self.file.as_ref(), &self.places);
+        let fail = |e| self.fail(e);
         let file_end = AtomicU64::new(self.file_len);
         let rewritten: Vec<Rewritten<Held>> = blocks
             .into_par_iter()
@@ -287,8 +309,10 @@ impl SetStore {
                     Held::File { offset, room } => {
                         buffer.resize(*room, 0);
                         let file = file.expect("a block on file has a file");
-                        read_keys(file, *offset, buffer)
-                            .unwrap_or_else(|e| panic!("reading the temporary set file: {e}"));
+                        if let Err(e) = read_keys(file, *offset, buffer) {
+                            buffer.fill(0);
+                            fail(e);
+                        }
                         buffer
                     }
                 };
@@ -316,8 +340,9 @@ impl SetStore {
                             offset = file_end.fetch_add(4 * room as u64, Ordering::Relaxed);
                         }
                         let file = file.expect("a block on file has a file");
-                        write_keys(file, offset, &out)
-                            .unwrap_or_else(|e| panic!("writing the temporary set file: {e}"));
+                        if let Err(e) = write_keys(file, offset, &out) {
+                            fail(e);
+                        }
                         Held::File { offset, room }
                     }
                 };
@@ -488,6 +513,32 @@ fn read_at(file: &File, mut bytes: &mut [u8], mut offset: u64) -> io::Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_read_of_the_file_is_kept_for_the_caller() {
+        let mut store = SetStore::new(0);
+        store.push_block(vec![1, 2, 3]).unwrap();
+        store.set_places(vec![Place {
+            block: 0,
+            start: 0,
+            len: 3,
+            page: 0,
+        }]);
+        let mut buffer = Vec::new();
+        assert_eq!(store.set(0, &mut buffer), [1, 2, 3]);
+        assert!(store.take_failure().is_none());
+        // The file loses its keys: reading them back fails at its end.
+        store.file = Some(tempfile::tempfile().unwrap());
+        assert_eq!(store.set(0, &mut buffer), [0, 0, 0]);
+        let failure = store.take_failure().expect("the failure is kept");
+        assert_eq!(failure.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(store.take_failure().is_none(), "taken once");
+        store.rewrite(&mut [()], |(), main, _, out| {
+            out.extend_from_slice(main);
+            0
+        });
+        assert!(store.take_failure().is_some(), "a rewrite keeps it too");
+    }
 
     /// A store of two blocks holding `sets` as main sets (the second document of each block
     /// with a page set too), in memory or on file.

@@ -43,7 +43,7 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
             input_names(&args.inputs)
         );
     }
-    let dedup = clusters.deduplicate(&config.dedup);
+    let dedup = clusters.deduplicate(&config.dedup)?;
     let (collection, _) = clusters.parts();
     // The lines where each input's kept records start, sorted.
     let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); args.inputs.len()];
