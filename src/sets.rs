@@ -291,7 +291,16 @@ impl SetStore {
     ) {
         assert_eq!(items.len(), self.places.len(), "one item per document");
         let by_block = self.documents_by_block();
-        let items = Items(items.as_mut_ptr());
+        // Each block gets its documents' items, in the order of its documents.
+        let mut slots: Vec<Option<&mut T>> = items.iter_mut().map(Some).collect();
+        let items_by_block: Vec<Vec<&mut T>> = by_block
+            .iter()
+            .map(|docs| {
+                docs.iter()
+                    .map(|&d| slots[d as usize].take().expect("a document is in one block"))
+                    .collect()
+            })
+            .collect();
         // Each block is taken, rewritten and put back (or written back) on its own, so that
         // only a block per thread is held twice.
         let blocks = std::mem::take(&mut self.blocks);
@@ -301,9 +310,9 @@ impl SetStore {
         let rewritten: Vec<Rewritten<Held>> = blocks
             .into_par_iter()
             .zip(by_block)
+            .zip(items_by_block)
             .enumerate()
-            .map_init(Vec::new, |buffer, (block, (held, docs))| {
-                let items = &items;
+            .map_init(Vec::new, |buffer, (block, ((held, docs), items))| {
                 let keys: &[u32] = match &held {
                     Held::Memory(keys) => keys,
                     Held::File { offset, room } => {
@@ -317,12 +326,11 @@ impl SetStore {
                     }
                 };
                 let out = Vec::with_capacity(keys.len());
+                // remake_block visits the documents in the order of `docs`.
+                let mut items = items.into_iter();
                 let (mut out, new_places) =
-                    remake_block(block, keys, &docs, places, out, |doc, main, page, out| {
-                        // SAFETY: every document is in exactly one block's list, once (its
-                        // place names one block), so no two calls reach the same item, and
-                        // `items` outlives this pass.
-                        let item = unsafe { &mut *items.0.add(doc as usize) };
+                    remake_block(block, keys, &docs, places, out, |_, main, page, out| {
+                        let item = items.next().expect("an item per document");
                         each(item, main, page, out)
                     });
                 let held = match held {
@@ -365,11 +373,6 @@ impl SetStore {
 
 /// A block made anew (its keys, or where they are), and the new place of each of its documents.
 type Rewritten<B> = (B, Vec<(u32, Place)>);
-
-/// The items of [`SetStore::rewrite`], shared by its threads.
-struct Items<T>(*mut T);
-// SAFETY: the threads reach disjoint items only (see `rewrite`), and `T: Send`.
-unsafe impl<T: Send> Sync for Items<T> {}
 
 /// Makes a block anew: `each(doc, main, page, out)` appends the new set of each of the block's
 /// documents `docs` (in the order of their sets in `keys`) to `out`, then a second list whose
