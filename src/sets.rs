@@ -297,7 +297,11 @@ impl SetStore {
             .iter()
             .map(|docs| {
                 docs.iter()
-                    .map(|&d| slots[d as usize].take().expect("a document is in one block"))
+                    .map(|&d| {
+                        slots[d as usize]
+                            .take()
+                            .expect("a document is in one block")
+                    })
                     .collect()
             })
             .collect();
