@@ -232,3 +232,42 @@ fn index_facade_adds_documents_night_by_night_and_finds_them() {
     let err = megashingle::Index::open_existing(&missing).err().unwrap();
     assert!(err.to_string().contains("none.db: no index there"), "{err}");
 }
+
+/// The fenced Rust block after `marker` in `text`, each line with `prefix` taken off.
+fn rust_block(text: &str, marker: &str, prefix: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.strip_prefix(prefix).unwrap_or(l))
+        .collect();
+    let start = lines
+        .iter()
+        .position(|l| l.contains(marker))
+        .expect("the marker");
+    let open = start
+        + lines[start..]
+            .iter()
+            .position(|l| l.trim_start().starts_with("```"))
+            .unwrap();
+    let close = open
+        + 1
+        + lines[open + 1..]
+            .iter()
+            .position(|l| l.trim_start().starts_with("```"))
+            .unwrap();
+    lines[open + 1..close]
+        .iter()
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_readme_library_example_is_the_crate_doctest() {
+    // The crate's doctest runs the example; the README shows the same lines.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    let shown = rust_block(&readme, "## Library", "");
+    let tested = rust_block(&lib, "megashingle finds", "//! ");
+    assert_eq!(shown, tested);
+    assert!(shown.contains("Clusterer::new(&config)?"), "{shown}");
+}
