@@ -125,7 +125,9 @@ pub enum ReadError {
         /// What is wrong.
         message: String,
     },
-    /// An input whose format was guessed could not be read in that format.
+    /// An input whose format was guessed (stdin, or a file whose extension says nothing) could
+    /// not be read in that format; the hint says how it was guessed. A program that takes the
+    /// format from its user says how to give it.
     #[error("{error}; {hint}")]
     Guessed {
         /// What went wrong.
@@ -200,8 +202,7 @@ impl Reader<'_> {
         if input.as_os_str() == "-" {
             let stdin = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
             let source: Arc<str> = Arc::from("<stdin>");
-            let hint = "stdin is read as CSV unless it starts with `{` (JSONL): choose the format \
-                        with --input-format csv or jsonl";
+            let hint = "stdin is read as CSV unless it starts with `{` (JSONL)";
             return self.read_records(stdin, &source, hint);
         }
         let name = input.display().to_string();
@@ -248,8 +249,7 @@ impl Reader<'_> {
                 };
                 let hint = format!(
                     "it was read as CSV because {why} (.csv; .jsonl, .ndjson, .json; \
-                     .txt, .html, .htm, .eml): choose the format with --input-format csv or \
-                     jsonl, or rename the file"
+                     .txt, .html, .htm, .eml)"
                 );
                 self.read_records(reader, &source, &hint)
             }
