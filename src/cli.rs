@@ -133,7 +133,8 @@ pub struct IndexAddArgs {
     /// Inputs, read as `cluster` reads them.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Assignments file, replaced only when complete; stdout when absent.
+    /// Assignments file, replaced only when complete; stdout when absent or `-`. It may not be
+    /// an input or the index.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
@@ -173,7 +174,8 @@ pub struct IndexQueryArgs {
 pub struct IndexOutputArgs {
     #[command(flatten)]
     pub db: IndexDbArgs,
-    /// Output file, replaced only when complete; stdout when absent.
+    /// Output file, replaced only when complete; stdout when absent or `-`. It may not be the
+    /// index.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -183,7 +185,8 @@ pub struct IndexOutputArgs {
 pub struct IndexRemoveArgs {
     #[command(flatten)]
     pub db: IndexDbArgs,
-    /// Remove documents whose time is before DATE (RFC 3339, or YYYY-MM-DD for midnight UTC).
+    /// Remove documents whose time is before DATE: RFC 3339 (2026-11-30T09:00:00+03:00), or a
+    /// date or date-time without an offset, taken as UTC (YYYY-MM-DD is midnight UTC).
     #[arg(long, value_name = "DATE")]
     pub before: Option<String>,
     /// Remove the documents whose ids are listed in FILE, one per line.
@@ -279,6 +282,16 @@ fn languages(args: &[LanguageArg]) -> Vec<Language> {
 }
 
 impl ConfigArgs {
+    /// The configuration file read, if any: the one given, else ./pipeline.toml when present.
+    pub fn file(&self) -> Option<PathBuf> {
+        let default_file = PathBuf::from("pipeline.toml");
+        match &self.config {
+            Some(path) => Some(path.clone()),
+            None if default_file.is_file() => Some(default_file),
+            None => None,
+        }
+    }
+
     /// The effective configuration: defaults < file < flags.
     pub fn resolve(&self) -> Result<Config, ConfigError> {
         let default_file = PathBuf::from("pipeline.toml");
@@ -317,7 +330,8 @@ pub struct ClusterArgs {
     /// files (id = file name), or `-` for stdin (CSV unless --input-format jsonl).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Output file, replaced only when complete; stdout when absent.
+    /// Output file, replaced only when complete; stdout when absent or `-`. It may not be an
+    /// input or the configuration file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Output format.
@@ -336,7 +350,8 @@ pub struct DedupArgs {
     /// CSV or JSONL files, read as one collection.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Output file, replaced only when complete; stdout when absent.
+    /// Output file, replaced only when complete; stdout when absent or `-`. It may not be an
+    /// input or the configuration file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Also write each removed record as CSV: doc_id, duplicate_of, similarity (the larger of
@@ -371,7 +386,7 @@ pub struct DedupArgs {
 /// How a run over inputs goes: threads, progress and timings.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core. At most 4 per core are run.
     #[arg(short = 'j', long = "threads", value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// No progress bars and no summary (warnings and errors are still printed).
@@ -380,6 +395,31 @@ pub struct RunArgs {
     /// Print the wall-clock time of each stage on stderr at the end.
     #[arg(long)]
     pub timings: bool,
+}
+
+/// Worker threads per core beyond which more threads only cost memory and start-up time.
+pub const THREADS_PER_CORE: usize = 4;
+
+impl RunArgs {
+    /// The number of worker threads to run (0: one per core), with a warning when `-j` asked
+    /// for more than [`THREADS_PER_CORE`] per core and was lowered to that.
+    pub fn threads(&self) -> (usize, Option<String>) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cap_threads(self.threads, cores)
+    }
+}
+
+/// `asked` threads capped at [`THREADS_PER_CORE`] per core of `cores`, and the warning when
+/// capped.
+pub fn cap_threads(asked: usize, cores: usize) -> (usize, Option<String>) {
+    let most = THREADS_PER_CORE * cores.max(1);
+    if asked <= most {
+        return (asked, None);
+    }
+    let warning = format!(
+        "-j {asked} is more than {THREADS_PER_CORE} threads per core ({cores} cores here); running {most} threads"
+    );
+    (most, Some(warning))
 }
 
 /// How input records are read.
@@ -484,5 +524,17 @@ mod tests {
             };
             assert_eq!(dedup.keep.map(|k| k.to_string()).as_deref(), Some(keep));
         }
+    }
+
+    #[test]
+    fn threads_are_capped_at_four_per_core() {
+        assert_eq!(cap_threads(0, 2), (0, None));
+        assert_eq!(cap_threads(8, 2), (8, None));
+        let (threads, warning) = cap_threads(5000, 2);
+        assert_eq!(threads, 8);
+        assert_eq!(
+            warning.as_deref(),
+            Some("-j 5000 is more than 4 threads per core (2 cores here); running 8 threads")
+        );
     }
 }

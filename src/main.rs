@@ -1,13 +1,16 @@
 //! The `megashingle` binary: parses arguments, runs one command over the library, prints
 //! errors as one line each and maps the outcome to an exit code (0 all good, 1 finished with
-//! skipped records, 2 nothing written). A closed stdout (broken pipe) counts as success.
+//! skipped records, 2 nothing written). A closed stdout (broken pipe) counts as success; an
+//! output that would replace an input or the index is refused before anything is read; a
+//! panic on any thread ends as one error line (see `panics`).
 
 mod bars;
 mod cli;
 mod cmd;
+mod panics;
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -15,13 +18,13 @@ use anyhow::{Context, Result};
 use clap::Parser;
 
 use cli::{
-    CanonArgs, Cli, ClusterArgs, Command, CompareArgs, IndexAddArgs, IndexCommand, IndexQueryArgs,
-    IndexRemoveArgs, TuneArgs,
+    CanonArgs, Cli, ClusterArgs, Command, CompareArgs, ConfigArgs, IndexAddArgs, IndexCommand,
+    IndexQueryArgs, IndexRemoveArgs, RunArgs, TuneArgs,
 };
 use megashingle::compare::{compare, Comparison};
 use megashingle::index::store::{Open, Store};
 use megashingle::io::write::Row;
-use megashingle::io::write::{write_atomically, write_csv, write_rows};
+use megashingle::io::write::{write_atomically, write_csv, write_rows, Guarded};
 use megashingle::pipeline::{CollectOptions, Collector};
 use megashingle::{Clusterer, RunOptions};
 
@@ -35,56 +38,192 @@ pub enum Outcome {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    panics::install();
+    let processing = processing(&cli.command);
+    let index = index_of(&cli.command);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli.command)));
+    match result {
+        Ok(Ok(Outcome::Clean)) => ExitCode::SUCCESS,
+        Ok(Ok(Outcome::Skipped)) => ExitCode::from(1),
+        Ok(Err(e)) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            bars::clear();
+            eprintln!("megashingle: error: {}", message_of(&e));
+            ExitCode::from(2)
+        }
+        Err(payload) => {
+            bars::clear();
+            let message = panics::message(payload.as_ref());
+            let index = index
+                .map(|db| {
+                    format!(
+                        "; the index {} may be damaged: if this happens again, restore it from a copy (nothing was changed)",
+                        db.display()
+                    )
+                })
+                .unwrap_or_default();
+            eprintln!(
+                "megashingle: error: internal error while processing {processing}: {message}{index}; please report it with RUST_BACKTRACE=1"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one command.
+fn run(command: Command) -> Result<Outcome> {
+    match command {
         Command::Cluster(args) => run_cluster(args),
         Command::Dedup(args) => cmd::dedup::run(args),
         Command::Canon(args) => run_canon(args).map(|()| Outcome::Clean),
         Command::Compare(args) => run_compare(args).map(|()| Outcome::Clean),
         Command::Tune(args) => run_tune(args).map(|()| Outcome::Clean),
-        Command::Index(command) => guarded(command),
+        Command::Index(command) => run_index(command),
         Command::Config(args) => args
             .config
             .resolve()
             .map_err(anyhow::Error::from)
             .and_then(|c| print(&c.to_toml()))
             .map(|()| Outcome::Clean),
-    };
-    match result {
-        Ok(Outcome::Clean) => ExitCode::SUCCESS,
-        Ok(Outcome::Skipped) => ExitCode::from(1),
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("megashingle: error: {}", message_of(&e));
-            ExitCode::from(2)
-        }
     }
 }
 
-/// The error's one line, with the flag that made a bad record fatal named.
+/// The error's one line, with the flag that made a bad record fatal named, and the flag that
+/// gives the format of an input whose format was guessed.
 fn message_of(error: &anyhow::Error) -> String {
     use megashingle::io::read::ReadError;
-    let strict = error.chain().any(|cause| {
-        matches!(
-            cause.downcast_ref::<megashingle::Error>(),
-            Some(megashingle::Error::Input(ReadError::Strict(_)))
-        ) || matches!(
-            cause.downcast_ref::<ReadError>(),
-            Some(ReadError::Strict(_))
-        )
-    });
-    if strict {
+    let read_error = |is: fn(&ReadError) -> bool| {
+        error
+            .chain()
+            .any(|cause| match cause.downcast_ref::<megashingle::Error>() {
+                Some(megashingle::Error::Input(e)) => is(e),
+                _ => cause.downcast_ref::<ReadError>().is_some_and(is),
+            })
+    };
+    if read_error(|e| matches!(e, ReadError::Strict(_))) {
         format!("{error:#} (--strict makes this fatal)")
+    } else if read_error(|e| matches!(e, ReadError::Guessed { .. })) {
+        format!("{error:#}; give the format with --input-format csv or jsonl")
     } else {
         format!("{error:#}")
     }
 }
 
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+/// What a command processes, as named in the message of an internal error.
+fn processing(command: &Command) -> String {
+    let names = |paths: &[&Path]| {
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match command {
+        Command::Cluster(args) => input_names(&args.inputs),
+        Command::Dedup(args) => input_names(&args.inputs),
+        Command::Canon(args) => args.file.display().to_string(),
+        Command::Compare(args) if args.text => "the two texts".into(),
+        Command::Compare(args) => format!("{} and {}", args.first, args.second),
+        Command::Tune(_) | Command::Config(_) => "the configuration".into(),
+        Command::Index(IndexCommand::Add(args)) => {
+            format!(
+                "{} into {}",
+                input_names(&args.inputs),
+                args.db.db.display()
+            )
+        }
+        Command::Index(IndexCommand::Query(args)) => match &args.file {
+            Some(file) => names(&[file, &args.db.db]),
+            None => args.db.db.display().to_string(),
+        },
+        Command::Index(IndexCommand::Export(args) | IndexCommand::Merges(args)) => {
+            args.db.db.display().to_string()
+        }
+        Command::Index(IndexCommand::Stats(args)) => args.db.display().to_string(),
+        Command::Index(IndexCommand::Remove(args)) => args.db.db.display().to_string(),
+    }
+}
+
+/// The index file of an index command.
+fn index_of(command: &Command) -> Option<PathBuf> {
+    let Command::Index(command) = command else {
+        return None;
+    };
+    Some(match command {
+        IndexCommand::Add(a) => a.db.db.clone(),
+        IndexCommand::Query(a) => a.db.db.clone(),
+        IndexCommand::Export(a) | IndexCommand::Merges(a) => a.db.db.clone(),
+        IndexCommand::Stats(a) => a.db.clone(),
+        IndexCommand::Remove(a) => a.db.db.clone(),
     })
+}
+
+/// The output file, or `None` for stdout (no `-o`, or `-o -`).
+fn output_file(output: &Option<PathBuf>) -> Option<&Path> {
+    output.as_deref().filter(|p| p.as_os_str() != "-")
+}
+
+/// Fails when `output` would replace one of the files the command reads: its inputs, the
+/// configuration file and the index.
+fn refuse_same_file(
+    output: Option<&Path>,
+    inputs: &[PathBuf],
+    config: Option<&ConfigArgs>,
+    index: Option<&Path>,
+) -> Result<()> {
+    let Some(output) = output else {
+        return Ok(());
+    };
+    let config = config.and_then(ConfigArgs::file);
+    let mut guarded: Vec<Guarded> = inputs
+        .iter()
+        .map(|path| Guarded {
+            role: "input",
+            path,
+        })
+        .collect();
+    if let Some(path) = index {
+        guarded.push(Guarded {
+            role: "index",
+            path,
+        });
+    }
+    if let Some(path) = &config {
+        guarded.push(Guarded {
+            role: "configuration",
+            path,
+        });
+    }
+    Ok(megashingle::io::write::refuse_same_file(output, &guarded)?)
+}
+
+/// The number of worker threads to run, after printing the warning when `-j` was lowered.
+fn threads(run: &RunArgs) -> usize {
+    let (threads, warning) = run.threads();
+    if let Some(warning) = warning {
+        eprintln!("megashingle: warning: {warning}");
+    }
+    threads
+}
+
+/// True when the error is, or was caused by, a closed stdout: the reader went away, which is
+/// not a failure (`| head`). An io error that wraps another error is looked into too.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    fn broken(cause: &(dyn std::error::Error + 'static)) -> bool {
+        if let Some(e) = cause.downcast_ref::<std::io::Error>() {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return true;
+            }
+            if let Some(inner) = e.get_ref() {
+                return broken(inner);
+            }
+        }
+        if let Some(csv::ErrorKind::Io(e)) = cause.downcast_ref::<csv::Error>().map(|e| e.kind()) {
+            return e.kind() == std::io::ErrorKind::BrokenPipe;
+        }
+        cause.source().is_some_and(broken)
+    }
+    error.chain().any(broken)
 }
 
 fn print(text: &str) -> Result<()> {
@@ -95,6 +234,8 @@ fn print(text: &str) -> Result<()> {
 }
 
 fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
+    let output = output_file(&args.output);
+    refuse_same_file(output, &args.inputs, Some(&args.config), None)?;
     let config = args.config.resolve()?;
     let options = args.input.read_options(None);
     let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
@@ -112,14 +253,17 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
             }
         );
     }
+    panics::panic_for_tests("cluster");
     let mut timings = clusters.timings().clone();
     let table = clusters.assignments().map(Row::from);
-    timings.time("writing", || match &args.output {
+    timings.time("writing", || match output {
         Some(path) => write_atomically(path, |file| write_rows(table, args.format, file))
             .map_err(anyhow::Error::from),
         None => write_rows(table, args.format, std::io::stdout().lock())
             .context("cannot write to stdout"),
     })?;
+    // The bars are cleared, so that the lines below start lines of their own.
+    bars::clear();
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
     }
@@ -135,16 +279,16 @@ fn run_cluster(args: ClusterArgs) -> Result<Outcome> {
 
 /// The library's run options from the run flags: threads, strict ids, and progress bars on
 /// stderr when it is a terminal and `--quiet` is not given.
-fn run_options(run: &cli::RunArgs, strict: bool) -> RunOptions {
+fn run_options(run: &RunArgs, strict: bool) -> RunOptions {
     RunOptions {
-        threads: run.threads,
+        threads: threads(run),
         strict,
         progress: std::sync::Arc::new(Bars::new(!run.quiet && std::io::stderr().is_terminal())),
     }
 }
 
 /// The collector's options from the run flags, as [`run_options`].
-fn collect_options(run: &cli::RunArgs, strict: bool) -> CollectOptions {
+fn collect_options(run: &RunArgs, strict: bool) -> CollectOptions {
     let options = run_options(run, strict);
     CollectOptions {
         threads: options.threads,
@@ -155,7 +299,7 @@ fn collect_options(run: &cli::RunArgs, strict: bool) -> CollectOptions {
 }
 
 /// The inputs as named on the command line, for messages.
-fn input_names(inputs: &[std::path::PathBuf]) -> String {
+fn input_names(inputs: &[PathBuf]) -> String {
     let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
     names.join(", ")
 }
@@ -173,60 +317,28 @@ fn emit_csv(
     }
 }
 
-/// Runs an index command, turning a panic (redb panics on some damaged pages) into one error
-/// line that names the index.
-fn guarded(command: IndexCommand) -> Result<Outcome> {
-    static PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-    let db = match &command {
-        IndexCommand::Add(a) => a.db.db.clone(),
-        IndexCommand::Query(a) => a.db.db.clone(),
-        IndexCommand::Export(a) | IndexCommand::Merges(a) => a.db.db.clone(),
-        IndexCommand::Stats(a) => a.db.clone(),
-        IndexCommand::Remove(a) => a.db.db.clone(),
-    };
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|info| {
-        let message = info
-            .payload()
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
-        *PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(message);
-    }));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_index(command)));
-    std::panic::set_hook(hook);
-    result.unwrap_or_else(|_| {
-        let message = PANIC
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .unwrap_or_default();
-        anyhow::bail!(
-            "{}: the index could not be read ({message}); it may be damaged: restore it from a copy (nothing was changed)",
-            db.display()
-        )
-    })
-}
-
 fn run_index(command: IndexCommand) -> Result<Outcome> {
     use megashingle::index::read;
     match command {
         IndexCommand::Add(args) => run_index_add(args),
         IndexCommand::Query(args) => run_index_query(args).map(|()| Outcome::Clean),
         IndexCommand::Export(args) => {
+            let output = output_file(&args.output);
+            refuse_same_file(output, &[], None, Some(&args.db.db))?;
             let store = Store::open(&args.db.db, Open::Existing, "index export")?;
             let rows = read::export(&store)?
                 .into_iter()
                 .map(|r| vec![r.doc_id, r.story_id, r.story_size.to_string(), r.added_at]);
             emit_csv(
-                args.output.as_deref(),
+                output,
                 &["doc_id", "story_id", "story_size", "added_at"],
                 rows,
             )?;
             Ok(Outcome::Clean)
         }
         IndexCommand::Merges(args) => {
+            let output = output_file(&args.output);
+            refuse_same_file(output, &[], None, Some(&args.db.db))?;
             let store = Store::open(&args.db.db, Open::Existing, "index merges")?;
             let rows = read::merges(&store)?.into_iter().map(|m| {
                 vec![
@@ -238,7 +350,7 @@ fn run_index(command: IndexCommand) -> Result<Outcome> {
                 ]
             });
             emit_csv(
-                args.output.as_deref(),
+                output,
                 &[
                     "merged_at",
                     "absorbed_story",
@@ -285,15 +397,19 @@ fn run_index(command: IndexCommand) -> Result<Outcome> {
 
 fn run_index_add(args: IndexAddArgs) -> Result<Outcome> {
     let started = Instant::now();
+    refuse_same_file(
+        output_file(&args.output),
+        &args.inputs,
+        Some(&args.config),
+        Some(&args.db.db),
+    )?;
     let config = args.config.resolve()?;
     let made = !args.db.db.exists();
     let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
     let outcome = add_to_index(args, &mut store, &config, started);
     if outcome.is_err() && made && store.is_new().unwrap_or(false) {
-        // A failed first add leaves no empty index behind.
-        let path = store.path.clone();
-        drop(store);
-        let _ = std::fs::remove_file(&path);
+        // A failed first add leaves no empty index behind, and no lock file beside it.
+        store.discard();
     }
     outcome
 }
@@ -311,15 +427,18 @@ fn add_to_index(
     let known = megashingle::index::read::known_boilerplate(store)?;
     let loading = loading.elapsed();
     let options = args.input.read_options(args.time_column.clone());
+    let collect = collect_options(&args.run, options.strict);
+    let threads = collect.threads;
     let mut collector = Collector::new(
         &config,
         CollectOptions {
             known: std::sync::Arc::new(known),
-            ..collect_options(&args.run, options.strict)
+            ..collect
         },
     )?;
     collector.read(&args.inputs, &options)?;
     let collection = collector.finish()?;
+    bars::clear();
     if collection.ids.is_empty() {
         anyhow::bail!(
             "no documents in {}: nothing added to the index",
@@ -329,14 +448,14 @@ fn add_to_index(
     let skipped = collection.read.skipped + collection.duplicates;
     let mut timings = collection.timings.clone();
     timings.0.insert(0, ("index: known boilerplate", loading));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.run.threads)
-        .build()
-        .context("a thread pool")?;
+    let pool = megashingle::pipeline::thread_pool(threads, "add")?;
     let upsert = AddOptions {
         upsert: args.upsert,
     };
-    let report = pool.install(|| add(store, collection, &config, upsert))?;
+    let report = pool.install(|| {
+        panics::panic_for_tests("index add");
+        add(store, collection, &config, upsert)
+    })?;
     let rows = report.assignments.iter().map(|a| {
         vec![
             a.doc_id.clone(),
@@ -348,7 +467,7 @@ fn add_to_index(
     });
     let written = Instant::now();
     emit_csv(
-        args.output.as_deref(),
+        output_file(&args.output),
         &["doc_id", "story_id", "new_story", "similarity", "status"],
         rows,
     )?;
@@ -387,6 +506,17 @@ fn run_index_query(args: IndexQueryArgs) -> Result<()> {
         (None, Some(file)) => read_text(file)?,
         (None, None) => anyhow::bail!("give a FILE or --text TEXT"),
     };
+    let name = match &args.file {
+        Some(file) if args.text.is_none() => file.display().to_string(),
+        _ => "the text".to_owned(),
+    };
+    let words = megashingle::canonicalize::Canonicalizer::new(&config.canonicalize)
+        .words(&text)
+        .len();
+    let k = config.shingle.size;
+    if words < k {
+        return Err(megashingle::compare::TooShort { name, words, k }.into());
+    }
     let store = Store::open(&args.db.db, Open::Existing, "index query")?;
     let matches = megashingle::index::read::query(&store, &text, &config)?;
     let rows = matches.into_iter().map(|m| {
@@ -406,8 +536,9 @@ fn run_index_query(args: IndexQueryArgs) -> Result<()> {
 
 fn run_index_remove(args: IndexRemoveArgs) -> Result<Outcome> {
     use megashingle::index::remove::{remove, Selection};
+    use megashingle::io::time::{format_time, has_offset, parse_time};
     let before = match &args.before {
-        Some(text) => Some(megashingle::io::time::parse_time(text).ok_or_else(|| {
+        Some(text) => Some(parse_time(text).ok_or_else(|| {
             anyhow::anyhow!(
                 "--before {text:?} is not a date; write RFC 3339 (2026-11-30T06:00:00Z) or YYYY-MM-DD"
             )
@@ -424,6 +555,14 @@ fn run_index_remove(args: IndexRemoveArgs) -> Result<Outcome> {
         None => Vec::new(),
     };
     let mut store = Store::open(&args.db.db, Open::Existing, "index remove")?;
+    if let (Some(text), Some(seconds)) = (&args.before, before) {
+        if !has_offset(text) {
+            eprintln!(
+                "megashingle: note: --before {text:?} has no UTC offset; taken as UTC: before {}",
+                format_time(seconds)
+            );
+        }
+    }
     let removal = remove(&mut store, &Selection { before, ids })?;
     store.compact_if_sparse()?;
     for id in &removal.unknown_ids {
@@ -507,6 +646,7 @@ fn run_compare(args: CompareArgs) -> Result<()> {
 fn run_tune(args: TuneArgs) -> Result<()> {
     use megashingle::config::Matching;
     use megashingle::tune::{choose, svg, Grouping};
+    refuse_same_file(args.plot.as_deref(), &[], Some(&args.config), None)?;
     let config = args.config.resolve()?;
     let target = match args.threshold {
         Some(t) => {

@@ -1329,7 +1329,7 @@ fn a_temporary_folder_that_cannot_be_written_is_reported_and_nothing_is_written(
     let line = single_error_line(&output);
     assert!(
         line.contains(&format!(
-            "{}: cannot write the temporary file of shingle sets",
+            "{}: cannot write or read back the temporary file of shingle sets",
             missing.display()
         )) && line.contains("set TMPDIR to a folder with room"),
         "{line}"

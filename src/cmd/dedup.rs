@@ -15,11 +15,19 @@ use megashingle::io::write::write_atomically;
 use megashingle::{Clusterer, Keep};
 
 use crate::cli::DedupArgs;
-use crate::{emit_csv, input_names, run_options, Outcome};
+use crate::{emit_csv, input_names, output_file, refuse_same_file, run_options, Outcome};
 
 /// Runs the command.
 pub fn run(args: DedupArgs) -> Result<Outcome> {
     let started = Instant::now();
+    let output = output_file(&args.output);
+    refuse_same_file(output, &args.inputs, Some(&args.config), None)?;
+    refuse_same_file(
+        args.dropped.as_deref(),
+        &args.inputs,
+        Some(&args.config),
+        None,
+    )?;
     let mut config = args.config.resolve()?;
     if let Some(keep) = args.keep {
         config.dedup.keep = keep;
@@ -56,7 +64,7 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
         .iter_mut()
         .for_each(|lines| lines.sort_unstable());
     let copy = |out: &mut dyn Write| copy_kept(&args.inputs, format, &kept_lines, out);
-    match &args.output {
+    match output {
         Some(path) => write_atomically(path, |file| copy(file))?,
         None => copy(&mut std::io::stdout().lock()).context("cannot write to stdout")?,
     }
@@ -79,6 +87,7 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
         ];
         emit_csv(Some(path), &header, rows)?;
     }
+    crate::bars::clear();
     if !args.run.quiet {
         let removed = dedup.duplicates().len();
         eprintln!(

@@ -53,7 +53,7 @@ pub struct Store {
     /// The index file.
     pub path: PathBuf,
     handle: Handle,
-    _lock: Lock,
+    lock: Lock,
 }
 
 /// How the database is open: read-only until something is to be written, so that reading
@@ -91,23 +91,47 @@ impl Store {
             check_magic(path)?;
         }
         let lock = Lock::take(path, command)?;
-        let empty = !exists || std::fs::metadata(path)?.len() == 0;
         let mut store = Store {
             path: path.to_owned(),
             handle: Handle::New,
-            _lock: lock,
+            lock,
         };
+        match store.open_database(exists) {
+            Ok(()) => Ok(store),
+            Err(e) => {
+                // A lock file made by this command goes with it: nothing was opened.
+                store.handle = Handle::New;
+                if store.lock.made {
+                    store.lock.remove();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Opens the database of an index whose lock is held (nothing to open when it is new).
+    fn open_database(&mut self, exists: bool) -> Result<()> {
+        let path = self.path.clone();
+        let empty = !exists || std::fs::metadata(&path)?.len() == 0;
         if !empty {
-            store.handle = match quietly(|| Builder::new().open_read_only(path)) {
+            self.handle = match quietly(|| Builder::new().open_read_only(&path)) {
                 // An index left open by a killed process needs a repair, which is a write.
                 Ok(Err(redb::DatabaseError::RepairAborted)) => {
-                    Handle::Writing(open_writable(path)?)
+                    Handle::Writing(open_writable(&path)?)
                 }
-                opened => Handle::Reading(opened_or_error(path, opened)?),
+                opened => Handle::Reading(opened_or_error(&path, opened)?),
             };
-            store.check_format()?;
+            self.check_format()?;
         }
-        Ok(store)
+        Ok(())
+    }
+
+    /// Removes a new index that nothing was added to, and its lock file: a failed first add
+    /// leaves nothing behind.
+    pub fn discard(mut self) {
+        self.handle = Handle::New;
+        let _ = std::fs::remove_file(&self.path);
+        self.lock.remove();
     }
 
     /// A read transaction; an error for a new index (check [`Store::is_new`] first).
@@ -336,9 +360,15 @@ fn check_magic(path: &Path) -> Result<()> {
 }
 
 /// A lock on `<index>.lock`, held while the index is open. The file says who holds it; it is
-/// left in place when the lock is released (the kernel releases it with the process).
+/// left in place when the lock is released (the kernel releases it with the process), except
+/// when the command that made it fails before the index is open, or discards a new index.
 struct Lock {
+    /// The open lock file, locked.
     _file: File,
+    /// The lock file.
+    path: PathBuf,
+    /// True when this lock made the file.
+    made: bool,
 }
 
 impl Lock {
@@ -346,13 +376,27 @@ impl Lock {
         let mut name = index.as_os_str().to_owned();
         name.push(".lock");
         let path = PathBuf::from(name);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("{}: cannot make the lock file", path.display()))?;
+        let open = |new: bool| {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(!new)
+                .create_new(new)
+                .truncate(false)
+                .open(&path)
+        };
+        let (mut file, made) = match open(true) {
+            Ok(file) => (file, true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (
+                open(false)
+                    .with_context(|| format!("{}: cannot open the lock file", path.display()))?,
+                false,
+            ),
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("{}: cannot make the lock file", path.display()))
+            }
+        };
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -382,7 +426,17 @@ impl Lock {
         file.rewind()?;
         file.write_all(holder.as_bytes())?;
         file.flush()?;
-        Ok(Lock { _file: file })
+        Ok(Lock {
+            _file: file,
+            path,
+            made,
+        })
+    }
+
+    /// Removes the lock file while the lock is still held: a process waiting for it is
+    /// refused as if it were held, and one that comes later makes a new one.
+    fn remove(&self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 

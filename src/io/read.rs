@@ -125,6 +125,26 @@ pub enum ReadError {
         /// What is wrong.
         message: String,
     },
+    /// An input whose format was guessed (stdin, or a file whose extension says nothing) could
+    /// not be read in that format; the hint says how it was guessed. A program that takes the
+    /// format from its user says how to give it.
+    #[error("{error}; {hint}")]
+    Guessed {
+        /// What went wrong.
+        error: Box<ReadError>,
+        /// How the format was chosen and how to choose another.
+        hint: String,
+    },
+    /// The input is not UTF-8 but UTF-16.
+    #[error(
+        "{path}: the file is {encoding}, not UTF-8; convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
+    )]
+    Utf16 {
+        /// The input.
+        path: String,
+        /// Which UTF-16.
+        encoding: &'static str,
+    },
     /// A bad record under `--strict`.
     #[error("{0}")]
     Strict(String),
@@ -180,12 +200,10 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn read_input(&mut self, input: &Path) -> Result<(), ReadError> {
         if input.as_os_str() == "-" {
-            let stdin = std::io::stdin().lock();
+            let stdin = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
             let source: Arc<str> = Arc::from("<stdin>");
-            return match self.options.format.unwrap_or(InputFormat::Csv) {
-                InputFormat::Csv => self.read_csv(stdin, &source),
-                InputFormat::Jsonl => self.read_jsonl(stdin, &source),
-            };
+            let hint = "stdin is read as CSV unless it starts with `{` (JSONL)";
+            return self.read_records(stdin, &source, hint);
         }
         let name = input.display().to_string();
         let meta = std::fs::metadata(input).map_err(|source| ReadError::Open {
@@ -202,20 +220,74 @@ impl Reader<'_> {
         })?;
         let source: Arc<str> = Arc::from(name);
         let format = match (self.options.format, extension.as_str()) {
-            (Some(format), _) => format,
-            (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
+            (Some(format), _) => Some(format),
+            (None, "jsonl" | "ndjson" | "json") => Some(InputFormat::Jsonl),
+            (None, "csv") => Some(InputFormat::Csv),
             (None, e) if DOCUMENT_EXTENSIONS.contains(&e) => {
                 let id = input
                     .file_name()
                     .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned());
                 return self.read_document(file, id, source);
             }
-            (None, _) => InputFormat::Csv,
+            (None, _) => None,
         };
         let reader = BufReader::with_capacity(1 << 16, file);
         match format {
-            InputFormat::Csv => self.read_csv(reader, &source),
-            InputFormat::Jsonl => self.read_jsonl(reader, &source),
+            Some(format) => {
+                let mut reader = reader;
+                check_not_utf16(&mut reader, &source)?;
+                match format {
+                    InputFormat::Csv => self.read_csv(reader, &source),
+                    InputFormat::Jsonl => self.read_jsonl(reader, &source),
+                }
+            }
+            None => {
+                let why = if extension.is_empty() {
+                    "it has no extension".to_owned()
+                } else {
+                    format!("its extension .{extension} is not one megashingle knows")
+                };
+                let hint = format!(
+                    "it was read as CSV because {why} (.csv; .jsonl, .ndjson, .json; \
+                     .txt, .html, .htm, .eml)"
+                );
+                self.read_records(reader, &source, &hint)
+            }
+        }
+    }
+
+    /// Reads records in the format the options give, else JSONL when the input starts with
+    /// `{`, else CSV; a fatal error of a guessed format comes with `hint`.
+    fn read_records(
+        &mut self,
+        mut input: impl BufRead,
+        source: &Arc<str>,
+        hint: &str,
+    ) -> Result<(), ReadError> {
+        let head = check_not_utf16(&mut input, source)?;
+        let format = match self.options.format {
+            Some(format) => format,
+            None if head.starts_json => InputFormat::Jsonl,
+            None => InputFormat::Csv,
+        };
+        let result = match format {
+            _ if head.binary && self.options.format.is_none() => Err(ReadError::Header {
+                path: source.to_string(),
+                message: "binary data, not text (a compressed file?)".into(),
+            }),
+            InputFormat::Csv => self.read_csv(input, source),
+            InputFormat::Jsonl => self.read_jsonl(input, source),
+        };
+        match result {
+            Err(e @ (ReadError::Header { .. } | ReadError::MissingColumn { .. }))
+                if self.options.format.is_none() =>
+            {
+                Err(ReadError::Guessed {
+                    error: Box::new(e),
+                    hint: hint.to_owned(),
+                })
+            }
+            other => other,
         }
     }
 
@@ -287,6 +359,10 @@ impl Reader<'_> {
             source: e,
         })?;
         let origin = self.origin(&source, 0);
+        if let Some(encoding) = utf16_encoding(&bytes) {
+            let what = format!("the file is {encoding}, not UTF-8; convert it to UTF-8");
+            return self.skip(&origin, what);
+        }
         match String::from_utf8(bytes) {
             Ok(text) => self.accept(id, text, None, origin),
             Err(e) => self.skip(
@@ -301,8 +377,8 @@ impl Reader<'_> {
 
     fn read_folder(&mut self, folder: &Path) -> Result<(), ReadError> {
         let mut files = Vec::new();
-        collect_files(folder, &mut files).map_err(|source| ReadError::Open {
-            path: folder.display().to_string(),
+        collect_files(folder, &mut files).map_err(|(path, source)| ReadError::Open {
+            path: path.display().to_string(),
             source,
         })?;
         files.sort();
@@ -349,7 +425,7 @@ impl Reader<'_> {
                     kind: "column",
                     column: name.to_owned(),
                     flag,
-                    found: names.join(", "),
+                    found: shown_names(&names),
                 })
         };
         let id_at = column(&self.options.id_column, "--id-column")?;
@@ -528,20 +604,109 @@ fn extension_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn collect_files(folder: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(folder)? {
-        let entry = entry?;
+/// The files under `folder`, hidden names left out; on error, the folder or file that could
+/// not be read, with why.
+fn collect_files(folder: &Path, out: &mut Vec<PathBuf>) -> Result<(), (PathBuf, std::io::Error)> {
+    let at = |e| (folder.to_owned(), e);
+    for entry in std::fs::read_dir(folder).map_err(at)? {
+        let entry = entry.map_err(at)?;
         if entry.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
         let path = entry.path();
-        if entry.file_type()?.is_dir() {
+        let kind = entry.file_type().map_err(|e| (path.clone(), e))?;
+        if kind.is_dir() {
             collect_files(&path, out)?;
         } else {
             out.push(path);
         }
     }
     Ok(())
+}
+
+/// Column names as listed in a message: control characters escaped, and cut after 200
+/// characters (a file that is not CSV has a long, odd first line).
+fn shown_names(names: &[String]) -> String {
+    let joined = names
+        .iter()
+        .map(|n| {
+            if n.chars().any(char::is_control) {
+                n.escape_debug().to_string()
+            } else {
+                n.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    match joined.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}...", &joined[..cut]),
+        None => joined,
+    }
+}
+
+/// What the first bytes of an input say.
+struct Head {
+    /// The first byte that is not blank (after a byte order mark) is `{`: JSONL.
+    starts_json: bool,
+    /// NUL bytes or bytes that are not UTF-8: not a text file.
+    binary: bool,
+}
+
+/// Looks at the first bytes of `input` (without consuming them): an error naming UTF-16 when
+/// the input is UTF-16, else what they say about the format.
+fn check_not_utf16(input: &mut impl BufRead, source: &Arc<str>) -> Result<Head, ReadError> {
+    let head = input.fill_buf().map_err(|e| ReadError::Io {
+        path: source.to_string(),
+        source: e,
+    })?;
+    if let Some(encoding) = utf16_encoding(head) {
+        return Err(ReadError::Utf16 {
+            path: source.to_string(),
+            encoding,
+        });
+    }
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first = text.iter().find(|b| !b.is_ascii_whitespace());
+    let sample = &text[..text.len().min(4096)];
+    // A character cut at the end of the sample is not an error.
+    let not_utf8 = std::str::from_utf8(sample).is_err_and(|e| e.error_len().is_some());
+    Ok(Head {
+        starts_json: first == Some(&b'{'),
+        binary: not_utf8 || sample.contains(&0),
+    })
+}
+
+/// `Some("UTF-16 (little-endian)")` or big-endian when `head` (the first bytes of a file) is
+/// UTF-16: it starts with a UTF-16 byte order mark, or one byte in ten or more of one parity
+/// is NUL while the other parity has few (the high bytes of Latin text in UTF-16).
+fn utf16_encoding(head: &[u8]) -> Option<&'static str> {
+    const LITTLE: &str = "UTF-16 (little-endian)";
+    const BIG: &str = "UTF-16 (big-endian)";
+    match head {
+        [0xFF, 0xFE, ..] => return Some(LITTLE),
+        [0xFE, 0xFF, ..] => return Some(BIG),
+        _ => {}
+    }
+    let head = &head[..head.len().min(4096)];
+    if head.len() < 4 {
+        return None;
+    }
+    let nuls = |start: usize| {
+        head.iter()
+            .skip(start)
+            .step_by(2)
+            .filter(|&&b| b == 0)
+            .count()
+    };
+    let (even, odd) = (nuls(0), nuls(1));
+    let pairs = head.len() / 2;
+    if odd * 10 >= pairs && even * 4 <= odd {
+        Some(LITTLE)
+    } else if even * 10 >= pairs && odd * 4 <= even {
+        Some(BIG)
+    } else {
+        None
+    }
 }
 
 /// The id of a file in a folder: its relative path with `/` separators.
@@ -713,6 +878,19 @@ mod tests {
             "{}",
             warnings[0]
         );
+    }
+
+    #[test]
+    fn utf16_is_told_from_utf8_and_from_binary() {
+        let text = "id,text\n1,one two\n";
+        let little: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let big: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(utf16_encoding(&little), Some("UTF-16 (little-endian)"));
+        assert_eq!(utf16_encoding(&big), Some("UTF-16 (big-endian)"));
+        assert_eq!(utf16_encoding(b"\xFF\xFEi"), Some("UTF-16 (little-endian)"));
+        assert_eq!(utf16_encoding(text.as_bytes()), None);
+        assert_eq!(utf16_encoding("привет, мир".as_bytes()), None);
+        assert_eq!(utf16_encoding(&[0u8; 64]), None);
     }
 
     #[test]

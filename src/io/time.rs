@@ -29,6 +29,12 @@ pub fn parse_time(text: &str) -> Option<i64> {
     None
 }
 
+/// True when `text` is a timestamp that says its UTC offset (`Z`, `+03:00`); a date or
+/// date-time without one is taken as UTC by [`parse_time`].
+pub fn has_offset(text: &str) -> bool {
+    text.trim().parse::<Timestamp>().is_ok()
+}
+
 /// `seconds` since 1970 as RFC 3339 in UTC, to the second (`2026-11-30T06:00:00Z`).
 pub fn format_time(seconds: i64) -> String {
     Timestamp::from_second(seconds)
@@ -53,6 +59,8 @@ mod tests {
         assert_eq!(parse_time("2026-11-30 06:00:00"), Some(utc));
         assert_eq!(parse_time("2026-11-30"), Some(utc - 6 * 3600));
         assert_eq!(format_time(utc), "2026-11-30T06:00:00Z");
+        assert!(has_offset("2026-11-30T09:00:00+03:00") && has_offset("2026-11-30T06:00:00Z"));
+        assert!(!has_offset("2026-11-30T06:00:00") && !has_offset("2026-11-30"));
     }
 
     #[test]

@@ -60,7 +60,8 @@ pub fn write_rows<'a>(
                 "cluster_size",
                 "similarity",
                 "status",
-            ])?;
+            ])
+            .map_err(io_error)?;
             for row in rows {
                 let similarity = row
                     .similarity
@@ -72,7 +73,8 @@ pub fn write_rows<'a>(
                     &row.cluster_size.to_string(),
                     &similarity,
                     row.status,
-                ])?;
+                ])
+                .map_err(io_error)?;
             }
             csv.flush()?;
         }
@@ -99,13 +101,25 @@ pub fn write_csv(
     let mut out = BufWriter::with_capacity(1 << 16, out);
     {
         let mut csv = csv::Writer::from_writer(&mut out);
-        csv.write_record(header)?;
+        csv.write_record(header).map_err(io_error)?;
         for row in rows {
-            csv.write_record(&row)?;
+            csv.write_record(&row).map_err(io_error)?;
         }
         csv.flush()?;
     }
     out.flush()
+}
+
+/// The io error inside a csv error, so that its kind (a broken pipe above all) is seen by the
+/// caller; any other csv error as an io error of kind `Other`.
+fn io_error(error: csv::Error) -> std::io::Error {
+    if !error.is_io_error() {
+        return std::io::Error::other(error);
+    }
+    match error.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => std::io::Error::other(format!("{other:?}")),
+    }
 }
 
 /// Runs `write` into a temporary file beside `target`, then renames it to `target`. On error
@@ -155,6 +169,113 @@ pub fn write_atomically(
     temp.persist(target)
         .map_err(|e| fail("cannot rename the finished temporary file to it", e.error))?;
     Ok(())
+}
+
+/// A file the command reads, which its output must not replace.
+#[derive(Debug, Clone, Copy)]
+pub struct Guarded<'a> {
+    /// What the file is to the command, for the message: "input", "index", "configuration".
+    pub role: &'a str,
+    /// The file (or folder) as given.
+    pub path: &'a Path,
+}
+
+/// The output would replace a file the command reads.
+#[derive(Debug, thiserror::Error)]
+#[error("the output {output} {relation} {role} {input}: writing it would destroy the {role}; choose another output file (nothing was read or written)")]
+pub struct SameFile {
+    /// The output as given.
+    pub output: String,
+    /// "is the same file as the" or "is a document of the".
+    pub relation: &'static str,
+    /// What the guarded file is.
+    pub role: String,
+    /// The guarded file as given.
+    pub input: String,
+}
+
+/// Fails when `output` is the same file as one of `guarded` (the same canonical path, or the
+/// same device and inode: a link to it), or a document that a guarded folder's reader would
+/// read. A missing output is compared by its folder's canonical path and its name, so an index
+/// not made yet is guarded too. An output that is not a regular file (`/dev/null`, a pipe) is
+/// written to, not replaced, and is never refused.
+pub fn refuse_same_file(output: &Path, guarded: &[Guarded<'_>]) -> Result<(), SameFile> {
+    if std::fs::metadata(output).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    let output_canonical = canonical(output);
+    let refuse = |g: &Guarded<'_>, relation| SameFile {
+        output: output.display().to_string(),
+        relation,
+        role: g.role.to_owned(),
+        input: g.path.display().to_string(),
+    };
+    for g in guarded {
+        if g.path.as_os_str() == "-" {
+            continue;
+        }
+        if std::fs::metadata(g.path).is_ok_and(|m| m.is_dir()) {
+            if let (Some(folder), Some(out)) = (g.path.canonicalize().ok(), &output_canonical) {
+                if is_document_of(&folder, out) {
+                    return Err(refuse(g, "is a document of the"));
+                }
+            }
+            continue;
+        }
+        let same = same_inode(output, g.path)
+            || (output_canonical.is_some() && output_canonical == canonical(g.path));
+        if same {
+            return Err(refuse(g, "is the same file as the"));
+        }
+    }
+    Ok(())
+}
+
+/// The canonical path of `path`; for a file that does not exist, its folder's canonical path
+/// joined with its name.
+fn canonical(path: &Path) -> Option<std::path::PathBuf> {
+    if let Ok(c) = path.canonicalize() {
+        return Some(c);
+    }
+    let name = path.file_name()?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(folder.canonicalize().ok()?.join(name))
+}
+
+/// True when both exist and are the same file (hard links included).
+fn same_inode(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
+/// True when `file` is an existing file under `folder` that the folder reader reads: a
+/// document extension, and no hidden name on the way.
+fn is_document_of(folder: &Path, file: &Path) -> bool {
+    let Ok(relative) = file.strip_prefix(folder) else {
+        return false;
+    };
+    let hidden = relative
+        .components()
+        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+    let extension = file
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    !hidden && file.is_file() && crate::io::read::DOCUMENT_EXTENSIONS.contains(&extension.as_str())
 }
 
 /// The output could not be written; the target is unchanged.
@@ -221,6 +342,62 @@ mod tests {
             r#"{"doc_id":"b,1","cluster_id":"a","cluster_size":2,"similarity":0.8333,"status":"ok"}"#
         );
         assert!(lines[2].contains(r#""similarity":null"#));
+    }
+
+    #[test]
+    fn a_broken_pipe_inside_the_csv_writer_keeps_its_kind() {
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let many = (0..100_000).map(|i| vec![format!("row {i}")]);
+        let err = write_csv(&["a"], many, Closed).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+        let err = write_rows(
+            rows().into_iter().cycle().take(100_000),
+            OutputFormat::Csv,
+            Closed,
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+    }
+
+    #[test]
+    fn an_output_that_is_a_guarded_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.csv");
+        std::fs::write(&input, "id,text\n").unwrap();
+        std::fs::create_dir(dir.path().join("pages")).unwrap();
+        std::fs::write(dir.path().join("pages/a.txt"), "x").unwrap();
+        let guarded = [
+            Guarded {
+                role: "input",
+                path: &input,
+            },
+            Guarded {
+                role: "index",
+                path: &dir.path().join("new.db"),
+            },
+            Guarded {
+                role: "input",
+                path: &dir.path().join("pages"),
+            },
+        ];
+        let refused = |output: &Path| refuse_same_file(output, &guarded).err();
+        let err = refused(&dir.path().join("pages/../in.csv")).unwrap();
+        assert_eq!(err.relation, "is the same file as the");
+        assert_eq!(err.role, "input");
+        assert!(refused(&dir.path().join("new.db")).is_some_and(|e| e.role == "index"));
+        assert!(refused(&dir.path().join("pages/a.txt"))
+            .is_some_and(|e| e.relation == "is a document of the"));
+        assert!(refused(&dir.path().join("pages/table.csv")).is_none());
+        assert!(refused(&dir.path().join("out.csv")).is_none());
+        assert!(refused(Path::new("/dev/null")).is_none());
     }
 
     #[test]

@@ -11,10 +11,11 @@ use tempfile::TempDir;
 pub const BIN: &str = env!("CARGO_BIN_EXE_megashingle");
 
 /// The binary, run in `dir` (a temporary directory has no pipeline.toml, so the built-in
-/// defaults apply; the crate root has the shipped pipeline.toml).
+/// defaults apply; the crate root has the shipped pipeline.toml), as a user runs it: without
+/// `RUST_BACKTRACE`, which adds Rust's report to the one line of an internal error.
 pub fn megashingle(dir: &Path) -> Command {
     let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir);
+    cmd.current_dir(dir).env_remove("RUST_BACKTRACE");
     cmd
 }
 
