@@ -358,7 +358,7 @@ impl Reader<'_> {
                     kind: "column",
                     column: name.to_owned(),
                     flag,
-                    found: names.join(", "),
+                    found: listed(names.iter()),
                 })
         };
         let id_at = column(&self.options.id_column, "--id-column")?;
@@ -468,7 +468,7 @@ impl Reader<'_> {
                         kind: "field",
                         column: missing.to_string(),
                         flag,
-                        found: object.keys().cloned().collect::<Vec<_>>().join(", "),
+                        found: listed(object.keys()),
                     });
                 }
                 let what = format!("malformed JSON record: no field `{missing}`");
@@ -509,6 +509,21 @@ impl Reader<'_> {
             self.accept(id, text, time.as_deref(), origin)?;
         }
     }
+}
+
+/// Column or field names for a message on one line: a name with a line break or another
+/// control character in it is shown escaped (`"a\nb"`).
+fn listed<'a>(names: impl Iterator<Item = &'a String>) -> String {
+    let shown: Vec<String> = names
+        .map(|name| {
+            if name.chars().any(char::is_control) {
+                format!("{name:?}")
+            } else {
+                name.clone()
+            }
+        })
+        .collect();
+    shown.join(", ")
 }
 
 /// What went wrong with a record cut by a quote that never closes, and what became of the lines
@@ -845,6 +860,21 @@ mod tests {
             "{}",
             warnings[2]
         );
+    }
+
+    #[test]
+    fn names_with_line_breaks_are_listed_escaped_on_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = file_with(&dir, "d.csv", b"\"a\nb\",body\n1,x\n");
+        let jsonl = file_with(&dir, "d.jsonl", b"{\"a\\nb\": 1, \"body\": \"x\"}\n");
+        for (path, found) in [
+            (csv, "columns found: \"a\\nb\", body"),
+            (jsonl, "fields found: \"a\\nb\", body"),
+        ] {
+            let (result, _, _) = read(&path, &ReadOptions::default());
+            let err = result.unwrap_err().to_string();
+            assert!(err.ends_with(found) && !err.contains('\n'), "{err}");
+        }
     }
 
     #[test]
