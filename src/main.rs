@@ -300,7 +300,13 @@ fn collect_options(run: &RunArgs, strict: bool) -> CollectOptions {
 
 /// The inputs as named on the command line, for messages.
 fn input_names(inputs: &[PathBuf]) -> String {
-    let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    let names: Vec<String> = inputs
+        .iter()
+        .map(|p| match p.to_str() {
+            Some("-") => "<stdin>".to_owned(),
+            _ => p.display().to_string(),
+        })
+        .collect();
     names.join(", ")
 }
 
@@ -580,7 +586,8 @@ fn run_index_remove(args: IndexRemoveArgs) -> Result<Outcome> {
 }
 
 fn read_text(path: &Path) -> Result<String> {
-    let bytes = if path.as_os_str() == "-" {
+    let stdin = path.as_os_str() == "-";
+    let bytes = if stdin {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
@@ -592,7 +599,11 @@ fn read_text(path: &Path) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{}: invalid UTF-8 at byte {}; convert the file to UTF-8",
-            path.display(),
+            if stdin {
+                "<stdin>".into()
+            } else {
+                path.display().to_string()
+            },
             e.utf8_error().valid_up_to()
         )
     })

@@ -6,6 +6,27 @@
 //! `csv-core`, the `csv` crate's own state machine, so every input gives the records `csv` gives
 //! (a byte order mark at the start is skipped, as `csv` does).
 //! Each record comes with the line it starts on.
+//!
+//! One exception: a quote that is never closed. `csv` reads a quoted field still open at the
+//! end of the input as text, and a stray quote (`d1,"oops` with no closing quote) takes in
+//! every line after it until some later quote closes it, so records vanish into one text
+//! without a word. Once the file's [`RecordShape`] is known (after its header), such a field is
+//! marked on its record as a [`RunawayQuote`]:
+//!
+//! - a quoted field still open at the end of the input, always;
+//! - a quoted field that spans lines and is malformed (text follows its closing quote, as when
+//!   the stray quote is closed by the opening quote of a later record, or its record has a
+//!   field count other than the header's) when the lines it takes in after its opening line
+//!   look like records of the file: at least one, and at least half of the non-blank ones,
+//!   read alone, have the header's number of fields and an id without spaces shaped like the
+//!   record's own id (the same kinds of characters: letters, digits, and the same punctuation
+//!   in the same order, so `d1`, `d17` and `x9` match, `However` or `1989` do not match `d1`).
+//!
+//! A well-formed quoted field (closed by a quote followed by a comma or a line break) is never
+//! marked, however many lines it has and whatever they hold: an HTML page or a table of
+//! `id,value` lines in a cell is read as it is. When the lines a marked field took in look like
+//! records, reading resumes on the line after the one where the quote opened, so those records
+//! are read on their own; otherwise they stay in the marked record, which the caller skips.
 
 use std::io::Read;
 
@@ -20,6 +41,41 @@ pub struct CsvRecord {
     bytes: Vec<u8>,
     ends: Vec<usize>,
     line: u64,
+    runaway: Option<Box<RunawayQuote>>,
+}
+
+/// What a record of the input looks like, known once its header has been read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordShape {
+    /// Fields per record (those of the header).
+    pub fields: usize,
+    /// The id's field (0-based).
+    pub id_at: usize,
+}
+
+/// A quoted field that is never closed, or that took in lines that read as records of their
+/// own (see the module documentation for the rule).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunawayQuote {
+    /// The line where the quote opened.
+    pub opened: u64,
+    /// The line of the quote that closed the field; `None` when it is still open at the end of
+    /// the input.
+    pub closed: Option<u64>,
+    /// The lines the field took in after its opening line: from the next line to the last one
+    /// with text; `None` when it took in none.
+    pub swallowed: Option<(u64, u64)>,
+    /// How many of these lines have text.
+    pub lines: u64,
+    /// How many of them read as records of the input.
+    pub records: u64,
+    /// The ids of the first two such records and of the last.
+    pub first_ids: Vec<String>,
+    /// The id of the last such record.
+    pub last_id: Option<String>,
+    /// Reading resumed on the line after `opened`: the lines the field took in are read again
+    /// as records of their own. When `false`, they are part of this record.
+    pub resumed: bool,
 }
 
 impl CsvRecord {
@@ -49,9 +105,16 @@ impl CsvRecord {
         self.line
     }
 
+    /// The quote that never closes in this record, if any: such a record is cut and must not
+    /// be used as it is.
+    pub fn runaway(&self) -> Option<&RunawayQuote> {
+        self.runaway.as_deref()
+    }
+
     fn clear(&mut self) {
         self.bytes.clear();
         self.ends.clear();
+        self.runaway = None;
     }
 
     fn end_field(&mut self) {
@@ -86,6 +149,8 @@ pub struct CsvRecords<R> {
     parser: csv_core::Reader,
     /// Bytes read from the input so far.
     total: u64,
+    /// The shape of the records, once the caller has read the header.
+    shape: Option<RecordShape>,
 }
 
 impl<R: Read> CsvRecords<R> {
@@ -100,7 +165,14 @@ impl<R: Read> CsvRecords<R> {
             lines: 0,
             total: 0,
             parser: csv_core::Reader::new(),
+            shape: None,
         }
+    }
+
+    /// Tells the reader what a record looks like (the header's field count and the id's
+    /// field), so that it can tell lines swallowed by an unterminated quote.
+    pub fn expect_shape(&mut self, shape: RecordShape) {
+        self.shape = Some(shape);
     }
 
     /// Reads the next record into `record`; `false` at the end of the input.
@@ -120,19 +192,28 @@ impl<R: Read> CsvRecords<R> {
                 continue;
             }
             let parsed = fast_record(&self.buffer[self.start..self.end], self.eof, record);
-            let length = match parsed {
-                Fast::Record(length) => length,
+            let (length, unusual) = match parsed {
+                Fast::Record(length) => (length, false),
                 Fast::NeedMore => {
                     self.fill()?;
                     continue;
                 }
                 Fast::Unusual => match self.exact_record(record)? {
-                    Some(length) => length,
+                    Some(length) => (length, true),
                     None => continue,
                 },
             };
             record.line = self.lines + 1;
-            self.consume(length);
+            // Only a record read by `csv-core` or one of the wrong width can hold a runaway
+            // quote: a well-formed record of the right width never does.
+            let suspect = unusual || self.shape.is_some_and(|shape| shape.fields != record.len());
+            let consumed = if suspect {
+                let bytes = &self.buffer[self.start..self.start + length];
+                check_quotes(bytes, self.shape, record).unwrap_or(length)
+            } else {
+                length
+            };
+            self.consume(consumed);
             return Ok(true);
         }
     }
@@ -265,6 +346,213 @@ fn fast_record(bytes: &[u8], eof: bool, record: &mut CsvRecord) -> Fast {
     }
 }
 
+/// A quoted field as [`first_quoted_field`] finds it: offsets in the record's bytes.
+#[derive(Debug, PartialEq, Eq)]
+struct QuotedField {
+    /// The opening quote.
+    open: usize,
+    /// The field's index in its record.
+    index: usize,
+    /// The closing quote; `None` when the field is still open at the end of the bytes.
+    close: Option<usize>,
+}
+
+/// Marks `record` (read from `bytes`, which start at its first byte) when it holds a runaway
+/// quote, and returns how many bytes to consume when reading resumes inside it; `None` to
+/// consume the whole record.
+fn check_quotes(bytes: &[u8], shape: Option<RecordShape>, record: &mut CsvRecord) -> Option<usize> {
+    let wrong_width = shape.is_some_and(|shape| shape.fields != record.len());
+    let field = first_quoted_field(bytes, |field, spans_lines, text_after_close| {
+        field.close.is_none() || (spans_lines && (text_after_close || wrong_width))
+    })?;
+    let open_at_end = field.close.is_none();
+    let line_of = |at: usize| record.line + memchr::memchr_iter(b'\n', &bytes[..at]).count() as u64;
+    let after_opening_line = line_end(bytes, field.open).map_or(bytes.len(), |end| {
+        end + if bytes[end..].starts_with(b"\r\n") {
+            2
+        } else {
+            1
+        }
+    });
+    let region_end = match field.close {
+        None => bytes.len(),
+        Some(close) => line_end(bytes, close).unwrap_or(bytes.len()),
+    };
+    let region = &bytes[after_opening_line.min(region_end)..region_end];
+    let reference = shape
+        .filter(|shape| shape.id_at < field.index && shape.id_at < record.len())
+        .map(|shape| record.get(shape.id_at))
+        .filter(|id| !id.is_empty());
+    let survey = shape.map(|shape| survey_lines(region, shape, reference));
+    let looks_like_records = survey
+        .as_ref()
+        .is_some_and(|s| s.records >= 1 && 2 * s.records >= s.lines);
+    if !open_at_end && !looks_like_records {
+        return None;
+    }
+    let last_text = bytes[..region_end]
+        .iter()
+        .rposition(|&b| b != b'\n' && b != b'\r' && b != b' ' && b != b'\t')
+        .filter(|&at| at >= after_opening_line);
+    let survey = survey.unwrap_or_default();
+    record.runaway = Some(Box::new(RunawayQuote {
+        opened: line_of(field.open),
+        closed: field.close.map(line_of),
+        swallowed: last_text.map(|at| (line_of(field.open) + 1, line_of(at))),
+        lines: survey.lines,
+        records: survey.records,
+        first_ids: survey.first_ids,
+        last_id: survey.last_id,
+        resumed: looks_like_records,
+    }));
+    looks_like_records.then_some(after_opening_line)
+}
+
+/// The first line break at or after `from`.
+fn line_end(bytes: &[u8], from: usize) -> Option<usize> {
+    memchr::memchr2(b'\n', b'\r', &bytes[from..]).map(|i| from + i)
+}
+
+/// The first quoted field of the record at the start of `bytes` for which `wanted(field,
+/// spans_lines, text_after_close)` holds, following `csv-core`'s reading: a field that starts
+/// with a quote runs to a quote not followed by another (`""` is a quote inside), and text
+/// after that quote belongs to the field; the record ends at a line break outside quotes.
+fn first_quoted_field(
+    bytes: &[u8],
+    wanted: impl Fn(&QuotedField, bool, bool) -> bool,
+) -> Option<QuotedField> {
+    let mut index = 0;
+    let mut at = 0;
+    loop {
+        match bytes.get(at) {
+            None | Some(b'\n' | b'\r') => return None,
+            Some(b'"') => {
+                let open = at;
+                let mut spans_lines = false;
+                at += 1;
+                let close = loop {
+                    let Some(quote) = memchr::memchr(b'"', &bytes[at..]) else {
+                        spans_lines |= memchr::memchr2(b'\n', b'\r', &bytes[at..]).is_some();
+                        break None;
+                    };
+                    spans_lines |= memchr::memchr2(b'\n', b'\r', &bytes[at..at + quote]).is_some();
+                    at += quote + 1;
+                    if bytes.get(at) == Some(&b'"') {
+                        at += 1;
+                    } else {
+                        break Some(at - 1);
+                    }
+                };
+                let text_after_close =
+                    close.is_some() && !matches!(bytes.get(at), None | Some(b',' | b'\n' | b'\r'));
+                let field = QuotedField { open, index, close };
+                if wanted(&field, spans_lines, text_after_close) {
+                    return Some(field);
+                }
+                // A field still open runs to the end: no field follows it.
+                close?;
+            }
+            Some(_) => {}
+        }
+        // The rest of the field (after a closing quote, or all of an unquoted one).
+        match memchr::memchr3(b',', b'\n', b'\r', &bytes[at..]) {
+            Some(i) if bytes[at + i] == b',' => {
+                at += i + 1;
+                index += 1;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// What the lines swallowed by a quote look like.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Survey {
+    /// Non-blank lines.
+    lines: u64,
+    /// Lines that read as a record of the input.
+    records: u64,
+    /// The ids of the first two such records.
+    first_ids: Vec<String>,
+    /// The id of the last one.
+    last_id: Option<String>,
+}
+
+/// Reads each line of `region` alone and counts those that look like records of `shape`: the
+/// header's field count and an id without spaces, shaped like `reference` when there is one.
+fn survey_lines(region: &[u8], shape: RecordShape, reference: Option<&[u8]>) -> Survey {
+    let mut survey = Survey::default();
+    let mut parser = csv_core::Reader::new();
+    let mut fields = CsvRecord::default();
+    let reference = reference.map(id_shape);
+    for line in region.split(|&b| b == b'\n' || b == b'\r') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        survey.lines += 1;
+        parser.reset();
+        parse_complete(&mut parser, line, &mut fields);
+        if fields.len() != shape.fields {
+            continue;
+        }
+        let id = fields.get(shape.id_at);
+        let plausible = !id.is_empty()
+            && id.len() <= 200
+            && !id.iter().any(u8::is_ascii_whitespace)
+            && reference.as_ref().is_none_or(|r| *r == id_shape(id));
+        if plausible {
+            survey.records += 1;
+            let id = String::from_utf8_lossy(id).into_owned();
+            if survey.first_ids.len() < 2 {
+                survey.first_ids.push(id.clone());
+            }
+            survey.last_id = Some(id);
+        }
+    }
+    survey
+}
+
+/// The kinds of characters of an id: whether it has letters, whether it has digits, and its
+/// other characters in order.
+fn id_shape(id: &[u8]) -> (bool, bool, String) {
+    let id = String::from_utf8_lossy(id);
+    (
+        id.chars().any(char::is_alphabetic),
+        id.chars().any(|c| c.is_ascii_digit()),
+        id.chars().filter(|c| !c.is_alphanumeric()).collect(),
+    )
+}
+
+/// Parses `input`, a whole input on its own, as one record with `csv-core`.
+fn parse_complete(parser: &mut csv_core::Reader, input: &[u8], record: &mut CsvRecord) {
+    record.clear();
+    record.bytes.resize(input.len() + 16, 0);
+    record.ends.resize(16, 0);
+    let (mut read, mut written, mut ended) = (0, 0, 0);
+    loop {
+        let (result, r, w, e) = parser.read_record(
+            &input[read..],
+            &mut record.bytes[written..],
+            &mut record.ends[ended..],
+        );
+        (read, written, ended) = (read + r, written + w, ended + e);
+        match result {
+            csv_core::ReadRecordResult::InputEmpty => {}
+            csv_core::ReadRecordResult::OutputFull => {
+                record.bytes.resize(record.bytes.len() * 2, 0);
+            }
+            csv_core::ReadRecordResult::OutputEndsFull => {
+                record.ends.resize(record.ends.len() * 2, 0);
+            }
+            csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => {
+                record.bytes.truncate(written);
+                record.ends.truncate(ended);
+                return;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,7 +628,201 @@ mod tests {
         assert_eq!(records[1], (vec![b"1".to_vec(), b"a".to_vec()], 2));
     }
 
+    /// A record as read once the header's shape is known: its fields, its line and its
+    /// runaway quote.
+    type Shaped = (Vec<String>, u64, Option<RunawayQuote>);
+
+    /// The records of `input` after its header, read knowing the header's shape (id first).
+    fn read_shaped(input: &[u8], chunk: usize) -> Vec<Shaped> {
+        let mut records = CsvRecords::new(Trickle { input, chunk });
+        records.buffer = vec![0; 4];
+        let mut record = CsvRecord::default();
+        if !records.read(&mut record).expect("reading from memory") {
+            return Vec::new();
+        }
+        records.expect_shape(RecordShape {
+            fields: record.len(),
+            id_at: 0,
+        });
+        let mut out = Vec::new();
+        while records.read(&mut record).expect("reading from memory") {
+            let fields = record
+                .iter()
+                .map(|f| String::from_utf8_lossy(f).into_owned());
+            out.push((fields.collect(), record.line(), record.runaway().cloned()));
+        }
+        out
+    }
+
+    /// The ids of records read without a runaway quote.
+    fn clean_ids(records: &[Shaped]) -> Vec<&str> {
+        records
+            .iter()
+            .filter(|(_, _, runaway)| runaway.is_none())
+            .map(|(fields, _, _)| fields[0].as_str())
+            .collect()
+    }
+
+    /// A CSV input of `rows` records `d1,...` with row `broken` replaced by `line`.
+    fn rows_with(rows: usize, broken: usize, line: &str) -> String {
+        let mut csv = String::from("id,text\n");
+        for row in 1..=rows {
+            if row == broken {
+                csv.push_str(line);
+            } else {
+                csv.push_str(&format!("d{row},words of record {row}"));
+            }
+            csv.push('\n');
+        }
+        csv
+    }
+
+    #[test]
+    fn a_quote_open_at_the_end_is_marked_and_the_records_it_took_are_read_again() {
+        let input = rows_with(10, 3, "d3,\"oops five six");
+        for chunk in [1, 7, 4096] {
+            let records = read_shaped(input.as_bytes(), chunk);
+            assert_eq!(
+                clean_ids(&records),
+                ["d1", "d2", "d4", "d5", "d6", "d7", "d8", "d9", "d10"]
+            );
+            let (fields, line, runaway) = &records[2];
+            assert_eq!((fields[0].as_str(), *line), ("d3", 4));
+            let runaway = runaway.as_ref().expect("the cut record is marked");
+            assert_eq!(
+                *runaway,
+                RunawayQuote {
+                    opened: 4,
+                    closed: None,
+                    swallowed: Some((5, 11)),
+                    lines: 7,
+                    records: 7,
+                    first_ids: vec!["d4".into(), "d5".into()],
+                    last_id: Some("d10".into()),
+                    resumed: true,
+                }
+            );
+            assert_eq!(records[3].1, 5, "d4 keeps its line");
+        }
+    }
+
+    #[test]
+    fn a_stray_quote_closed_by_a_later_records_quote_is_marked() {
+        let mut input = rows_with(8, 3, "d3,\"oops five six");
+        input = input.replace("d6,words of record 6", "d6,\"quoted, words\"");
+        let records = read_shaped(input.as_bytes(), 5);
+        assert_eq!(
+            clean_ids(&records),
+            ["d1", "d2", "d4", "d5", "d6", "d7", "d8"]
+        );
+        let runaway = records[2].2.as_ref().expect("the cut record is marked");
+        assert_eq!(
+            (runaway.opened, runaway.closed, runaway.swallowed),
+            (4, Some(7), Some((5, 7)))
+        );
+        assert_eq!(records[5].0, ["d6", "quoted, words"]);
+    }
+
+    #[test]
+    fn a_stray_quote_closed_before_a_comma_is_marked_by_the_width_of_its_record() {
+        let input = "id,text\nd3,\"oops\nd4,four\nd5,\",comma first\"\nd6,six\n";
+        let records = read_shaped(input.as_bytes(), 3);
+        assert_eq!(clean_ids(&records), ["d4", "d5", "d6"]);
+        assert_eq!(records[2].0, ["d5", ",comma first"]);
+    }
+
+    #[test]
+    fn well_formed_multi_line_fields_are_never_marked() {
+        // An HTML page of many lines, a table of id,value lines and prose lines that open with
+        // a word and a comma, each properly quoted.
+        let mut page = String::from("<html><body>\n");
+        for i in 0..2000 {
+            page.push_str(&format!(
+                "<p class=\"\"x{i}\"\">Line {i}, of the page</p>\n"
+            ));
+        }
+        page.push_str("</body></html>");
+        let table = "Results:\nd1,10\nd2,20\nd3,30";
+        let prose = "First line\nSecond, line\nHowever, more";
+        let input = format!("id,text\nd1,\"{page}\"\nd2,\"{table}\"\r\nd3,\"{prose}\"\nd4,end\n");
+        let records = read_shaped(input.as_bytes(), 64);
+        assert!(records.iter().all(|(_, _, runaway)| runaway.is_none()));
+        assert_eq!(clean_ids(&records), ["d1", "d2", "d3", "d4"]);
+        assert_eq!(records[0].0[1], page.replace("\"\"", "\""));
+        assert_eq!(records[1].0[1], table);
+    }
+
+    #[test]
+    fn stray_quotes_in_prose_are_read_as_csv_reads_them() {
+        // Text after a closing quote, but the lines taken in are prose, not records (ids
+        // shaped like `d1`): read as `csv` reads it.
+        let input = "id,text\nd1,\"Line one\nHowever, he said \"hi\" there\"\nd2,two\n";
+        let records = read_shaped(input.as_bytes(), 2);
+        assert!(records.iter().all(|(_, _, runaway)| runaway.is_none()));
+        assert_eq!(clean_ids(&records), ["d1", "d2"]);
+        assert_eq!(records, read_shaped_as_csv(input.as_bytes()));
+    }
+
+    #[test]
+    fn a_truncated_last_record_is_marked_with_the_lines_it_holds() {
+        let input = "id,text\nd1,one\nd2,\"The story\nwent on, and on\nand then the file ended";
+        let records = read_shaped(input.as_bytes(), 8);
+        assert_eq!(clean_ids(&records), ["d1"]);
+        let runaway = records[1].2.as_ref().expect("the cut record is marked");
+        assert_eq!(
+            (
+                runaway.opened,
+                runaway.swallowed,
+                runaway.lines,
+                runaway.records
+            ),
+            (3, Some((4, 5)), 2, 0)
+        );
+        assert!(!runaway.resumed);
+        assert_eq!(records.len(), 2);
+    }
+
+    #[test]
+    fn a_quote_open_on_the_last_line_is_marked() {
+        let records = read_shaped(b"id,text\nd1,\"no end", 3);
+        let runaway = records[0].2.as_ref().expect("the cut record is marked");
+        assert_eq!((runaway.opened, runaway.swallowed), (2, None));
+    }
+
+    /// `read_shaped`'s output for an input without runaway quotes: as `csv` reads it.
+    fn read_shaped_as_csv(input: &[u8]) -> Vec<Shaped> {
+        read_with_csv(input)
+            .into_iter()
+            .skip(1)
+            .map(|(fields, line)| {
+                let fields = fields
+                    .iter()
+                    .map(|f| String::from_utf8_lossy(f).into_owned());
+                (fields.collect(), line, None)
+            })
+            .collect()
+    }
+
     proptest! {
+        #[test]
+        fn with_a_shape_any_input_reads_as_csv_unless_a_quote_runs_away(
+            input in proptest::collection::vec(
+                prop::sample::select(&b"d1,\"\r\n x\xff"[..]), 0..160),
+            chunk in 1usize..9,
+        ) {
+            let shaped = read_shaped(&input, chunk);
+            if shaped.iter().all(|(_, _, runaway)| runaway.is_none()) {
+                prop_assert_eq!(&shaped, &read_shaped_as_csv(&input));
+            }
+            // Reading resumes inside a cut record only when it took in a line that reads as a
+            // record, and that line is then read: a record follows.
+            for (at, (_, _, runaway)) in shaped.iter().enumerate() {
+                if runaway.as_ref().is_some_and(|r| r.resumed) {
+                    prop_assert!(at + 1 < shaped.len());
+                }
+            }
+        }
+
         #[test]
         fn any_input_reads_as_csv_reads_it(
             input in proptest::collection::vec(

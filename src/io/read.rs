@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::io::csv_records::{CsvRecord, CsvRecords};
+use crate::io::csv_records::{CsvRecord, CsvRecords, RecordShape, RunawayQuote};
 use crate::io::time::parse_time;
 
 /// The format of a record file.
@@ -410,6 +410,15 @@ impl Reader<'_> {
             .iter()
             .map(|h| String::from_utf8_lossy(h).trim().to_owned())
             .collect();
+        if let Some(quote) = header.runaway() {
+            return Err(ReadError::Header {
+                path: source.to_string(),
+                message: format!(
+                    "line {}: the header row has a quote that is never closed; close it",
+                    quote.opened
+                ),
+            });
+        }
         if !has_header || (names.len() == 1 && names[0].is_empty()) {
             return Err(ReadError::Header {
                 path: source.to_string(),
@@ -434,8 +443,18 @@ impl Reader<'_> {
             Some(name) => Some(column(name, "--time-column")?),
             None => None,
         };
+        csv.expect_shape(RecordShape {
+            fields: names.len(),
+            id_at,
+        });
         let mut record = CsvRecord::default();
         while csv.read(&mut record).map_err(io_error)? {
+            if let Some(quote) = record.runaway() {
+                let origin = self.origin(source, quote.opened);
+                let what = runaway_quote_report(quote, self.options.strict);
+                self.skip(&origin, what)?;
+                continue;
+            }
             let origin = self.origin(source, record.line());
             if record.len() != names.len() {
                 let what = format!(
@@ -525,7 +544,7 @@ impl Reader<'_> {
                         kind: "field",
                         column: missing.to_string(),
                         flag,
-                        found: object.keys().cloned().collect::<Vec<_>>().join(", "),
+                        found: shown_names(&object.keys().cloned().collect::<Vec<_>>()),
                     });
                 }
                 let what = format!("malformed JSON record: no field `{missing}`");
@@ -566,6 +585,46 @@ impl Reader<'_> {
             self.accept(id, text, time.as_deref(), origin)?;
         }
     }
+}
+
+/// What went wrong with a record cut by a quote that never closes, and what became of the lines
+/// it took in.
+fn runaway_quote_report(quote: &RunawayQuote, strict: bool) -> String {
+    let mut what = String::from("unterminated quote: the field opened on this line ");
+    match quote.closed {
+        None => what.push_str("runs to the end of the input"),
+        Some(line) => what.push_str(&format!("is closed only by a quote on line {line}")),
+    }
+    if let Some((first, last)) = quote.swallowed {
+        let lines = if first == last {
+            format!("line {first}")
+        } else {
+            format!("lines {first}-{last}")
+        };
+        what.push_str(&format!(", taking in {lines}"));
+        if quote.resumed {
+            let mut ids = quote.first_ids.clone();
+            if quote.records > 3 {
+                ids.push("…".into());
+            }
+            if quote.records > 2 {
+                ids.extend(quote.last_id.clone());
+            }
+            let records = if quote.records == quote.lines {
+                format!("{} records", quote.records)
+            } else {
+                format!("{} lines, {} of them records", quote.lines, quote.records)
+            };
+            what.push_str(&format!(" ({records}: {})", ids.join(", ")));
+            if !strict {
+                what.push_str(", which are read on their own");
+            }
+        } else {
+            what.push_str(", which are not records and go with it");
+        }
+    }
+    what.push_str("; close the quote (a quote inside a quoted field is written \"\")");
+    what
 }
 
 /// Appends the next line of `input` to `line`, its `\n` included; the number of bytes appended,
@@ -624,14 +683,15 @@ fn collect_files(folder: &Path, out: &mut Vec<PathBuf>) -> Result<(), (PathBuf, 
     Ok(())
 }
 
-/// Column names as listed in a message: control characters escaped, and cut after 200
+/// Column or field names as listed in a message: a name with a control character shown
+/// quoted and escaped ("a\nb"), and the list cut after 200
 /// characters (a file that is not CSV has a long, odd first line).
 fn shown_names(names: &[String]) -> String {
     let joined = names
         .iter()
         .map(|n| {
             if n.chars().any(char::is_control) {
-                n.escape_debug().to_string()
+                format!("{n:?}")
             } else {
                 n.clone()
             }
@@ -797,6 +857,111 @@ mod tests {
         assert!(err.contains("d.csv:3: malformed CSV record"), "{err}");
     }
 
+    /// A CSV file of ten records `d1`..`d10` whose third has a quote that never closes.
+    const UNTERMINATED: &[u8] = b"id,text\nd1,one\nd2,two\nd3,\"oops five six\nd4,four\nd5,five\n\
+                                  d6,six\nd7,seven\nd8,eight\nd9,nine\nd10,ten\n";
+
+    #[test]
+    fn an_unterminated_quote_is_reported_and_the_records_it_took_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.csv", UNTERMINATED);
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 1);
+        let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["d1", "d2", "d4", "d5", "d6", "d7", "d8", "d9", "d10"]);
+        assert_eq!(records[2].origin.line, 5);
+        assert_eq!(
+            warnings,
+            [format!(
+                "{}:4: unterminated quote: the field opened on this line runs to the end of the \
+                 input, taking in lines 5-11 (7 records: d4, d5, …, d10), which are read on their \
+                 own; close the quote (a quote inside a quoted field is written \"\"); record skipped",
+                path.display()
+            )]
+        );
+    }
+
+    #[test]
+    fn strict_makes_an_unterminated_quote_fatal_and_names_what_it_took() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.csv", UNTERMINATED);
+        let options = ReadOptions {
+            strict: true,
+            ..ReadOptions::default()
+        };
+        let (result, records, _) = read(&path, &options);
+        assert_eq!(records.len(), 2);
+        let err = result.unwrap_err();
+        assert!(matches!(err, ReadError::Strict(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}:4: unterminated quote: the field opened on this line runs to the end of the \
+                 input, taking in lines 5-11 (7 records: d4, d5, …, d10); close the quote (a quote \
+                 inside a quoted field is written \"\")",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_quote_closed_by_a_later_record_names_that_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(
+            &dir,
+            "d.csv",
+            b"id,text\nd1,\"oops\nd2,two\nd3,\"quoted\"\nd4,four\n",
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 1);
+        let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["d2", "d3", "d4"]);
+        assert!(
+            warnings[0].contains(
+                "d.csv:2: unterminated quote: the field opened on this line is closed only by a \
+                 quote on line 4, taking in lines 3-4 (2 records: d2, d3), which are read on their own"
+            ),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn a_truncated_last_record_is_skipped_with_the_lines_it_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(
+            &dir,
+            "d.csv",
+            b"id,text\nd1,one\nd2,\"The story\nwent on, and on\nuntil the file ended",
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 1);
+        assert_eq!(records.len(), 1);
+        assert!(
+            warnings[0].contains(
+                "d.csv:3: unterminated quote: the field opened on this line runs to the end of \
+                 the input, taking in lines 4-5, which are not records and go with it;"
+            ),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn a_header_with_an_unterminated_quote_is_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.csv", b"id,\"text\n1,a\n");
+        let (result, _, _) = read(&path, &ReadOptions::default());
+        let err = result.unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: line 1: the header row has a quote that is never closed; close it",
+                path.display()
+            )
+        );
+    }
+
     #[test]
     fn missing_column_lists_what_was_found() {
         let dir = tempfile::tempdir().unwrap();
@@ -846,6 +1011,21 @@ mod tests {
             "{}",
             warnings[2]
         );
+    }
+
+    #[test]
+    fn names_with_line_breaks_are_listed_escaped_on_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = file_with(&dir, "d.csv", b"\"a\nb\",body\n1,x\n");
+        let jsonl = file_with(&dir, "d.jsonl", b"{\"a\\nb\": 1, \"body\": \"x\"}\n");
+        for (path, found) in [
+            (csv, "columns found: \"a\\nb\", body"),
+            (jsonl, "fields found: \"a\\nb\", body"),
+        ] {
+            let (result, _, _) = read(&path, &ReadOptions::default());
+            let err = result.unwrap_err().to_string();
+            assert!(err.ends_with(found) && !err.contains('\n'), "{err}");
+        }
     }
 
     #[test]
