@@ -28,6 +28,7 @@ __all__ = [
     "canon",
     "cluster",
     "compare",
+    "dedup",
     "__version__",
 ]
 
@@ -107,6 +108,33 @@ def cluster(
     Raises ValueError with the library's message for a bad configuration or input.
     """
     return _megashingle.cluster(
+        _column(ids),
+        _column(texts),
+        config,
+        times=None if times is None else iter(times),
+        threads=threads,
+        strict=strict,
+    )
+
+
+def dedup(
+    ids: Iterable[str],
+    texts: Iterable[str],
+    config: Optional[Config] = None,
+    *,
+    times: Optional[Iterable[Optional[int]]] = None,
+    threads: int = 0,
+    strict: bool = False,
+) -> list[dict]:
+    """Finds the records that ``megashingle dedup`` removes: in each story the record
+    ``dedup.keep`` chooses is kept, and each other member whose Jaccard with it, or
+    containment in it, reaches ``dedup.threshold`` is removed.
+
+    Takes the same columns as :func:`cluster`. Returns one dict per removed record, as the
+    command's ``--dropped`` file lists them (story by story in the cluster table's order):
+    ``doc_id, duplicate_of, similarity, jaccard, containment``. Every other id is kept.
+    """
+    return _megashingle.dedup(
         _column(ids),
         _column(texts),
         config,

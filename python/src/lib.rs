@@ -1,19 +1,13 @@
 //! The Python extension `megashingle._megashingle`: a thin pyo3 layer over the library's
-//! facade (`Config`, `Clusterer`, `compare`, `canon`, `DocumentSketcher`, `verify_pair`,
-//! `cluster_group`) and its story index. It converts arguments and results and releases the
+//! facade (`Config`, `Clusterer` and its deduplication, `compare`, `canon`, `DocumentSketcher`,
+//! `verify_pair`, `cluster_group`, `Index`). It converts arguments and results and releases the
 //! GIL around long calls; every stage runs in the Rust crate. The Python package
 //! (`megashingle/__init__.py`) prepares text columns (iterables, pandas Series, pyarrow string
 //! arrays read through their buffers) and gives the public names.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use megashingle::index::add::{add as index_add, AddOptions};
-use megashingle::index::read::{export as index_export, known_boilerplate, query as index_query};
-use megashingle::index::store::{Open, Store};
-use megashingle::io::read::{Origin, Record};
-use megashingle::pipeline::{CollectOptions, Collector};
 use megashingle::{Clusterer, Config, DocumentSketch, DocumentSketcher, RunOptions};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
@@ -24,11 +18,6 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 /// A library error as a Python `ValueError` carrying the library's message.
 fn value_error(error: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(error.to_string())
-}
-
-/// An index error (anyhow) with its whole chain of causes on one line.
-fn index_error(error: anyhow::Error) -> PyErr {
-    PyValueError::new_err(format!("{error:#}"))
 }
 
 /// A pipeline configuration: the keys of `pipeline.toml`.
@@ -409,6 +398,46 @@ fn cluster<'py>(
     Ok(rows)
 }
 
+#[pyfunction]
+#[pyo3(signature = (ids, texts, config=None, times=None, threads=0, strict=false))]
+fn dedup<'py>(
+    py: Python<'py>,
+    ids: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    config: Option<PyRef<'py, PyConfig>>,
+    times: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+    strict: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let config = config_or_default(config);
+    let options = RunOptions {
+        threads,
+        strict,
+        ..RunOptions::default()
+    };
+    let mut clusterer = Clusterer::with_options(&config, options).map_err(value_error)?;
+    for_each_document(ids, texts, times, |id, text, time| {
+        clusterer.add_timed(id, text, time).map_err(value_error)
+    })?;
+    let clusters = py
+        .allow_threads(|| clusterer.finish())
+        .map_err(value_error)?;
+    let dedup = py
+        .allow_threads(|| clusters.deduplicate(&config.dedup))
+        .map_err(value_error)?;
+    let rows = PyList::empty(py);
+    for d in dedup.duplicates() {
+        let row = PyDict::new(py);
+        row.set_item("doc_id", d.doc_id)?;
+        row.set_item("duplicate_of", d.duplicate_of)?;
+        row.set_item("similarity", d.similarity())?;
+        row.set_item("jaccard", d.jaccard)?;
+        row.set_item("containment", d.containment)?;
+        rows.append(row)?;
+    }
+    Ok(rows)
+}
+
 /// A JSON value as Python objects.
 fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     use serde_json::Value;
@@ -775,22 +804,44 @@ impl PyIndex {
         upsert: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let made = !self.path.exists();
-        let mut store =
-            Store::open(&self.path, Open::CreateIfMissing, "index add").map_err(index_error)?;
-        let result = self.add_to(py, &mut store, ids, texts, times, upsert);
-        if result.is_err() && made && store.is_new().unwrap_or(false) {
+        let mut index = megashingle::Index::open(&self.path).map_err(value_error)?;
+        let report = (|| {
+            let mut addition = index
+                .begin_add(&self.config, RunOptions::default(), upsert)
+                .map_err(value_error)?;
+            let added = for_each_document(ids, texts, times, |id, text, time| {
+                addition.add(id, text, time).map_err(value_error)
+            })?;
+            if added == 0 {
+                return Err(PyValueError::new_err(
+                    "no documents given: nothing added to the index",
+                ));
+            }
+            py.allow_threads(|| addition.commit()).map_err(value_error)
+        })();
+        drop(index);
+        if report.is_err() && made {
             // A failed first add leaves no empty index behind.
-            drop(store);
             let _ = std::fs::remove_file(&self.path);
         }
-        result
+        let rows = PyList::empty(py);
+        for a in report?.assignments {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", a.doc_id)?;
+            row.set_item("story_id", a.story_id)?;
+            row.set_item("new_story", a.new_story)?;
+            row.set_item("similarity", a.similarity)?;
+            row.set_item("status", a.status)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
     }
 
     fn query<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
-        let store = Store::open(&self.path, Open::Existing, "index query").map_err(index_error)?;
+        let index = megashingle::Index::open_existing(&self.path).map_err(value_error)?;
         let matches = py
-            .allow_threads(|| index_query(&store, text, &self.config))
-            .map_err(index_error)?;
+            .allow_threads(|| index.query(&self.config, text))
+            .map_err(value_error)?;
         let rows = PyList::empty(py);
         for m in matches {
             let row = PyDict::new(py);
@@ -804,10 +855,8 @@ impl PyIndex {
     }
 
     fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let store = Store::open(&self.path, Open::Existing, "index export").map_err(index_error)?;
-        let exported = py
-            .allow_threads(|| index_export(&store))
-            .map_err(index_error)?;
+        let index = megashingle::Index::open_existing(&self.path).map_err(value_error)?;
+        let exported = py.allow_threads(|| index.export()).map_err(value_error)?;
         let rows = PyList::empty(py);
         for r in exported {
             let row = PyDict::new(py);
@@ -825,72 +874,6 @@ impl PyIndex {
     }
 }
 
-impl PyIndex {
-    fn add_to<'py>(
-        &self,
-        py: Python<'py>,
-        store: &mut Store,
-        ids: &Bound<'py, PyAny>,
-        texts: &Bound<'py, PyAny>,
-        times: Option<&Bound<'py, PyAny>>,
-        upsert: bool,
-    ) -> PyResult<Bound<'py, PyList>> {
-        store.check_comparable(&self.config).map_err(index_error)?;
-        let known = known_boilerplate(store).map_err(index_error)?;
-        let mut collector = Collector::new(
-            &self.config,
-            CollectOptions {
-                known: Arc::new(known),
-                ..CollectOptions::default()
-            },
-        )
-        .map_err(value_error)?;
-        let source: Arc<str> = Arc::from("document");
-        for_each_document(ids, texts, times, |id, text, time| {
-            let position = collector.added() + 1;
-            if id.is_empty() {
-                return Err(value_error(megashingle::Error::EmptyId { position }));
-            }
-            collector.add(Record {
-                id,
-                text: text.to_owned(),
-                time,
-                origin: Origin {
-                    order: (u32::MAX, position),
-                    source: source.clone(),
-                    line: position,
-                },
-            });
-            Ok(())
-        })?;
-        let config = &self.config;
-        let report = py
-            .allow_threads(|| -> anyhow::Result<_> {
-                let collection = collector.finish()?;
-                if collection.ids.is_empty() {
-                    anyhow::bail!("no documents given: nothing added to the index");
-                }
-                let report = index_add(store, collection, config, AddOptions { upsert })?;
-                if report.merged_postings {
-                    store.compact_if_sparse()?;
-                }
-                Ok(report)
-            })
-            .map_err(index_error)?;
-        let rows = PyList::empty(py);
-        for a in report.assignments {
-            let row = PyDict::new(py);
-            row.set_item("doc_id", a.doc_id)?;
-            row.set_item("story_id", a.story_id)?;
-            row.set_item("new_story", a.new_story)?;
-            row.set_item("similarity", a.similarity)?;
-            row.set_item("status", a.status)?;
-            rows.append(row)?;
-        }
-        Ok(rows)
-    }
-}
-
 #[pymodule]
 fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyConfig>()?;
@@ -898,6 +881,7 @@ fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySketcher>()?;
     m.add_class::<PyIndex>()?;
     m.add_function(wrap_pyfunction!(cluster, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(canon, m)?)?;
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;

@@ -106,6 +106,36 @@ def test_cluster_matches_the_command(cli, tmp_path):
         assert ("" if g["similarity"] is None else f"{g['similarity']:.4f}") == e["similarity"]
 
 
+def test_dedup_drops_the_close_copies():
+    ids = ["a", "b", "c", "d"]
+    texts = [STORY, STORY + " and local shop owners", "a recipe for bread with flour water salt and yeast", STORY.replace("monday", "tuesday")]
+    dropped = megashingle.dedup(ids, texts)
+    assert {d["doc_id"] for d in dropped} == {"a", "d"}
+    assert {d["duplicate_of"] for d in dropped} == {"b"}
+    for d in dropped:
+        assert d["similarity"] == max(d["jaccard"], d["containment"]) >= 0.5
+    # "a" is wholly inside "b" (containment 1); "d" differs by one word.
+    strict = megashingle.dedup(ids, texts, megashingle.Config({"dedup.threshold": 1.0}))
+    assert [d["doc_id"] for d in strict] == ["a"]
+
+
+def test_dedup_matches_the_command(cli, tmp_path):
+    ids = ["a", "b", "c", "d"]
+    texts = [STORY, STORY + " and local shop owners", "a recipe for bread with flour water salt and yeast", STORY.replace("monday", "tuesday")]
+    docs = tmp_path / "docs.csv"
+    with docs.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        w.writerows(zip(ids, texts))
+    run_cli(cli, "dedup", docs, "-q", "--dropped", tmp_path / "dropped.csv")
+    with open(tmp_path / "dropped.csv", newline="") as f:
+        expected = list(csv.DictReader(f))
+    got = megashingle.dedup(ids, texts)
+    assert [(g["doc_id"], g["duplicate_of"], f"{g['jaccard']:.4f}") for g in got] == [
+        (e["doc_id"], e["duplicate_of"], e["jaccard"]) for e in expected
+    ]
+
+
 def test_compare_and_canon():
     c = megashingle.compare("a b c d e f g", "a b c d e f h")
     assert (c["common"], c["first_shingles"]) == (4, 5)
