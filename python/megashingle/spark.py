@@ -401,7 +401,7 @@ def main(argv: Optional[list] = None) -> int:
         print(f"megashingle.spark: {e}", file=sys.stderr)
         return 2
     owned = SparkSession.getActiveSession() is None
-    builder = SparkSession.builder.appName("megashingle")
+    builder = SparkSession.builder.appName("megashingle").config("spark.ui.showConsoleProgress", "false")
     if args.master:
         builder = builder.master(args.master)
     spark = builder.getOrCreate()

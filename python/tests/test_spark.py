@@ -45,6 +45,7 @@ def spark():
         .appName("megashingle-tests")
         .config("spark.sql.shuffle.partitions", "8")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "2g")
         .getOrCreate()
     )
