@@ -30,6 +30,7 @@ mod clusterer;
 mod dedup;
 mod error;
 mod progress;
+mod sketcher;
 
 #[doc(hidden)]
 pub mod boilerplate;
@@ -72,6 +73,9 @@ pub use error::{Error, Result};
 pub use index::{Index, IndexAddition};
 pub use io::read::{InputFormat, ReadOptions};
 pub use progress::{Progress, Quiet, Stage};
+pub use sketcher::{
+    cluster_group, verify_pair, DocumentSketch, DocumentSketcher, PairVerdict, Placement,
+};
 
 /// Compares two texts under `config`: exact Dice and Jaccard of their shingle sets, the
 /// estimate from the minima, the supershingles and megashingles they share, how much of each

@@ -1,0 +1,237 @@
+"""megashingle from Python: near-duplicate detection and news story clustering.
+
+A thin layer over the Rust library (the ``megashingle`` crate): every stage runs there, with
+the GIL released. Texts and ids may be any iterable of ``str``, a pandas Series, or a pyarrow
+string array (its buffers are read in place: no Python string is made per value).
+
+>>> import megashingle
+>>> rows = megashingle.cluster(["a", "b"], [story, story + " and more"])  # doctest: +SKIP
+>>> rows[0]  # doctest: +SKIP
+{'doc_id': 'b', 'cluster_id': 'a', 'cluster_size': 2, 'similarity': 1.0, 'status': 'ok'}
+
+The Spark job is ``megashingle.spark`` (``pip install "./python[spark]"``).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterable, Optional
+
+from . import _megashingle
+from ._megashingle import Config, Sketch, __version__
+
+__all__ = [
+    "Config",
+    "Index",
+    "Sketch",
+    "Sketcher",
+    "canon",
+    "cluster",
+    "compare",
+    "dedup",
+    "__version__",
+]
+
+
+def _config_from_toml(text: str) -> Config:
+    """Rebuilds a pickled Config."""
+    return _megashingle.config_from_toml(text)
+
+
+def _column(values: Any) -> Any:
+    """A text column as the extension reads it: ``("arrow", chunks)`` for pyarrow string
+    arrays (and pandas Series backed by them), else the values themselves (any iterable)."""
+    pa = sys.modules.get("pyarrow")
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(values, pd.Series):
+        dtype = values.dtype
+        if pa is not None and (
+            isinstance(dtype, getattr(pd, "ArrowDtype", ()))
+            or getattr(dtype, "storage", None) in ("pyarrow", "pyarrow_numpy")
+        ):
+            try:
+                values = pa.array(values)
+            except Exception:  # an unusual Arrow type: read it as objects
+                return values.array
+        else:
+            # The column's own str objects, not copies.
+            return values.array
+    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
+        chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+        prepared = []
+        for chunk in chunks:
+            if pa.types.is_string_view(chunk.type) if hasattr(pa.types, "is_string_view") else False:
+                chunk = chunk.cast(pa.large_string())
+            if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+                return values.to_pylist()
+            if chunk.null_count:
+                first = chunk.is_null().index(True).as_py()
+                raise ValueError(
+                    f"value {first + 1} is null: every id and text must be a string "
+                    "(fill or drop the nulls first)"
+                )
+            _, offsets, data = chunk.buffers()
+            import numpy as np
+
+            width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+            if offsets is None:
+                continue
+            offsets = np.frombuffer(offsets, dtype=width)[chunk.offset : chunk.offset + len(chunk) + 1]
+            data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+            prepared.append((offsets, data))
+        return ("arrow", prepared)
+    if isinstance(values, (str, bytes)):
+        raise TypeError("expected a column of strings, not a single string")
+    return values
+
+
+def cluster(
+    ids: Iterable[str],
+    texts: Iterable[str],
+    config: Optional[Config] = None,
+    *,
+    times: Optional[Iterable[Optional[int]]] = None,
+    threads: int = 0,
+    strict: bool = False,
+) -> list[dict]:
+    """Clusters documents into stories, exactly as ``megashingle cluster`` does.
+
+    ``ids`` and ``texts`` are columns of equal length: iterables of ``str``, pandas Series or
+    pyarrow string arrays. ``times`` (optional) gives each document's time in seconds since
+    1970 (UTC) or None. ``threads=0`` uses one thread per core; the result is the same for
+    any count. With ``strict`` a repeated id is an error, else the later document is dropped.
+
+    Returns one dict per document with the keys ``doc_id, cluster_id, cluster_size,
+    similarity, status``, in the command's row order: largest cluster first, its
+    representative first. ``similarity`` is the estimated Jaccard to the representative
+    (None for a text too short to compare); ``status`` is ``"ok"`` or ``"too_short"``.
+    Raises ValueError with the library's message for a bad configuration or input.
+    """
+    return _megashingle.cluster(
+        _column(ids),
+        _column(texts),
+        config,
+        times=None if times is None else iter(times),
+        threads=threads,
+        strict=strict,
+    )
+
+
+def dedup(
+    ids: Iterable[str],
+    texts: Iterable[str],
+    config: Optional[Config] = None,
+    *,
+    times: Optional[Iterable[Optional[int]]] = None,
+    threads: int = 0,
+    strict: bool = False,
+) -> list[dict]:
+    """Finds the records that ``megashingle dedup`` removes: in each story the record
+    ``dedup.keep`` chooses is kept, and each other member whose Jaccard with it, or
+    containment in it, reaches ``dedup.threshold`` is removed.
+
+    Takes the same columns as :func:`cluster`. Returns one dict per removed record, as the
+    command's ``--dropped`` file lists them (story by story in the cluster table's order):
+    ``doc_id, duplicate_of, similarity, jaccard, containment``. Every other id is kept.
+    """
+    return _megashingle.dedup(
+        _column(ids),
+        _column(texts),
+        config,
+        times=None if times is None else iter(times),
+        threads=threads,
+        strict=strict,
+    )
+
+
+def compare(first: str, second: str, config: Optional[Config] = None) -> dict:
+    """Compares two texts as ``megashingle compare --json`` does: exact Jaccard and Dice of
+    their shingle sets, the estimate from the minima, the supershingles and megashingles they
+    share, the lead shares and the shared fragments. Raises ValueError when a text has fewer
+    words than the shingle size."""
+    return _megashingle.compare(first, second, config)
+
+
+def canon(text: str, config: Optional[Config] = None) -> str:
+    """The canonical words of a text (what is shingled): HTML reduced to its main text,
+    entities decoded, Unicode normalized, case folded, words joined by single spaces."""
+    return _megashingle.canon(text, config)
+
+
+class Sketcher:
+    """Sketches texts under a configuration: per text its minima, candidate keys
+    (supershingles or megashingles), shingle set, lead and status.
+
+    ``boilerplate`` (optional) is an array of shingle keys left out of every sketch, as corpus
+    statistics computed elsewhere found them (see :meth:`page_sets`). ``threads=0`` uses one
+    thread per core for batches.
+    """
+
+    def __init__(self, config: Optional[Config] = None, boilerplate: Any = None, threads: int = 0):
+        if boilerplate is not None:
+            import numpy as np
+
+            boilerplate = np.ascontiguousarray(boilerplate, dtype=np.uint32)
+        self._inner = _megashingle.Sketcher(config, boilerplate, threads)
+
+    def sketch(self, text: str) -> Sketch:
+        """The sketch of one text."""
+        return self._inner.sketch(text)
+
+    def sketch_batch(self, texts: Iterable[str]) -> dict:
+        """The sketches of many texts, made in parallel without the GIL, as numpy arrays:
+        ``minima`` (n x minima, uint32), ``keys`` with ``key_offsets`` (uint64; the keys of
+        text i are ``keys[key_offsets[i]:key_offsets[i+1]]``), ``shingles`` with
+        ``shingle_offsets`` (uint32), ``lead`` with ``lead_offsets``, ``words`` (uint32) and
+        ``comparable`` (bool: False for a text too short to compare)."""
+        return self._inner.sketch_batch(_column(texts))
+
+    def page_sets(self, texts: Iterable[str]) -> tuple:
+        """The shingle sets that document frequency counts (each whole page's, furniture
+        included), as ``(values, offsets)`` arrays."""
+        return self._inner.page_sets(_column(texts))
+
+    def __repr__(self) -> str:
+        return "Sketcher()"
+
+
+class Index:
+    """A story index on disk, as ``megashingle index`` keeps it: documents added night after
+    night join the stories already indexed.
+
+    ``config`` must be comparable with the one the index was made with."""
+
+    def __init__(self, path: Any, config: Optional[Config] = None):
+        self._inner = _megashingle.Index(str(path), config)
+
+    @property
+    def path(self) -> str:
+        return str(self._inner.path)
+
+    def add(
+        self,
+        ids: Iterable[str],
+        texts: Iterable[str],
+        times: Optional[Iterable[Optional[int]]] = None,
+        *,
+        upsert: bool = False,
+    ) -> list[dict]:
+        """Adds documents (as ``index add``); returns one dict per document, in id order, with
+        ``doc_id, story_id, new_story, similarity, status``. Without ``upsert`` an id already
+        indexed is an error and nothing is added."""
+        return self._inner.add(
+            _column(ids), _column(texts), None if times is None else iter(times), upsert
+        )
+
+    def query(self, text: str) -> list[dict]:
+        """The indexed near-duplicates of a text (as ``index query``), most similar first:
+        dicts with ``doc_id, story_id, similarity, containment``."""
+        return self._inner.query(text)
+
+    def export(self) -> list[dict]:
+        """Every indexed document with its story (as ``index export``): dicts with
+        ``doc_id, story_id, story_size, added_at``."""
+        return self._inner.export()
+
+    def __repr__(self) -> str:
+        return f"Index({self.path!r})"

@@ -1,0 +1,89 @@
+"""Type stubs of megashingle: near-duplicate detection and news story clustering."""
+
+from os import PathLike
+from typing import Any, Iterable, Mapping, Optional, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+_Value = Union[bool, int, float, str, list]
+
+class Config:
+    """A pipeline configuration: the keys of pipeline.toml. Keywords are bare key names
+    (``min_similarity=0.4``, ``shingle_size=4``) or a dict of dotted keys
+    (``{"cluster.min-similarity": 0.4}``); errors raise ValueError with the library's message."""
+
+    def __init__(self, settings: Optional[Mapping[str, _Value]] = None, **overrides: _Value) -> None: ...
+    @staticmethod
+    def from_file(path: Union[str, PathLike[str]], settings: Optional[Mapping[str, _Value]] = None, **overrides: _Value) -> Config: ...
+    def replace(self, settings: Optional[Mapping[str, _Value]] = None, **overrides: _Value) -> Config: ...
+    def get(self, key: str) -> str: ...
+    def to_toml(self) -> str: ...
+
+class ClusterRow(TypedDict):
+    doc_id: str
+    cluster_id: str
+    cluster_size: int
+    similarity: Optional[float]
+    status: str
+
+class IndexRow(TypedDict):
+    doc_id: str
+    story_id: str
+    new_story: bool
+    similarity: Optional[float]
+    status: str
+
+class Match(TypedDict):
+    doc_id: str
+    story_id: str
+    similarity: float
+    containment: float
+
+class ExportRow(TypedDict):
+    doc_id: str
+    story_id: str
+    story_size: int
+    added_at: str
+
+class Sketch:
+    @property
+    def minima(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def keys(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def shingles(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def lead(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def words(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+
+class Sketcher:
+    def __init__(self, config: Optional[Config] = None, boilerplate: Optional[npt.ArrayLike] = None, threads: int = 0) -> None: ...
+    def sketch(self, text: str) -> Sketch: ...
+    def sketch_batch(self, texts: Iterable[str]) -> dict[str, npt.NDArray[Any]]: ...
+    def page_sets(self, texts: Iterable[str]) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]: ...
+
+class Index:
+    def __init__(self, path: Union[str, PathLike[str]], config: Optional[Config] = None) -> None: ...
+    @property
+    def path(self) -> str: ...
+    def add(self, ids: Iterable[str], texts: Iterable[str], times: Optional[Iterable[Optional[int]]] = None, *, upsert: bool = False) -> list[IndexRow]: ...
+    def query(self, text: str) -> list[Match]: ...
+    def export(self) -> list[ExportRow]: ...
+
+def cluster(ids: Iterable[str], texts: Iterable[str], config: Optional[Config] = None, *, times: Optional[Iterable[Optional[int]]] = None, threads: int = 0, strict: bool = False) -> list[ClusterRow]: ...
+class DroppedRow(TypedDict):
+    doc_id: str
+    duplicate_of: str
+    similarity: float
+    jaccard: float
+    containment: float
+
+def dedup(ids: Iterable[str], texts: Iterable[str], config: Optional[Config] = None, *, times: Optional[Iterable[Optional[int]]] = None, threads: int = 0, strict: bool = False) -> list[DroppedRow]: ...
+def compare(first: str, second: str, config: Optional[Config] = None) -> dict[str, Any]: ...
+def canon(text: str, config: Optional[Config] = None) -> str: ...

@@ -1,0 +1,892 @@
+//! The Python extension `megashingle._megashingle`: a thin pyo3 layer over the library's
+//! facade (`Config`, `Clusterer` and its deduplication, `compare`, `canon`, `DocumentSketcher`,
+//! `verify_pair`, `cluster_group`, `Index`). It converts arguments and results and releases the
+//! GIL around long calls; every stage runs in the Rust crate. The Python package
+//! (`megashingle/__init__.py`) prepares text columns (iterables, pandas Series, pyarrow string
+//! arrays read through their buffers) and gives the public names.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use megashingle::{Clusterer, Config, DocumentSketch, DocumentSketcher, RunOptions};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// A library error as a Python `ValueError` carrying the library's message.
+fn value_error(error: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(error.to_string())
+}
+
+/// A pipeline configuration: the keys of `pipeline.toml`.
+#[pyclass(name = "Config", module = "megashingle", frozen)]
+#[derive(Clone)]
+struct PyConfig {
+    config: Config,
+}
+
+/// A Python value as the right-hand side of a `KEY=VALUE` setting (TOML).
+fn toml_literal(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    fn to_toml(value: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
+        if value.is_instance_of::<PyBool>() {
+            return Ok(toml::Value::Boolean(value.extract()?));
+        }
+        if value.is_instance_of::<PyInt>() {
+            return Ok(toml::Value::Integer(value.extract()?));
+        }
+        if value.is_instance_of::<PyFloat>() {
+            return Ok(toml::Value::Float(value.extract()?));
+        }
+        if value.is_instance_of::<PyString>() {
+            return Ok(toml::Value::String(value.extract()?));
+        }
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            let items: PyResult<Vec<toml::Value>> =
+                value.try_iter()?.map(|item| to_toml(&item?)).collect();
+            return Ok(toml::Value::Array(items?));
+        }
+        Err(PyTypeError::new_err(format!(
+            "a setting's value must be a bool, int, float, str or list, not {}",
+            value.get_type().name()?
+        )))
+    }
+    Ok(to_toml(value)?.to_string())
+}
+
+/// The dotted key (`cluster.min-similarity`) of a setting named in Python: a dotted key is
+/// taken as it is; a bare name (`min_similarity`) is looked up in every section and must
+/// name exactly one key.
+fn dotted_key(config: &Config, name: &str) -> PyResult<String> {
+    if name.contains('.') {
+        return Ok(name.to_owned());
+    }
+    let wanted = name.replace('_', "-");
+    let table = toml::Table::try_from(config).expect("a Config always serializes");
+    // A key named bare (`min_similarity`) or after its section (`shingle_size`).
+    let sections: Vec<(&String, String)> = table
+        .iter()
+        .filter_map(|(section, v)| {
+            let keys = v.as_table()?;
+            if keys.contains_key(&wanted) {
+                return Some((section, wanted.clone()));
+            }
+            let rest = wanted.strip_prefix(section.as_str())?.strip_prefix('-')?;
+            keys.contains_key(rest).then(|| (section, rest.to_owned()))
+        })
+        .collect();
+    match sections.as_slice() {
+        [(section, key)] => Ok(format!("{section}.{key}")),
+        [] => Err(PyValueError::new_err(format!(
+            "{name}: no such setting; settings are the keys of pipeline.toml, such as \
+             min_similarity or shingle_size, or dotted keys like \"cluster.min-similarity\""
+        ))),
+        many => Err(PyValueError::new_err(format!(
+            "{name}: the key is in several sections ({}); give it as a dotted key, e.g. \
+             \"{}.{wanted}\"",
+            many.iter()
+                .map(|s| s.0.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            many[0].0
+        ))),
+    }
+}
+
+/// Applies settings (name → value) to a configuration and checks the result.
+fn apply_settings(mut config: Config, settings: &Bound<'_, PyDict>) -> PyResult<Config> {
+    for (name, value) in settings.iter() {
+        let name: String = name.extract()?;
+        let key = dotted_key(&config, &name)?;
+        let setting = format!("{key}={}", toml_literal(&value)?);
+        config = config.with_setting(&setting).map_err(value_error)?;
+    }
+    config.validate().map_err(value_error)?;
+    Ok(config)
+}
+
+#[pymethods]
+impl PyConfig {
+    #[new]
+    #[pyo3(signature = (settings=None, **overrides))]
+    fn new(
+        settings: Option<&Bound<'_, PyDict>>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyConfig> {
+        let mut config = Config::default();
+        for given in [settings, overrides].into_iter().flatten() {
+            config = apply_settings(config, given)?;
+        }
+        Ok(PyConfig { config })
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (path, settings=None, **overrides))]
+    fn from_file(
+        path: PathBuf,
+        settings: Option<&Bound<'_, PyDict>>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyConfig> {
+        let mut config = Config::from_file(&path).map_err(value_error)?;
+        config.validate().map_err(value_error)?;
+        for given in [settings, overrides].into_iter().flatten() {
+            config = apply_settings(config, given)?;
+        }
+        Ok(PyConfig { config })
+    }
+
+    #[pyo3(signature = (settings=None, **overrides))]
+    fn replace(
+        &self,
+        settings: Option<&Bound<'_, PyDict>>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyConfig> {
+        let mut config = self.config.clone();
+        for given in [settings, overrides].into_iter().flatten() {
+            config = apply_settings(config, given)?;
+        }
+        Ok(PyConfig { config })
+    }
+
+    fn get(&self, key: &str) -> PyResult<String> {
+        let key = dotted_key(&self.config, key)?;
+        let table = toml::Table::try_from(&self.config).expect("a Config always serializes");
+        let mut at = toml::Value::Table(table);
+        for part in key.split('.') {
+            at = at
+                .get(part)
+                .cloned()
+                .ok_or_else(|| PyValueError::new_err(format!("{key}: no such setting")))?;
+        }
+        Ok(at.to_string())
+    }
+
+    fn to_toml(&self) -> String {
+        self.config.to_toml()
+    }
+
+    fn __repr__(&self) -> String {
+        let changed: Vec<String> = megashingle::index::store::sketch_settings_of(&self.config)
+            .into_iter()
+            .zip(megashingle::index::store::sketch_settings_of(
+                &Config::default(),
+            ))
+            .filter(|(a, b)| a != b)
+            .map(|((k, v), _)| format!("{k}={v}"))
+            .collect();
+        format!("Config({})", changed.join(", "))
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let from_toml = py.import("megashingle")?.getattr("_config_from_toml")?;
+        (from_toml, (self.config.to_toml(),))
+            .into_pyobject(py)
+            .map(|t| t.into_any())
+    }
+}
+
+#[pyfunction]
+fn config_from_toml(text: &str) -> PyResult<PyConfig> {
+    let config =
+        Config::from_toml(text, std::path::Path::new("<pickled config>")).map_err(value_error)?;
+    Ok(PyConfig { config })
+}
+
+fn config_or_default(config: Option<PyRef<'_, PyConfig>>) -> Config {
+    config.map(|c| c.config.clone()).unwrap_or_default()
+}
+
+/// A column of texts: the values of pyarrow string arrays read from their buffers, or the
+/// items of any Python iterable of `str`.
+enum Column<'py> {
+    Arrow {
+        chunks: Vec<ArrowChunk<'py>>,
+        chunk: usize,
+        row: usize,
+    },
+    Items(Bound<'py, pyo3::types::PyIterator>),
+}
+
+/// One string array: its value offsets and its data buffer, viewed in place as a numpy
+/// `uint8` array (held, so it cannot move; the limited API of Python 3.9 has no buffer
+/// protocol, numpy's own API reads it).
+struct ArrowChunk<'py> {
+    offsets: Vec<i64>,
+    data: PyReadonlyArray1<'py, u8>,
+}
+
+impl ArrowChunk<'_> {
+    fn bytes(&self) -> &[u8] {
+        self.data.as_slice().expect("checked contiguous when made")
+    }
+}
+
+impl<'py> Column<'py> {
+    /// `("arrow", [(offsets, data), ...])` as the package prepares it, or an iterable.
+    fn new(source: &Bound<'py, PyAny>) -> PyResult<Column<'py>> {
+        if let Ok(tuple) = source.downcast::<PyTuple>() {
+            if tuple.len() == 2
+                && tuple.get_item(0)?.extract::<String>().ok().as_deref() == Some("arrow")
+            {
+                let mut chunks = Vec::new();
+                for chunk in tuple.get_item(1)?.try_iter()? {
+                    let chunk = chunk?;
+                    let offsets_obj = chunk.get_item(0)?;
+                    let offsets: Vec<i64> = match offsets_obj.extract::<PyReadonlyArray1<i32>>() {
+                        Ok(a) => a.as_array().iter().map(|&o| i64::from(o)).collect(),
+                        Err(_) => offsets_obj
+                            .extract::<PyReadonlyArray1<i64>>()?
+                            .as_array()
+                            .to_vec(),
+                    };
+                    let data: PyReadonlyArray1<'py, u8> = chunk.get_item(1)?.extract()?;
+                    let Ok(bytes) = data.as_slice() else {
+                        return Err(PyTypeError::new_err(
+                            "an arrow data buffer must be contiguous",
+                        ));
+                    };
+                    let end = offsets.last().copied().unwrap_or(0);
+                    if offsets.windows(2).any(|w| w[0] > w[1])
+                        || end as usize > bytes.len()
+                        || offsets.first().is_some_and(|&o| o < 0)
+                    {
+                        return Err(PyValueError::new_err(
+                            "an arrow string array has offsets past its data",
+                        ));
+                    }
+                    chunks.push(ArrowChunk { offsets, data });
+                }
+                return Ok(Column::Arrow {
+                    chunks,
+                    chunk: 0,
+                    row: 0,
+                });
+            }
+        }
+        Ok(Column::Items(source.try_iter()?))
+    }
+
+    /// The next text; `None` at the end. `what` names the column in errors.
+    fn next(&mut self, what: &str, position: u64) -> PyResult<Option<Cow<'_, str>>> {
+        match self {
+            Column::Arrow { chunks, chunk, row } => {
+                while *chunk < chunks.len() && *row + 1 >= chunks[*chunk].offsets.len() {
+                    *chunk += 1;
+                    *row = 0;
+                }
+                let Some(current) = chunks.get(*chunk) else {
+                    return Ok(None);
+                };
+                let (start, end) = (
+                    current.offsets[*row] as usize,
+                    current.offsets[*row + 1] as usize,
+                );
+                *row += 1;
+                let text = std::str::from_utf8(&current.bytes()[start..end]).map_err(|e| {
+                    PyValueError::new_err(format!("{what} {position}: not UTF-8 ({e})"))
+                })?;
+                Ok(Some(Cow::Borrowed(text)))
+            }
+            Column::Items(items) => match items.next() {
+                None => Ok(None),
+                Some(item) => {
+                    let item = item?;
+                    let text = item.downcast::<PyString>().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "{what} {position}: expected str, got {}",
+                            item.get_type()
+                                .name()
+                                .map(|n| n.to_string())
+                                .unwrap_or_default()
+                        ))
+                    })?;
+                    Ok(Some(Cow::Owned(text.to_cow()?.into_owned())))
+                }
+            },
+        }
+    }
+}
+
+/// Reads ids, texts and times in step, calling `take` for each document.
+fn for_each_document(
+    ids: &Bound<'_, PyAny>,
+    texts: &Bound<'_, PyAny>,
+    times: Option<&Bound<'_, PyAny>>,
+    mut take: impl FnMut(String, &str, Option<i64>) -> PyResult<()>,
+) -> PyResult<u64> {
+    let mut ids = Column::new(ids)?;
+    let mut texts = Column::new(texts)?;
+    let mut times = times.map(|t| t.try_iter()).transpose()?;
+    let mut position = 0u64;
+    loop {
+        position += 1;
+        let id = ids.next("id", position)?.map(Cow::into_owned);
+        let text = texts.next("text", position)?;
+        let time = match times.as_mut().map(|t| t.next()) {
+            Some(Some(time)) => time?.extract::<Option<i64>>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "time {position}: expected an int (seconds since 1970, UTC) or None"
+                ))
+            })?,
+            Some(None) if id.is_some() => {
+                return Err(PyValueError::new_err(format!(
+                    "times ended at document {position}: give one time (or None) per document"
+                )))
+            }
+            _ => None,
+        };
+        match (id, text) {
+            (Some(id), Some(text)) => take(id, &text, time)?,
+            (None, None) => return Ok(position - 1),
+            (Some(_), None) => {
+                return Err(PyValueError::new_err(format!(
+                    "texts ended at document {position} while ids go on: give one text per id"
+                )))
+            }
+            (None, Some(_)) => {
+                return Err(PyValueError::new_err(format!(
+                    "ids ended at document {position} while texts go on: give one id per text"
+                )))
+            }
+        }
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (ids, texts, config=None, times=None, threads=0, strict=false))]
+fn cluster<'py>(
+    py: Python<'py>,
+    ids: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    config: Option<PyRef<'py, PyConfig>>,
+    times: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+    strict: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let config = config_or_default(config);
+    let options = RunOptions {
+        threads,
+        strict,
+        ..RunOptions::default()
+    };
+    let mut clusterer = Clusterer::with_options(&config, options).map_err(value_error)?;
+    for_each_document(ids, texts, times, |id, text, time| {
+        clusterer.add_timed(id, text, time).map_err(value_error)
+    })?;
+    let clusters = py
+        .allow_threads(|| clusterer.finish())
+        .map_err(value_error)?;
+    let rows = PyList::empty(py);
+    let keys = [
+        "doc_id",
+        "cluster_id",
+        "cluster_size",
+        "similarity",
+        "status",
+    ]
+    .map(|k| PyString::intern(py, k));
+    for a in clusters.assignments() {
+        let row = PyDict::new(py);
+        row.set_item(&keys[0], a.doc_id)?;
+        row.set_item(&keys[1], a.cluster_id)?;
+        row.set_item(&keys[2], a.cluster_size)?;
+        row.set_item(&keys[3], a.similarity)?;
+        row.set_item(&keys[4], a.status.as_str())?;
+        rows.append(row)?;
+    }
+    Ok(rows)
+}
+
+#[pyfunction]
+#[pyo3(signature = (ids, texts, config=None, times=None, threads=0, strict=false))]
+fn dedup<'py>(
+    py: Python<'py>,
+    ids: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    config: Option<PyRef<'py, PyConfig>>,
+    times: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+    strict: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let config = config_or_default(config);
+    let options = RunOptions {
+        threads,
+        strict,
+        ..RunOptions::default()
+    };
+    let mut clusterer = Clusterer::with_options(&config, options).map_err(value_error)?;
+    for_each_document(ids, texts, times, |id, text, time| {
+        clusterer.add_timed(id, text, time).map_err(value_error)
+    })?;
+    let clusters = py
+        .allow_threads(|| clusterer.finish())
+        .map_err(value_error)?;
+    let dedup = py
+        .allow_threads(|| clusters.deduplicate(&config.dedup))
+        .map_err(value_error)?;
+    let rows = PyList::empty(py);
+    for d in dedup.duplicates() {
+        let row = PyDict::new(py);
+        row.set_item("doc_id", d.doc_id)?;
+        row.set_item("duplicate_of", d.duplicate_of)?;
+        row.set_item("similarity", d.similarity())?;
+        row.set_item("jaccard", d.jaccard)?;
+        row.set_item("containment", d.containment)?;
+        rows.append(row)?;
+    }
+    Ok(rows)
+}
+
+/// A JSON value as Python objects.
+fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, json_to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+#[pyfunction]
+#[pyo3(signature = (first, second, config=None))]
+fn compare<'py>(
+    py: Python<'py>,
+    first: &str,
+    second: &str,
+    config: Option<PyRef<'py, PyConfig>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let config = config_or_default(config);
+    let comparison = py
+        .allow_threads(|| megashingle::compare(&config, first, second))
+        .map_err(value_error)?;
+    let json = serde_json::to_value(&comparison).map_err(value_error)?;
+    json_to_py(py, &json)
+}
+
+#[pyfunction]
+#[pyo3(signature = (text, config=None))]
+fn canon(py: Python<'_>, text: &str, config: Option<PyRef<'_, PyConfig>>) -> PyResult<String> {
+    let config = config_or_default(config);
+    config.validate().map_err(value_error)?;
+    Ok(py.allow_threads(|| megashingle::canon(&config, text)))
+}
+
+/// One document's sketch.
+#[pyclass(name = "Sketch", module = "megashingle", frozen)]
+struct PySketch {
+    sketch: DocumentSketch,
+}
+
+#[pymethods]
+impl PySketch {
+    #[getter]
+    fn minima<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        PyArray1::from_slice(py, &self.sketch.minima)
+    }
+    #[getter]
+    fn keys<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_slice(py, &self.sketch.keys)
+    }
+    #[getter]
+    fn shingles<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        PyArray1::from_slice(py, &self.sketch.shingles)
+    }
+    #[getter]
+    fn lead<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        PyArray1::from_slice(py, &self.sketch.lead)
+    }
+    #[getter]
+    fn words(&self) -> u32 {
+        self.sketch.words
+    }
+    #[getter]
+    fn status(&self) -> &'static str {
+        self.sketch.status.as_str()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Sketch(status={:?}, words={}, shingles={}, keys={})",
+            self.sketch.status.as_str(),
+            self.sketch.words,
+            self.sketch.shingles.len(),
+            self.sketch.keys.len()
+        )
+    }
+}
+
+/// Texts of a column, owned, for work without the GIL.
+fn collect_texts(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let mut column = Column::new(texts)?;
+    let mut all = Vec::new();
+    let mut position = 0;
+    loop {
+        position += 1;
+        match column.next("text", position)? {
+            Some(t) => all.push(t.into_owned()),
+            None => return Ok(all),
+        }
+    }
+}
+
+/// Lists of variable length as one flat array and offsets (n + 1).
+fn flat<'py, 'a, T: numpy::Element + Copy + 'a>(
+    py: Python<'py>,
+    lists: impl Iterator<Item = &'a [T]>,
+) -> (Bound<'py, PyArray1<T>>, Bound<'py, PyArray1<i64>>) {
+    let mut offsets = vec![0i64];
+    let mut values = Vec::new();
+    for list in lists {
+        values.extend_from_slice(list);
+        offsets.push(values.len() as i64);
+    }
+    (values.into_pyarray(py), offsets.into_pyarray(py))
+}
+
+#[pyclass(name = "Sketcher", module = "megashingle", frozen)]
+struct PySketcher {
+    sketcher: DocumentSketcher,
+    config: Config,
+}
+
+#[pymethods]
+impl PySketcher {
+    #[new]
+    #[pyo3(signature = (config=None, boilerplate=None, threads=0))]
+    fn new(
+        config: Option<PyRef<'_, PyConfig>>,
+        boilerplate: Option<PyReadonlyArray1<'_, u32>>,
+        threads: usize,
+    ) -> PyResult<PySketcher> {
+        let config = config_or_default(config);
+        let mut sketcher = DocumentSketcher::new(&config)
+            .map_err(value_error)?
+            .with_threads(threads);
+        if let Some(keys) = boilerplate {
+            sketcher = sketcher.with_boilerplate(keys.as_array().iter().copied());
+        }
+        Ok(PySketcher { sketcher, config })
+    }
+
+    fn sketch(&self, py: Python<'_>, text: &str) -> PySketch {
+        PySketch {
+            sketch: py.allow_threads(|| self.sketcher.sketch(text)),
+        }
+    }
+
+    fn sketch_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let texts = collect_texts(texts)?;
+        let sketches = py
+            .allow_threads(|| {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.sketcher.sketch_batch(&refs)
+            })
+            .map_err(value_error)?;
+        let minima_len = self.config.signature.minima;
+        let mut minima = Array2::<u32>::zeros((sketches.len(), minima_len));
+        for (mut row, s) in minima.rows_mut().into_iter().zip(&sketches) {
+            row.as_slice_mut()
+                .expect("rows are contiguous")
+                .copy_from_slice(&s.minima);
+        }
+        let out = PyDict::new(py);
+        out.set_item("minima", PyArray2::from_owned_array(py, minima))?;
+        let (keys, key_offsets) = flat(py, sketches.iter().map(|s| s.keys.as_slice()));
+        out.set_item("keys", keys)?;
+        out.set_item("key_offsets", key_offsets)?;
+        let (shingles, offsets) = flat(py, sketches.iter().map(|s| s.shingles.as_slice()));
+        out.set_item("shingles", shingles)?;
+        out.set_item("shingle_offsets", offsets)?;
+        let (lead, offsets) = flat(py, sketches.iter().map(|s| s.lead.as_slice()));
+        out.set_item("lead", lead)?;
+        out.set_item("lead_offsets", offsets)?;
+        let words: Vec<u32> = sketches.iter().map(|s| s.words).collect();
+        out.set_item("words", words.into_pyarray(py))?;
+        let ok: Vec<bool> = sketches
+            .iter()
+            .map(|s| s.status == megashingle::Status::Ok)
+            .collect();
+        out.set_item("comparable", ok.into_pyarray(py))?;
+        Ok(out)
+    }
+
+    fn page_sets<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let texts = collect_texts(texts)?;
+        let sets = py
+            .allow_threads(|| {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.sketcher.page_sets(&refs)
+            })
+            .map_err(value_error)?;
+        let (values, offsets) = flat(py, sets.iter().map(Vec::as_slice));
+        PyTuple::new(py, [values.into_any(), offsets.into_any()])
+    }
+}
+
+/// Sketches given as arrays (minima rows, shingle sets, leads), for the Spark stages.
+fn sketches_of(
+    minima: &Bound<'_, PyAny>,
+    shingles: &Bound<'_, PyAny>,
+    leads: &Bound<'_, PyAny>,
+    words: &Bound<'_, PyAny>,
+) -> PyResult<Vec<DocumentSketch>> {
+    let mut out = Vec::new();
+    let mut minima = minima.try_iter()?;
+    let mut shingles = shingles.try_iter()?;
+    let mut leads = leads.try_iter()?;
+    let mut words = words.try_iter()?;
+    loop {
+        let (Some(m), Some(s), Some(l), Some(w)) =
+            (minima.next(), shingles.next(), leads.next(), words.next())
+        else {
+            return Ok(out);
+        };
+        let minima: Vec<u32> = m?.extract::<PyReadonlyArray1<u32>>()?.as_array().to_vec();
+        let shingles: Vec<u32> = s?.extract::<PyReadonlyArray1<u32>>()?.as_array().to_vec();
+        let lead: Vec<u32> = l?.extract::<PyReadonlyArray1<u32>>()?.as_array().to_vec();
+        let status = if shingles.is_empty() {
+            megashingle::Status::TooShort
+        } else {
+            megashingle::Status::Ok
+        };
+        out.push(DocumentSketch {
+            words: w?.extract()?,
+            minima,
+            keys: Vec::new(),
+            shingles,
+            lead,
+            status,
+        });
+    }
+}
+
+/// Verifies candidate pairs given as two aligned lists of sketches: per pair, the Jaccard
+/// (NaN when below the prefilter), the score (NaN when it fails) and whether it is a weak link.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn verify_pairs<'py>(
+    py: Python<'py>,
+    config: PyRef<'py, PyConfig>,
+    minima_a: &Bound<'py, PyAny>,
+    shingles_a: &Bound<'py, PyAny>,
+    lead_a: &Bound<'py, PyAny>,
+    words_a: &Bound<'py, PyAny>,
+    minima_b: &Bound<'py, PyAny>,
+    shingles_b: &Bound<'py, PyAny>,
+    lead_b: &Bound<'py, PyAny>,
+    words_b: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let a = sketches_of(minima_a, shingles_a, lead_a, words_a)?;
+    let b = sketches_of(minima_b, shingles_b, lead_b, words_b)?;
+    if a.len() != b.len() {
+        return Err(PyValueError::new_err(
+            "verify_pairs needs as many first as second sketches",
+        ));
+    }
+    let config = config.config.clone();
+    let verdicts: Vec<megashingle::PairVerdict> = py.allow_threads(|| {
+        use rayon::prelude::*;
+        a.par_iter()
+            .zip(&b)
+            .map(|(x, y)| megashingle::verify_pair(&config, x, y))
+            .collect()
+    });
+    let jaccard: Vec<f64> = verdicts
+        .iter()
+        .map(|v| v.jaccard.unwrap_or(f64::NAN))
+        .collect();
+    let score: Vec<f64> = verdicts
+        .iter()
+        .map(|v| v.score.unwrap_or(f64::NAN))
+        .collect();
+    let weak: Vec<bool> = verdicts.iter().map(|v| v.weak).collect();
+    PyTuple::new(
+        py,
+        [
+            jaccard.into_pyarray(py).into_any(),
+            score.into_pyarray(py).into_any(),
+            weak.into_pyarray(py).into_any(),
+        ],
+    )
+}
+
+/// One row of [`cluster_group`]: index in the group, cluster, cluster size, similarity.
+type GroupRow = (usize, usize, usize, Option<f64>);
+
+/// Clusters one group of sketched documents as the cluster command would cluster them alone:
+/// rows of (index in the group, cluster within the group, cluster size, similarity or None),
+/// in the command's order.
+#[pyfunction]
+fn cluster_group<'py>(
+    py: Python<'py>,
+    config: PyRef<'py, PyConfig>,
+    ids: Vec<String>,
+    minima: &Bound<'py, PyAny>,
+    shingles: &Bound<'py, PyAny>,
+    leads: &Bound<'py, PyAny>,
+    words: &Bound<'py, PyAny>,
+) -> PyResult<Vec<GroupRow>> {
+    let sketches = sketches_of(minima, shingles, leads, words)?;
+    if sketches.len() != ids.len() {
+        return Err(PyValueError::new_err(
+            "cluster_group needs one sketch per id",
+        ));
+    }
+    let config = config.config.clone();
+    let placed = py
+        .allow_threads(|| {
+            let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+            megashingle::cluster_group(&config, &refs, &sketches)
+        })
+        .map_err(value_error)?;
+    Ok(placed
+        .into_iter()
+        .map(|p| (p.doc, p.cluster, p.cluster_size, p.similarity))
+        .collect())
+}
+
+/// A story index on disk (`megashingle index`).
+#[pyclass(name = "Index", module = "megashingle", frozen)]
+struct PyIndex {
+    path: PathBuf,
+    config: Config,
+}
+
+#[pymethods]
+impl PyIndex {
+    #[new]
+    #[pyo3(signature = (path, config=None))]
+    fn new(path: PathBuf, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyIndex> {
+        let config = config_or_default(config);
+        config.validate().map_err(value_error)?;
+        Ok(PyIndex { path, config })
+    }
+
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    #[pyo3(signature = (ids, texts, times=None, upsert=false))]
+    fn add<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+        texts: &Bound<'py, PyAny>,
+        times: Option<&Bound<'py, PyAny>>,
+        upsert: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let made = !self.path.exists();
+        let mut index = megashingle::Index::open(&self.path).map_err(value_error)?;
+        let report = (|| {
+            let mut addition = index
+                .begin_add(&self.config, RunOptions::default(), upsert)
+                .map_err(value_error)?;
+            let added = for_each_document(ids, texts, times, |id, text, time| {
+                addition.add(id, text, time).map_err(value_error)
+            })?;
+            if added == 0 {
+                return Err(PyValueError::new_err(
+                    "no documents given: nothing added to the index",
+                ));
+            }
+            py.allow_threads(|| addition.commit()).map_err(value_error)
+        })();
+        drop(index);
+        if report.is_err() && made {
+            // A failed first add leaves no empty index behind.
+            let _ = std::fs::remove_file(&self.path);
+        }
+        let rows = PyList::empty(py);
+        for a in report?.assignments {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", a.doc_id)?;
+            row.set_item("story_id", a.story_id)?;
+            row.set_item("new_story", a.new_story)?;
+            row.set_item("similarity", a.similarity)?;
+            row.set_item("status", a.status)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
+    }
+
+    fn query<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
+        let index = megashingle::Index::open_existing(&self.path).map_err(value_error)?;
+        let matches = py
+            .allow_threads(|| index.query(&self.config, text))
+            .map_err(value_error)?;
+        let rows = PyList::empty(py);
+        for m in matches {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", m.doc_id)?;
+            row.set_item("story_id", m.story_id)?;
+            row.set_item("similarity", m.similarity)?;
+            row.set_item("containment", m.containment)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
+    }
+
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let index = megashingle::Index::open_existing(&self.path).map_err(value_error)?;
+        let exported = py.allow_threads(|| index.export()).map_err(value_error)?;
+        let rows = PyList::empty(py);
+        for r in exported {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", r.doc_id)?;
+            row.set_item("story_id", r.story_id)?;
+            row.set_item("story_size", r.story_size)?;
+            row.set_item("added_at", r.added_at)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Index({:?})", self.path.display().to_string())
+    }
+}
+
+#[pymodule]
+fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyConfig>()?;
+    m.add_class::<PySketch>()?;
+    m.add_class::<PySketcher>()?;
+    m.add_class::<PyIndex>()?;
+    m.add_function(wrap_pyfunction!(cluster, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(canon, m)?)?;
+    m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_group, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

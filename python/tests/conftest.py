@@ -1,0 +1,48 @@
+"""Shared fixtures: the CLI binary (built by `cargo test`/`cargo build` in the root crate) and
+the dev benchmark, each skipped with a printed reason when absent."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DEV = ROOT.parent / "shared" / "data" / "rewrites-dev"
+
+STORY = (
+    "the regional council approved the new budget for public transport on monday after "
+    "three hours of debate about bus routes fares and the night service to the suburbs"
+)
+
+
+def _cli():
+    for profile in ("release", "debug"):
+        path = ROOT / "target" / profile / "megashingle"
+        if path.exists():
+            return path
+    found = shutil.which("megashingle")
+    return pathlib.Path(found) if found else None
+
+
+@pytest.fixture(scope="session")
+def cli():
+    path = _cli()
+    if path is None:
+        print("skipping: no megashingle binary (run `cargo build` in the repository root)")
+        pytest.skip("no megashingle binary: run `cargo build` in the repository root")
+    return path
+
+
+@pytest.fixture(scope="session")
+def dev_docs():
+    docs = DEV / "docs.csv"
+    if not docs.exists():
+        print(f"skipping: {docs} is absent")
+        pytest.skip(f"{docs} is absent")
+    return docs
+
+
+def run_cli(cli, *args, **kwargs):
+    return subprocess.run([str(cli), *map(str, args)], check=True, capture_output=True, text=True, **kwargs)

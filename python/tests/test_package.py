@@ -1,0 +1,192 @@
+"""The Python package against the library and the command: configuration, cluster, compare,
+canon, sketches and the story index."""
+
+import csv
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+import megashingle
+from conftest import STORY, run_cli
+
+
+def test_config_keywords_map_to_the_dotted_keys():
+    config = megashingle.Config(min_similarity=0.4, shingle_size=4)
+    assert config.get("cluster.min-similarity") == "0.4"
+    assert config.get("shingle.size") == "4"
+    assert megashingle.Config({"cluster.min-similarity": 0.5}).get("min_similarity") == "0.5"
+    assert megashingle.Config().get("shingle_size") == "3"
+    assert "min-similarity = 0.4" in config.to_toml()
+    assert pickle.loads(pickle.dumps(config)).to_toml() == config.to_toml()
+
+
+def test_config_errors_carry_the_library_message(tmp_path):
+    with pytest.raises(ValueError, match="no such setting"):
+        megashingle.Config(min_similarityy=0.4)
+    with pytest.raises(ValueError, match="no section `clustr`"):
+        megashingle.Config({"clustr.min-similarity": 0.4})
+    with pytest.raises(ValueError, match="shingle.size"):
+        megashingle.Config(shingle_size=0)
+    with pytest.raises(ValueError, match="missing.toml"):
+        megashingle.Config.from_file(tmp_path / "missing.toml")
+    with pytest.raises(TypeError, match="bool, int, float, str or list"):
+        megashingle.Config(min_similarity=object())
+
+
+def test_config_from_file_reads_the_toml(tmp_path):
+    path = tmp_path / "pipeline.toml"
+    path.write_text("[cluster]\nmin-similarity = 0.6\n")
+    config = megashingle.Config.from_file(path, shingle_size=5)
+    assert config.get("min_similarity") == "0.6"
+    assert config.get("shingle_size") == "5"
+
+
+def _three():
+    ids = ["a", "b", "c"]
+    texts = [STORY, STORY + " and local shop owners", "a recipe for bread with flour water salt and yeast"]
+    return ids, texts
+
+
+def test_cluster_rows_and_order():
+    ids, texts = _three()
+    rows = megashingle.cluster(ids, texts)
+    assert [r["doc_id"] for r in rows] == ["b", "a", "c"]
+    assert rows[0] == {"doc_id": "b", "cluster_id": "a", "cluster_size": 2, "similarity": 1.0, "status": "ok"}
+    assert rows[1]["similarity"] < 1.0
+    assert rows[2]["cluster_size"] == 1
+
+
+def test_cluster_takes_generators_pandas_and_arrow():
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    ids, texts = _three()
+    expected = megashingle.cluster(ids, texts)
+    assert megashingle.cluster(iter(ids), (t for t in texts)) == expected
+    assert megashingle.cluster(pd.Series(ids), pd.Series(texts)) == expected
+    assert megashingle.cluster(pa.array(ids), pa.array(texts, pa.large_string())) == expected
+    # A slice of a chunked array is read at its offset.
+    chunked = pa.chunked_array([pa.array(["x"] + texts[:2]), pa.array(texts[2:])])
+    assert megashingle.cluster(pa.array(ids), chunked.slice(1)) == expected
+    arrow_series = pd.Series(texts, dtype="string[pyarrow]")
+    assert megashingle.cluster(pd.Series(ids, dtype="string[pyarrow]"), arrow_series) == expected
+
+
+def test_cluster_input_errors():
+    with pytest.raises(ValueError, match="texts ended at document 3"):
+        megashingle.cluster(["a", "b", "c"], [STORY, STORY])
+    with pytest.raises(ValueError, match="document 2 has an empty id"):
+        megashingle.cluster(["a", ""], [STORY, STORY])
+    with pytest.raises(TypeError, match="text 1: expected str"):
+        megashingle.cluster(["a"], [b"bytes"])
+    with pytest.raises(TypeError, match="not a single string"):
+        megashingle.cluster(["a"], STORY)
+    pa = pytest.importorskip("pyarrow")
+    with pytest.raises(ValueError, match="value 2 is null"):
+        megashingle.cluster(["a", "b"], pa.array([STORY, None]))
+
+
+def test_cluster_matches_the_command(cli, tmp_path):
+    ids, texts = _three()
+    texts.append("too short")
+    ids.append("d")
+    docs = tmp_path / "docs.csv"
+    with docs.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        w.writerows(zip(ids, texts))
+    out = run_cli(cli, "cluster", docs, "-q").stdout
+    expected = list(csv.DictReader(io.StringIO(out)))
+    got = megashingle.cluster(ids, texts)
+    assert len(got) == len(expected) == 4
+    for g, e in zip(got, expected):
+        assert g["doc_id"] == e["doc_id"] and g["cluster_id"] == e["cluster_id"]
+        assert str(g["cluster_size"]) == e["cluster_size"] and g["status"] == e["status"]
+        assert ("" if g["similarity"] is None else f"{g['similarity']:.4f}") == e["similarity"]
+
+
+def test_dedup_drops_the_close_copies():
+    ids = ["a", "b", "c", "d"]
+    texts = [STORY, STORY + " and local shop owners", "a recipe for bread with flour water salt and yeast", STORY.replace("monday", "tuesday")]
+    dropped = megashingle.dedup(ids, texts)
+    assert {d["doc_id"] for d in dropped} == {"a", "d"}
+    assert {d["duplicate_of"] for d in dropped} == {"b"}
+    for d in dropped:
+        assert d["similarity"] == max(d["jaccard"], d["containment"]) >= 0.5
+    # "a" is wholly inside "b" (containment 1); "d" differs by one word.
+    strict = megashingle.dedup(ids, texts, megashingle.Config({"dedup.threshold": 1.0}))
+    assert [d["doc_id"] for d in strict] == ["a"]
+
+
+def test_dedup_matches_the_command(cli, tmp_path):
+    ids = ["a", "b", "c", "d"]
+    texts = [STORY, STORY + " and local shop owners", "a recipe for bread with flour water salt and yeast", STORY.replace("monday", "tuesday")]
+    docs = tmp_path / "docs.csv"
+    with docs.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        w.writerows(zip(ids, texts))
+    run_cli(cli, "dedup", docs, "-q", "--dropped", tmp_path / "dropped.csv")
+    with open(tmp_path / "dropped.csv", newline="") as f:
+        expected = list(csv.DictReader(f))
+    got = megashingle.dedup(ids, texts)
+    assert [(g["doc_id"], g["duplicate_of"], f"{g['jaccard']:.4f}") for g in got] == [
+        (e["doc_id"], e["duplicate_of"], e["jaccard"]) for e in expected
+    ]
+
+
+def test_compare_and_canon():
+    c = megashingle.compare("a b c d e f g", "a b c d e f h")
+    assert (c["common"], c["first_shingles"]) == (4, 5)
+    assert abs(c["jaccard"] - 4 / 6) < 1e-9
+    with pytest.raises(ValueError, match="fewer than the shingle size"):
+        megashingle.compare("a b", "a b c d")
+    assert megashingle.canon("<p>Hello&nbsp;WORLD</p>") == "hello world"
+    assert megashingle.canon("a b c", megashingle.Config(min_word_length=2)) == ""
+
+
+def test_sketches_one_and_batch_agree():
+    sketcher = megashingle.Sketcher(megashingle.Config())
+    one = sketcher.sketch(STORY)
+    assert one.status == "ok" and one.minima.dtype == np.uint32 and one.minima.shape == (84,)
+    assert one.keys.dtype == np.uint64 and len(one.keys) > 0
+    assert np.all(np.diff(one.shingles.astype(np.int64)) > 0)
+    batch = sketcher.sketch_batch([STORY, "two words"])
+    assert batch["minima"].shape == (2, 84)
+    assert np.array_equal(batch["minima"][0], one.minima)
+    ko = batch["key_offsets"]
+    assert np.array_equal(batch["keys"][ko[0]:ko[1]], one.keys)
+    assert list(batch["comparable"]) == [True, False]
+    assert ko[2] == ko[1]
+    assert sketcher.sketch("two words").status == "too_short"
+
+
+def test_boilerplate_given_changes_the_sketch():
+    plain = megashingle.Sketcher().sketch(STORY)
+    filtered = megashingle.Sketcher(boilerplate=plain.shingles[:3]).sketch(STORY)
+    assert len(filtered.shingles) == len(plain.shingles) - 3
+    assert not np.array_equal(filtered.minima, plain.minima)
+
+
+def test_index_add_query_export(tmp_path):
+    path = tmp_path / "stories.db"
+    index = megashingle.Index(path)
+    first = index.add(["a", "c"], [STORY, "a recipe for bread with flour water salt and yeast baked hot"])
+    assert {r["doc_id"] for r in first} == {"a", "c"} and all(r["new_story"] for r in first)
+    second = index.add(["b"], [STORY + " and the mayor"], times=[1_700_000_000])
+    assert second[0]["story_id"] == first[0]["story_id"] and not second[0]["new_story"]
+    matches = index.query(STORY)
+    assert matches[0]["doc_id"] in ("a", "b") and matches[0]["similarity"] > 0.5
+    exported = index.export()
+    assert sorted(r["doc_id"] for r in exported) == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="already"):
+        index.add(["a"], [STORY])
+    missing = megashingle.Index(tmp_path / "none.db")
+    with pytest.raises(ValueError, match="no index there"):
+        missing.export()
+
+
+def test_help_is_useful():
+    assert "cluster command" in megashingle.cluster.__doc__ or "megashingle cluster" in megashingle.cluster.__doc__
+    assert "numpy" in megashingle.Sketcher.sketch_batch.__doc__
