@@ -1,12 +1,19 @@
 //! Clustering: candidate pairs from shared candidate keys (supershingles or megashingles),
 //! verification of each pair from its signatures, and union-find into clusters.
 //!
+//! Exact copies (equal shingle sets, see [`crate::copies`]) are found first: each copy is
+//! joined to its original directly, with similarity 1, and only the originals take part in
+//! candidate generation, so any number of copies of one text cluster at a cost linear in
+//! their number.
+//!
 //! The candidate index is a sorted `Vec<(key, doc)>`; each run of equal keys is a bucket. A
-//! bucket of up to `ALL_PAIRS_BUCKET` documents gives all its pairs; a larger one joins each
-//! member to the bucket's first member only, so a bucket of `n` documents costs `O(n)` checks,
-//! never `O(n²)`. A bucket larger than `cluster.max-bucket` is boilerplate and gives no pairs.
-//! A large collection's index is made and read one key range at a time (its keys made again
-//! from the signatures for each range), so that it never needs to be held whole.
+//! bucket of up to `ALL_PAIRS_BUCKET` documents (its originals counted with their copies)
+//! gives all its pairs; a larger one joins each member to the bucket's first member only, so a
+//! bucket of `n` documents costs `O(n)` checks, never `O(n²)`. A bucket of more than
+//! `cluster.max-bucket` distinct documents is boilerplate and is cut: it gives no pairs, and
+//! the run counts the cut buckets and the documents in them. A large collection's index is
+//! made and read one key range at a time (its keys made again from the signatures for each
+//! range), so that it never needs to be held whole.
 //!
 //! A pair is verified by its Jaccard similarity, or by its containment (the share of the
 //! smaller text's shingles found in the larger: a text cut to its lead). Both are exact from the
@@ -35,6 +42,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::copies::{find_copies, Copies};
 use crate::sets::SetsView;
 use crate::signature::estimate_jaccard;
 use crate::sketch::Sketch;
@@ -122,8 +130,13 @@ impl Cluster {
 pub struct ClusterStats {
     /// Distinct candidate keys.
     pub keys: usize,
-    /// Keys shared by more than `max-bucket` documents, ignored as boilerplate.
-    pub boilerplate_keys: usize,
+    /// Buckets cut: keys shared by more than `max-bucket` distinct documents, ignored as
+    /// boilerplate.
+    pub cut_buckets: usize,
+    /// Documents in the cut buckets (copies of them included), each counted once.
+    pub cut_bucket_documents: usize,
+    /// Documents joined directly to an earlier document with an equal shingle set.
+    pub copies: usize,
     /// Distinct candidate pairs checked.
     pub candidate_pairs: usize,
     /// Pairs that passed verification.
@@ -336,17 +349,18 @@ pub fn cluster(
 /// in `shingles` are compared exactly, pairs with any other by their estimate.
 pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Known) -> Joined {
     let mut stats = ClusterStats::default();
+    let copies = find_copies(sketches, shingles, known.fresh_from);
+    let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
     let pairs = match &known.index {
-        Some(index) => candidate_pairs(index.clone(), config, known.fresh_from, &mut stats),
-        None => indexed_pairs(
-            sketches,
-            config,
-            known.fresh_from,
-            &mut stats,
-            INDEX_ENTRIES_PER_RANGE,
-        ),
+        Some(index) => {
+            let originals = index.iter().filter(|e| !copies.is_copy(e.doc));
+            candidate_pairs(originals.copied().collect(), &mut bucketing)
+        }
+        None => indexed_pairs(sketches, config, &mut bucketing, INDEX_ENTRIES_PER_RANGE),
     };
+    bucketing.count_into(&mut stats);
     stats.candidate_pairs = pairs.len();
+    stats.copies = copies.len();
     let verifier = Verifier::new(config);
     let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
     // Each candidate pair with its Jaccard, its score when it passes, and whether it may be a
@@ -366,6 +380,7 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
             (score.is_some() || weak).then_some((jaccard, score, weak, a, b))
         })
         .flatten()
+        .chain(copy_pairs_scored(&copies, attach))
         .collect();
     let mut verified: Vec<(f64, u32, u32)> = scored
         .iter()
@@ -431,6 +446,17 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
         representatives,
         stats,
     }
+}
+
+/// The joins of the copies to their originals, scored as verification scores a pair of equal
+/// sets: Jaccard 1, passing, and (with attaching on) a link a lone document may attach by.
+fn copy_pairs_scored(copies: &Copies, attach: f64) -> Vec<(f64, Option<f64>, bool, u32, u32)> {
+    let weak = attach > 0.0 && attach <= 1.0;
+    copies
+        .pairs
+        .iter()
+        .map(|&(original, copy)| (1.0, Some(1.0), weak, original, copy))
+        .collect()
 }
 
 /// Room for the shingle sets of a pair read from a store's file. Pairs come sorted, so the
@@ -575,14 +601,13 @@ const RANGE_CHUNK_DOCUMENTS: usize = 4096;
 fn indexed_pairs(
     sketches: &[Sketch],
     config: &Config,
-    fresh_from: u32,
-    stats: &mut ClusterStats,
+    bucketing: &mut Bucketing,
     per_range: usize,
 ) -> Vec<(u32, u32)> {
     let grouping = config.supershingle.grouping(config.signature.minima);
     let maker = KeyMaker::new(&grouping, config.signature.seed);
     let comparable: Vec<u32> = (0..sketches.len() as u32)
-        .filter(|&d| sketches[d as usize].is_comparable())
+        .filter(|&d| sketches[d as usize].is_comparable() && !bucketing.copies.is_copy(d))
         .collect();
     let per_document = maker.keys_per_signature().max(1);
     let ranges = (comparable.len() * per_document)
@@ -595,7 +620,7 @@ fn indexed_pairs(
         let keys = run * per_document / runs..(run + 1) * per_document / runs;
         for part in 0..parts {
             let index = candidate_index(sketches, &comparable, &maker, keys.clone(), (part, parts));
-            let found = candidate_pairs(index, config, fresh_from, stats);
+            let found = candidate_pairs(index, bucketing);
             pairs = merge_distinct(&pairs, &found);
         }
     }
@@ -676,23 +701,91 @@ fn candidate_index(
     lists.concat()
 }
 
-/// Deduplicated candidate pairs `(a, b)` with `a < b` and `b >= fresh_from` from a candidate
-/// index: pairs of two known documents are left out, and a large bucket is anchored at its
-/// first fresh member.
-fn candidate_pairs(
-    mut index: Vec<IndexEntry>,
-    config: &Config,
+/// How candidate generation turns buckets into pairs, and what it counts as it goes.
+#[derive(Debug)]
+struct Bucketing<'c> {
+    /// A bucket of more distinct documents than this is cut.
+    max_bucket: usize,
+    /// Pairs of two documents before this one are left out.
     fresh_from: u32,
-    stats: &mut ClusterStats,
-) -> Vec<(u32, u32)> {
+    /// The copies: each stands in its original's buckets, and takes no part itself.
+    copies: &'c Copies,
+    /// Distinct candidate keys.
+    keys: usize,
+    /// Buckets cut.
+    cut_buckets: usize,
+    /// The documents in cut buckets, one bit each.
+    cut_documents: Vec<u64>,
+}
+
+impl<'c> Bucketing<'c> {
+    fn new(config: &Config, fresh_from: u32, copies: &'c Copies) -> Bucketing<'c> {
+        Bucketing {
+            max_bucket: config.cluster.max_bucket,
+            fresh_from,
+            copies,
+            keys: 0,
+            cut_buckets: 0,
+            cut_documents: Vec::new(),
+        }
+    }
+
+    /// Counts a cut bucket and marks its documents.
+    fn cut(&mut self, bucket: &[IndexEntry]) {
+        self.cut_buckets += 1;
+        for entry in bucket {
+            let doc = entry.doc as usize;
+            if self.cut_documents.len() <= doc / 64 {
+                self.cut_documents.resize(doc / 64 + 1, 0);
+            }
+            self.cut_documents[doc / 64] |= 1 << (doc % 64);
+        }
+    }
+
+    /// The documents in cut buckets, each with its copies.
+    fn documents_in_cut_buckets(&self) -> usize {
+        let mut documents = 0;
+        for (word_index, &word) in self.cut_documents.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let doc = word_index * 64 + bits.trailing_zeros() as usize;
+                documents += self.copies.weight(doc as u32) as usize;
+                bits &= bits - 1;
+            }
+        }
+        documents
+    }
+
+    /// Puts its counts into `stats`.
+    fn count_into(&self, stats: &mut ClusterStats) {
+        stats.keys = self.keys;
+        stats.cut_buckets = self.cut_buckets;
+        stats.cut_bucket_documents = self.documents_in_cut_buckets();
+    }
+}
+
+/// Deduplicated candidate pairs `(a, b)` with `a < b` and `b >= fresh_from` from a candidate
+/// index whose copies are left out: pairs of two known documents are left out, a bucket of
+/// more than `max_bucket` distinct documents is cut, and a bucket that stands for more than
+/// `ALL_PAIRS_BUCKET` documents (with the copies of its own) is anchored at its first fresh
+/// member. Counting a bucket with its copies pairs it as it would be paired with its copies in
+/// it, less the pairs of copies, which their originals stand for.
+fn candidate_pairs(mut index: Vec<IndexEntry>, bucketing: &mut Bucketing) -> Vec<(u32, u32)> {
     index.par_sort_unstable();
     index.dedup();
+    let fresh_from = bucketing.fresh_from;
     let mut pairs = Vec::new();
     for bucket in index.chunk_by(|a, b| { a.key } == { b.key }) {
-        stats.keys += 1;
-        if bucket.len() > config.cluster.max_bucket {
-            stats.boilerplate_keys += 1;
-        } else if bucket.len() <= ALL_PAIRS_BUCKET {
+        bucketing.keys += 1;
+        if bucket.len() > bucketing.max_bucket {
+            bucketing.cut(bucket);
+            continue;
+        }
+        let documents: usize = bucket
+            .iter()
+            .map(|e| bucketing.copies.weight(e.doc) as usize)
+            .sum();
+        if documents <= ALL_PAIRS_BUCKET {
             for (i, a) in bucket.iter().enumerate() {
                 pairs.extend(
                     bucket[i + 1..]
@@ -801,33 +894,113 @@ mod tests {
     }
 
     #[test]
-    fn boilerplate_buckets_make_no_pairs() {
+    fn buckets_of_more_distinct_documents_than_the_bound_are_cut_and_counted() {
+        let mut config = Config::default();
+        config.cluster.max_bucket = 2;
+        // Three texts that share 80 of 84 minima: every key of theirs but a few is in a
+        // bucket of 3 distinct documents.
+        let near = |d: u32| -> Vec<u32> { (0..80).chain(1000 * d..1000 * d + 4).collect() };
+        let sketches = vec![
+            sketch(near(1), 10),
+            sketch(near(2), 10),
+            sketch(near(3), 10),
+        ];
+        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
+        assert_eq!(clusters.len(), 3);
+        assert!(stats.cut_buckets > 0 && stats.cut_buckets <= stats.keys);
+        assert_eq!(stats.cut_bucket_documents, 3);
+        assert_eq!((stats.candidate_pairs, stats.copies), (0, 0));
+        // At a bound of 3 they are one story, and nothing is cut.
+        config.cluster.max_bucket = 3;
+        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
+        assert_eq!(clusters.len(), 1);
+        assert_eq!((stats.cut_buckets, stats.cut_bucket_documents), (0, 0));
+    }
+
+    #[test]
+    fn copies_cluster_beyond_the_bucket_bound() {
         let mut config = Config::default();
         config.cluster.max_bucket = 2;
         let a: Vec<u32> = (0..84).collect();
-        let sketches = vec![sketch(a.clone(), 10), sketch(a.clone(), 10), sketch(a, 10)];
+        let b: Vec<u32> = (0..80).chain(1000..1004).collect();
+        // Ten copies of one text and one near-copy of it: two distinct documents per bucket.
+        let mut sketches = vec![sketch(a.clone(), 10); 10];
+        sketches.insert(4, sketch(b, 10));
         let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
-        assert_eq!(clusters.len(), 3);
-        assert_eq!(stats.boilerplate_keys, stats.keys);
+        assert_eq!(clusters.len(), 1, "{clusters:?}");
+        assert_eq!(clusters[0].members.len(), 11);
+        assert_eq!(stats.copies, 9);
+        assert_eq!((stats.cut_buckets, stats.cut_bucket_documents), (0, 0));
+        // The near-copy pairs with the original only: the copies join it directly.
+        assert_eq!(stats.candidate_pairs, 1);
+        // A third distinct text in their buckets cuts them: the copies still cluster, and
+        // the cut counts the documents the originals stand for.
+        sketches.push(sketch((0..80).chain(2000..2004).collect(), 10));
+        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
+        assert_eq!(clusters[0].members.len(), 10, "{clusters:?}");
+        assert_eq!(stats.cut_bucket_documents, 12);
+    }
+
+    #[test]
+    fn with_copies_a_bucket_is_paired_as_without_them() {
+        // Twelve distinct near-copies and their copies: with every copy in a bucket it stands
+        // for more than 16 documents and is anchored, so the pairs are those of the anchor,
+        // and the result the same.
+        let config = Config::default();
+        let near = |d: u32| -> Vec<u32> { (0..80).chain(1000 * d..1000 * d + 4).collect() };
+        let distinct: Vec<Sketch> = (1..=12).map(|d| sketch(near(d), 50)).collect();
+        let mut with_copies = distinct.clone();
+        with_copies.extend(distinct.iter().take(6).cloned());
+        let (clusters, stats) = cluster(&with_copies, SetsView::none(), &config);
+        assert_eq!(stats.copies, 6);
+        assert_eq!(clusters.len(), 1);
+        let mut counted = ClusterStats::default();
+        let copies = find_copies(&with_copies, SetsView::none(), 0);
+        let mut bucketing = Bucketing::new(&config, 0, &copies);
+        let pairs = indexed_pairs(&with_copies, &config, &mut bucketing, usize::MAX);
+        bucketing.count_into(&mut counted);
+        // Anchored at document 0: 11 pairs, not the 66 of all pairs of 12 documents.
+        assert_eq!(pairs.len(), 11, "{pairs:?}");
+        assert!(pairs.iter().all(|&(a, _)| a == 0));
+        assert_eq!(counted.keys, stats.keys);
     }
 
     #[test]
     fn a_huge_bucket_costs_linear_pairs() {
         let mut config = Config::default();
-        config.signature.minima = 4;
+        config.signature.minima = 5;
         config.supershingle.target_similarity = 0.0;
         config.supershingle.groups = 1;
         config.supershingle.minima_per_group = 4;
         config.supershingle.matching = crate::config::Matching::Supershingle;
         config.cluster.max_bucket = 200_000;
         let n = 100_000;
-        let sketches = vec![sketch(vec![1, 2, 3, 4], 10); n];
-        let mut stats = ClusterStats::default();
-        let pairs = indexed_pairs(&sketches, &config, 0, &mut stats, INDEX_ENTRIES_PER_RANGE);
+        // Distinct documents (a fifth minimum of their own) that share the four of the key.
+        let sketches: Vec<Sketch> = (0..n as u32)
+            .map(|d| sketch(vec![1, 2, 3, 4, 10 + d], 10))
+            .collect();
+        let copies = Copies::default();
+        let mut bucketing = Bucketing::new(&config, 0, &copies);
+        let pairs = indexed_pairs(&sketches, &config, &mut bucketing, INDEX_ENTRIES_PER_RANGE);
         assert_eq!(pairs.len(), n - 1);
         assert!(pairs.iter().all(|&(a, _)| a == 0));
-        let (clusters, _) = cluster(&sketches, SetsView::none(), &config);
+        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
         assert_eq!(clusters.len(), 1);
+        assert_eq!(stats.copies, 0);
+    }
+
+    #[test]
+    fn any_number_of_copies_is_one_cluster_at_the_default_bound() {
+        let config = Config::default();
+        let minima: Vec<u32> = (0..84).collect();
+        for n in [5_000, 5_001, 20_000] {
+            let sketches = vec![sketch(minima.clone(), 100); n];
+            let (clusters, stats) = cluster(&sketches, SetsView::none(), &config);
+            assert_eq!(clusters.len(), 1, "{n} copies");
+            assert_eq!(clusters[0].members.len(), n);
+            assert_eq!(stats.copies, n - 1);
+            assert_eq!((stats.candidate_pairs, stats.cut_buckets), (0, 0));
+        }
     }
 
     #[test]
@@ -856,14 +1029,37 @@ mod tests {
             }
         }
         sketches.push(sketch(vec![u32::MAX; 84], 0));
-        let mut whole_stats = ClusterStats::default();
-        let whole = indexed_pairs(&sketches, config, 3, &mut whole_stats, usize::MAX);
-        assert!(whole.len() > 50, "{}", whole.len());
-        for per_range in [1, 100, 1000] {
-            let mut stats = ClusterStats::default();
-            let ranged = indexed_pairs(&sketches, config, 3, &mut stats, per_range);
-            assert_eq!(ranged, whole);
-            assert_eq!(stats, whole_stats);
+        // Copies of a few (some near-copies above kept every minimum, and are copies too).
+        for d in [5, 40, 41, 100] {
+            sketches.push(sketches[d].clone());
+        }
+        let copies = find_copies(&sketches, SetsView::none(), 3);
+        let last = sketches.len() as u32;
+        assert!((last - 4..last).all(|d| copies.is_copy(d)), "{copies:?}");
+        // The configured bound, and one that cuts the buckets of the larger families.
+        for max_bucket in [config.cluster.max_bucket, 2] {
+            let mut config = config.clone();
+            config.cluster.max_bucket = max_bucket;
+            let pairs_in_ranges = |per_range| {
+                let mut bucketing = Bucketing::new(&config, 3, &copies);
+                let pairs = indexed_pairs(&sketches, &config, &mut bucketing, per_range);
+                let mut stats = ClusterStats::default();
+                bucketing.count_into(&mut stats);
+                (pairs, stats)
+            };
+            let (whole, whole_stats) = pairs_in_ranges(usize::MAX);
+            let fewest = if max_bucket == 2 { 1 } else { 50 };
+            assert!(whole.len() > fewest, "{}", whole.len());
+            assert_eq!(
+                whole_stats.cut_buckets > 0,
+                max_bucket == 2,
+                "{whole_stats:?}"
+            );
+            for per_range in [1, 100, 1000] {
+                let (ranged, stats) = pairs_in_ranges(per_range);
+                assert_eq!(ranged, whole);
+                assert_eq!(stats, whole_stats);
+            }
         }
     }
 

@@ -13,7 +13,8 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::io::read::{Origin, ReadOptions, Record};
 use crate::pipeline::{
-    cluster_collection, Clustering, CollectOptions, Collection, Collector, Timings,
+    cluster_collection, cut_buckets_note, Clustering, CollectOptions, Collection, Collector,
+    Timings,
 };
 use crate::progress::{Progress, Quiet};
 use crate::sketch::Sketch;
@@ -303,6 +304,11 @@ pub struct Summary {
     pub skipped: u64,
     /// Bytes of the temporary file of shingle sets: 0 when they fit in memory.
     pub set_file_bytes: u64,
+    /// Candidate buckets cut: keys shared by more distinct documents than
+    /// `cluster.max-bucket`, which gave no pairs.
+    pub cut_buckets: usize,
+    /// Documents in the cut buckets.
+    pub cut_bucket_documents: usize,
 }
 
 impl Summary {
@@ -321,6 +327,8 @@ impl Summary {
                 .count(),
             skipped: collection.read.skipped + collection.duplicates,
             set_file_bytes: collection.set_file_bytes,
+            cut_buckets: clustering.stats.cut_buckets,
+            cut_bucket_documents: clustering.stats.cut_bucket_documents,
         }
     }
 
@@ -333,8 +341,9 @@ impl Summary {
                 bytes as f64 / 1e6
             ),
         };
+        let cut = cut_buckets_note(self.cut_buckets, self.cut_bucket_documents);
         format!(
-            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{on_file}; {:.2} s",
+            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{on_file}{cut}; {:.2} s",
             self.documents,
             self.clusters,
             self.multi_clusters,
@@ -343,5 +352,36 @@ impl Summary {
             self.skipped,
             elapsed.as_secs_f64()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_cut_buckets_only_when_there_are_some() {
+        let mut summary = Summary {
+            documents: 30_000,
+            clusters: 10_004,
+            multi_clusters: 2,
+            clustered_documents: 19_998,
+            too_short: 0,
+            skipped: 0,
+            set_file_bytes: 0,
+            cut_buckets: 0,
+            cut_bucket_documents: 0,
+        };
+        let elapsed = Duration::from_millis(1500);
+        let clean = summary.line(elapsed);
+        assert!(!clean.contains("cut"), "{clean}");
+        assert!(clean.ends_with("0 records skipped; 1.50 s"), "{clean}");
+        summary.cut_buckets = 7;
+        summary.cut_bucket_documents = 10_001;
+        let cut = summary.line(elapsed);
+        assert!(
+            cut.contains("; 7 candidate buckets of more distinct documents than cluster.max-bucket were cut: 10001 documents in them were not paired through them; 1.50 s"),
+            "{cut}"
+        );
     }
 }

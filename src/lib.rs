@@ -43,6 +43,8 @@ pub mod compare;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
+pub mod copies;
+#[doc(hidden)]
 pub mod index;
 #[doc(hidden)]
 pub mod io;

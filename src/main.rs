@@ -487,13 +487,17 @@ fn add_to_index(
     }
     if !args.run.quiet {
         eprintln!(
-            "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped); the index holds {} documents; {:.2} s",
+            "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped){}; the index holds {} documents; {:.2} s",
             report.assignments.len(),
             report.joined_existing,
             report.new_stories,
             report.merges.len(),
             report.replaced,
             skipped,
+            megashingle::pipeline::cut_buckets_note(
+                report.cut_buckets,
+                report.cut_bucket_documents
+            ),
             report.documents,
             started.elapsed().as_secs_f64()
         );

@@ -726,6 +726,17 @@ pub fn cluster_collection(
     })
 }
 
+/// What a summary line says of the candidate buckets cut at `cluster.max-bucket`, from
+/// `"; "` on; empty when none was cut.
+pub fn cut_buckets_note(buckets: usize, documents: usize) -> String {
+    match buckets {
+        0 => String::new(),
+        buckets => format!(
+            "; {buckets} candidate buckets of more distinct documents than cluster.max-bucket were cut: {documents} documents in them were not paired through them"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

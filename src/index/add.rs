@@ -71,6 +71,11 @@ pub struct AddReport {
     pub documents: u64,
     /// True when postings segments were merged, freeing the pages of their old copies.
     pub merged_postings: bool,
+    /// Candidate buckets cut: keys shared by more distinct documents than
+    /// `cluster.max-bucket` (see [`crate::cluster::ClusterStats`]).
+    pub cut_buckets: usize,
+    /// Documents in the cut buckets.
+    pub cut_bucket_documents: usize,
     /// Time of each step.
     pub timings: Timings,
 }
@@ -162,6 +167,8 @@ pub fn add(
             .as_ref()
             .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
         let joined = join(&all, sets, config, &known);
+        report.cut_buckets = joined.stats.cut_buckets;
+        report.cut_bucket_documents = joined.stats.cut_bucket_documents;
         timings.lap("index: joining", &mut clock);
 
         // Numbers for the new documents, in id order.
