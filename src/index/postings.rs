@@ -144,8 +144,10 @@ pub(crate) fn directories(
 }
 
 /// The documents holding each of `keys` (sorted, distinct), as sorted `(key, document)`
-/// pairs; removed documents are left out, and so is every key held by more than
-/// `max_bucket` documents (boilerplate).
+/// pairs; removed documents are left out. A key held by more than `max_bucket` documents
+/// (boilerplate, or a text indexed that many times) gives its oldest document only (the
+/// smallest number): one candidate stands for them, so the work stays bounded, and copies of
+/// a text indexed any number of times still find the story they were joined into.
 pub(crate) fn look_up(
     segments: &impl ReadableTable<u32, &'static [u8]>,
     chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
@@ -193,6 +195,8 @@ pub(crate) fn look_up(
     for run in found.chunk_by(|a, b| a.0 == b.0) {
         if run.len() <= max_bucket {
             kept.extend_from_slice(run);
+        } else {
+            kept.push(run[0]);
         }
     }
     Ok(kept)
@@ -560,8 +564,10 @@ mod tests {
             let found = p.look_up(&[7, 1500, 5000], 5000).unwrap();
             assert_eq!(found.iter().filter(|f| f.0 == 7).count(), 2000);
             assert_eq!(found.iter().filter(|f| f.0 == 1500).count(), 1);
-            // A bucket over max-bucket is left out.
-            assert!(p.look_up(&[7], 1999).unwrap().is_empty());
+            // A bucket over max-bucket gives its oldest document only.
+            assert_eq!(p.look_up(&[7], 1999).unwrap(), vec![(7, 0)]);
+            let found = p.look_up(&[7, 1500], 1999).unwrap();
+            assert_eq!(found, vec![(7, 0), (1500, 500)]);
             // A big enough second segment merges into the first; dead documents go.
             p.dead.insert(500, ()).unwrap();
             let second: Vec<(u32, u32)> = (0..1500).map(|d| (1500, 2000 + d)).collect();

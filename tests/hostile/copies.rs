@@ -1,7 +1,7 @@
 //! Copies beyond the bucket bound: thousands of identical and near-identical documents. A
-//! text syndicated more times than `cluster.max-bucket` (5,000) is one story all the same, and
-//! a bucket still cut among distinct documents is named in the summary line. The inputs are
-//! made here, a few megabytes each.
+//! text syndicated more times than `cluster.max-bucket` (5,000) is one story all the same, in
+//! `cluster` and in the index, and a bucket still cut among distinct documents is named in the
+//! summary line. The inputs are made here, a few megabytes each.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -171,4 +171,45 @@ fn a_bucket_cut_among_distinct_documents_is_named_in_the_summary() {
     let (clusters, summary) = cluster(dir.path(), &[]);
     assert_eq!(clusters.len(), 1, "{summary}");
     assert!(!summary.contains("cut"), "{summary}");
+}
+
+#[test]
+fn copies_indexed_night_after_night_join_one_story() {
+    // More copies than the bound in one night, then one more the next night: the second
+    // night's copy finds the story through the oldest indexed copy.
+    let dir = temp();
+    let text = member(1, 3, 0);
+    let rows: Vec<(String, String)> = (0..5_100)
+        .map(|i| (format!("night1-{i:04}"), text.clone()))
+        .collect();
+    write_csv(dir.path(), &rows);
+    let add = |dir: &Path| {
+        let assert = megashingle(dir)
+            .args(["index", "add", "--db", "stories.db", "docs.csv"])
+            .assert()
+            .code(0);
+        let output = assert.get_output();
+        (
+            members_by(&stdout_of(output), "story_id"),
+            stderr_lines(output),
+        )
+    };
+    let (stories, stderr) = add(dir.path());
+    assert_eq!(stories.len(), 1, "{stderr:#?}");
+    assert_eq!(stories.values().next().unwrap().len(), 5_100);
+    write_csv(
+        dir.path(),
+        &[
+            ("night2-copy".to_owned(), member(1, 3, 1)),
+            ("night2-near".to_owned(), member(1, 4, 0)),
+        ],
+    );
+    let (second, stderr) = add(dir.path());
+    let first_story = stories.keys().next().unwrap();
+    assert_eq!(
+        second.keys().collect::<Vec<_>>(),
+        vec![first_story],
+        "{stderr:#?}"
+    );
+    assert_eq!(second[first_story].len(), 2);
 }
