@@ -25,7 +25,10 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 mod common;
-use common::{megashingle, single_error_line, stderr_lines, stderr_of, stdout_of, temp, BIN};
+use common::{
+    dev_benchmark_docs, megashingle, single_error_line, stderr_lines, stderr_of, stdout_of, temp,
+    BIN,
+};
 
 const ASSIGNMENT_HEADER: [&str; 5] = ["doc_id", "story_id", "new_story", "similarity", "status"];
 const EXPORT_HEADER: [&str; 4] = ["doc_id", "story_id", "story_size", "added_at"];
@@ -1299,12 +1302,13 @@ fn pairwise_f1(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> f6
 
 #[test]
 fn two_halves_of_the_dev_benchmark_agree_with_batch_clustering() {
-    let docs_csv_path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/rewrites-dev/docs.csv"
-    );
+    let Some(docs_csv_path) =
+        dev_benchmark_docs("two_halves_of_the_dev_benchmark_agree_with_batch_clustering")
+    else {
+        return;
+    };
     let started = Instant::now();
-    let mut reader = csv::Reader::from_path(docs_csv_path).expect("the dev benchmark");
+    let mut reader = csv::Reader::from_path(&docs_csv_path).expect("the dev benchmark");
     let header = reader.byte_headers().unwrap().clone();
     let records: Vec<csv::ByteRecord> = reader.byte_records().map(|r| r.unwrap()).collect();
     assert_eq!(records.len(), 4000, "the dev benchmark has 4000 documents");
@@ -1348,7 +1352,9 @@ fn two_halves_of_the_dev_benchmark_agree_with_batch_clustering() {
     );
 
     let out = megashingle(index.path())
-        .args(["cluster", "-q", "-j", "2", docs_csv_path, "-o", "batch.csv"])
+        .args(["cluster", "-q", "-j", "2"])
+        .arg(&docs_csv_path)
+        .args(["-o", "batch.csv"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));

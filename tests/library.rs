@@ -8,7 +8,7 @@ use megashingle::{Clusterer, Config, Error, Status};
 
 #[allow(dead_code)]
 mod common;
-use common::{megashingle, stdout_of};
+use common::{dev_benchmark_docs, megashingle, stdout_of};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -79,14 +79,10 @@ fn facade_gives_the_binary_table_on_the_news_fixtures() {
 
 #[test]
 fn facade_gives_the_binary_table_on_the_dev_benchmark() {
-    let docs = root().join("../shared/data/rewrites-dev/docs.csv");
-    if !docs.exists() {
-        println!(
-            "skipped: {} is absent (the dev benchmark lives beside the repository)",
-            docs.display()
-        );
+    let Some(docs) = dev_benchmark_docs("facade_gives_the_binary_table_on_the_dev_benchmark")
+    else {
         return;
-    }
+    };
     let mut reader = csv::Reader::from_path(&docs).expect("the benchmark reads");
     let headers = reader.headers().expect("a header").clone();
     let column = |name: &str| headers.iter().position(|h| h == name).expect("a column");

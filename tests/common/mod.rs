@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests: running the binary in a directory and reading
 //! what it printed.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
@@ -52,4 +53,21 @@ pub fn single_error_line(output: &Output) -> String {
         lines[0]
     );
     lines[0].clone()
+}
+
+/// The dev benchmark's documents, `../shared/data/rewrites-dev/docs.csv` beside the
+/// repository (CI has it), or `None` when they are absent, as in a fresh clone: then a line on
+/// stderr says that `test` skips the benchmark and why. The line is written to stderr itself,
+/// which the test harness does not hold back as it holds back what a passing test prints.
+pub fn dev_benchmark_docs(test: &str) -> Option<PathBuf> {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rewrites-dev/docs.csv");
+    if docs.is_file() {
+        return Some(docs);
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: {test} on the dev benchmark: {} is absent (the benchmark lives beside the repository, in ../shared)",
+        docs.display()
+    );
+    None
 }
