@@ -3,14 +3,13 @@
 //! second time and copied record by record, every column or field as it was, skipping the
 //! removed records (a record is known by its input and the line it starts on).
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use megashingle::io::csv_records::{CsvRecord, CsvRecords};
-use megashingle::io::read::InputFormat;
+use megashingle::io::read::{open_input, InputFormat};
 use megashingle::io::write::write_atomically;
 use megashingle::{Clusterer, Keep};
 
@@ -120,10 +119,7 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
         if input.is_dir() {
             bail!("{name}: a folder of documents; dedup writes records, so give CSV or JSONL files (use `cluster` for folders)");
         }
-        let extension = input
-            .extension()
-            .map(|e| e.to_string_lossy().to_lowercase())
-            .unwrap_or_default();
+        let (_, extension) = open_input(input)?;
         let format = match (given, extension.as_str()) {
             (Some(format), _) => format,
             (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
@@ -171,7 +167,7 @@ fn format_name(format: InputFormat) -> &'static str {
 
 /// The header row of a CSV file (empty for an empty file).
 fn csv_header(input: &Path) -> Result<CsvRecord> {
-    let file = File::open(input).with_context(|| format!("{}: cannot open", input.display()))?;
+    let (file, _) = open_input(input)?;
     let mut records = CsvRecords::new(BufReader::new(file));
     let mut header = CsvRecord::default();
     records
@@ -190,9 +186,9 @@ fn copy_kept(
 ) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, out);
     let open = |input: &Path| {
-        File::open(input)
-            .map(|f| BufReader::with_capacity(1 << 16, f))
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", input.display())))
+        open_input(input)
+            .map(|(f, _)| BufReader::with_capacity(1 << 16, f))
+            .map_err(std::io::Error::other)
     };
     match format {
         InputFormat::Csv => {

@@ -213,11 +213,7 @@ impl Reader<'_> {
         if meta.is_dir() {
             return self.read_folder(input);
         }
-        let extension = extension_of(input);
-        let file = File::open(input).map_err(|source| ReadError::Open {
-            path: name.clone(),
-            source,
-        })?;
+        let (file, extension) = open_input(input)?;
         let source: Arc<str> = Arc::from(name);
         let format = match (self.options.format, extension.as_str()) {
             (Some(format), _) => Some(format),
@@ -249,7 +245,7 @@ impl Reader<'_> {
                 };
                 let hint = format!(
                     "it was read as CSV because {why} (.csv; .jsonl, .ndjson, .json; \
-                     .txt, .html, .htm, .eml)"
+                     .txt, .html, .htm, .eml; each also as .gz or .zst)"
                 );
                 self.read_records(reader, &source, &hint)
             }
@@ -349,7 +345,7 @@ impl Reader<'_> {
 
     fn read_document(
         &mut self,
-        mut file: File,
+        mut file: impl Read,
         id: String,
         source: Arc<str>,
     ) -> Result<(), ReadError> {
@@ -383,17 +379,13 @@ impl Reader<'_> {
         })?;
         files.sort();
         for path in files {
-            if !DOCUMENT_EXTENSIONS.contains(&extension_of(&path).as_str()) {
+            if !DOCUMENT_EXTENSIONS.contains(&compression_of(&path).1.as_str()) {
                 self.summary.ignored_files += 1;
                 continue;
             }
             let id = relative_id(folder, &path);
-            let name = path.display().to_string();
-            let file = File::open(&path).map_err(|source| ReadError::Open {
-                path: name.clone(),
-                source,
-            })?;
-            self.read_document(file, id, Arc::from(name))?;
+            let (file, _) = open_input(&path)?;
+            self.read_document(file, id, Arc::from(path.display().to_string()))?;
         }
         Ok(())
     }
@@ -655,6 +647,61 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<us
 fn utf8(bytes: &[u8]) -> Result<&str, usize> {
     simdutf8::basic::from_utf8(bytes)
         .map_err(|_| std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len))
+}
+
+/// Opens a record or document file, decompressing `.gz` and `.zst` files as they are read;
+/// also gives the extension that tells its format (see [`compression_of`]).
+pub fn open_input(path: &Path) -> Result<(Box<dyn Read>, String), ReadError> {
+    let (compression, extension) = compression_of(path);
+    let name = path.display().to_string();
+    let file = File::open(path).map_err(|source| ReadError::Open {
+        path: name.clone(),
+        source,
+    })?;
+    Ok((compression.reader(file, &name)?, extension))
+}
+
+/// How a file is compressed, told by its last extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compression {
+    /// Plain: read as it is.
+    None,
+    /// `.gz`: one or more gzip members.
+    Gzip,
+    /// `.zst`: Zstandard frames.
+    Zstd,
+}
+
+impl Compression {
+    /// The file's contents, decompressed as they are read.
+    fn reader(self, file: File, name: &str) -> Result<Box<dyn Read>, ReadError> {
+        Ok(match self {
+            Compression::None => Box::new(file),
+            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+                BufReader::with_capacity(1 << 16, file),
+            )),
+            Compression::Zstd => {
+                Box::new(zstd::Decoder::new(file).map_err(|source| ReadError::Open {
+                    path: name.to_owned(),
+                    source,
+                })?)
+            }
+        })
+    }
+}
+
+/// How `path` is compressed, and the extension that tells its format: the one before `.gz` or
+/// `.zst` (`docs.jsonl.gz` is JSONL), else its own, in lower case.
+fn compression_of(path: &Path) -> (Compression, String) {
+    let compression = match extension_of(path).as_str() {
+        "gz" => Compression::Gzip,
+        "zst" => Compression::Zstd,
+        _ => return (Compression::None, extension_of(path)),
+    };
+    let inner = path
+        .file_stem()
+        .map_or_else(String::new, |stem| extension_of(Path::new(stem)));
+    (compression, inner)
 }
 
 fn extension_of(path: &Path) -> String {
