@@ -1,9 +1,13 @@
 //! Comparing two texts: exact Dice and Jaccard of their shingle sets, the estimate from the
 //! minima, the supershingles and megashingles they share, how much of each text's lead the
-//! other holds, and the shared fragments as text.
+//! other holds, and the shared fragments as text. A text is prepared once ([`Prepared`]) and
+//! can then be compared with many.
+
+use std::ops::Range;
 
 use serde::Serialize;
 
+use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
 use crate::shingle::{key, shingle_set, Lead};
 use crate::signature::estimate_jaccard;
@@ -58,30 +62,136 @@ pub struct TooShort {
     pub k: usize,
 }
 
-struct Side {
+/// A text made ready to be compared with others: its canonical words, shingle windows and
+/// set, signature and candidate keys. Preparing each text once lets one text be compared with
+/// many (a story's representative with each member) without doing its work again.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    shingle_size: usize,
     words: Vec<String>,
     windows: Vec<u64>,
     set: Vec<u32>,
+    signature: Vec<u32>,
+    supershingles: Vec<u64>,
+    megashingles: Vec<u64>,
 }
 
-fn side(text: &str, name: &str, sketcher: &Sketcher) -> Result<Side, TooShort> {
-    let words = sketcher.canonicalizer().words(text);
-    let k = sketcher.shingle_size();
-    if words.len() < k {
-        return Err(TooShort {
-            name: name.to_owned(),
-            words: words.len(),
-            k,
-        });
+impl Prepared {
+    /// Its canonical words, in order.
+    pub fn words(&self) -> &[String] {
+        &self.words
     }
-    let hashes: Vec<u64> = words.iter().map(|w| sketcher.word_hash(w)).collect();
-    let windows = sketcher.windows(&hashes);
-    let set = shingle_set(&windows);
-    Ok(Side {
-        words,
-        windows,
-        set,
-    })
+
+    /// The maximal runs of its words (as ranges of word positions) covered by shingles that
+    /// `other` also has: the passages the two texts share, as this text has them.
+    pub fn shared_runs(&self, other: &Prepared) -> Vec<Range<usize>> {
+        let k = self.shingle_size;
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        for (i, window) in self.windows.iter().enumerate() {
+            if other.set.binary_search(&key(*window)).is_err() {
+                continue;
+            }
+            match runs.last_mut() {
+                Some(run) if i <= run.end => run.end = i + k,
+                _ => runs.push(i..i + k),
+            }
+        }
+        runs
+    }
+
+    /// The share of its lead found in `other`.
+    fn lead_share_in(&self, other: &[u32]) -> f64 {
+        let keys: Vec<u32> = self.windows.iter().map(|&w| key(w)).collect();
+        Lead::of(&keys).share_in(other).unwrap_or(0.0)
+    }
+}
+
+/// Prepares and compares texts under one configuration.
+#[derive(Debug)]
+pub struct Comparer {
+    sketcher: Sketcher,
+    maker: KeyMaker,
+}
+
+impl Comparer {
+    /// A comparer for `config`.
+    pub fn new(config: &Config) -> Comparer {
+        let grouping = config.supershingle.grouping(config.signature.minima);
+        Comparer {
+            sketcher: Sketcher::new(config),
+            maker: KeyMaker::new(&grouping, config.signature.seed),
+        }
+    }
+
+    /// The canonicalizer that makes the words compared.
+    pub fn canonicalizer(&self) -> &Canonicalizer {
+        self.sketcher.canonicalizer()
+    }
+
+    /// `text` made ready for comparisons; `name` labels it in the error when it is too short.
+    pub fn prepare(&self, text: &str, name: &str) -> Result<Prepared, TooShort> {
+        self.prepare_visible(&self.canonicalizer().visible_text(text), name)
+    }
+
+    /// [`Comparer::prepare`] for a text already made visible
+    /// ([`Canonicalizer::visible_text`]).
+    pub fn prepare_visible(&self, visible: &str, name: &str) -> Result<Prepared, TooShort> {
+        let sketcher = &self.sketcher;
+        let mut words = Vec::new();
+        let canonicalizer = sketcher.canonicalizer();
+        canonicalizer
+            .for_each_word_of_visible(visible, &mut String::new(), |w| words.push(w.to_owned()));
+        let k = sketcher.shingle_size();
+        if words.len() < k {
+            return Err(TooShort {
+                name: name.to_owned(),
+                words: words.len(),
+                k,
+            });
+        }
+        let hashes: Vec<u64> = words.iter().map(|w| sketcher.word_hash(w)).collect();
+        let windows = sketcher.windows(&hashes);
+        let set = shingle_set(&windows);
+        let signature = sketcher.signature(&set);
+        let supershingles = self.maker.supershingles(&signature);
+        let megashingles = self.maker.megashingles(&supershingles);
+        Ok(Prepared {
+            shingle_size: k,
+            words,
+            windows,
+            set,
+            signature,
+            supershingles,
+            megashingles,
+        })
+    }
+
+    /// Compares two prepared texts.
+    pub fn compare(&self, a: &Prepared, b: &Prepared) -> Comparison {
+        let common = intersection_size(&a.set, &b.set);
+        let total = a.set.len() + b.set.len();
+        Comparison {
+            dice: 2.0 * common as f64 / total as f64,
+            jaccard: common as f64 / (total - common) as f64,
+            estimated_jaccard: estimate_jaccard(&a.signature, &b.signature),
+            first_shingles: a.set.len(),
+            second_shingles: b.set.len(),
+            common,
+            shingle_size: self.sketcher.shingle_size(),
+            minima: a.signature.len(),
+            shared_supershingles: shared_slots(&a.supershingles, &b.supershingles),
+            supershingles: a.supershingles.len(),
+            shared_megashingles: shared_slots(&a.megashingles, &b.megashingles),
+            megashingles: a.megashingles.len(),
+            first_lead_in_second: a.lead_share_in(&b.set),
+            second_lead_in_first: b.lead_share_in(&a.set),
+            shared_fragments: a
+                .shared_runs(b)
+                .into_iter()
+                .map(|run| a.words[run].join(" "))
+                .collect(),
+        }
+    }
 }
 
 /// Compares two texts under `config`; the names label the texts in errors.
@@ -90,64 +200,10 @@ pub fn compare(
     (second, second_name): (&str, &str),
     config: &Config,
 ) -> Result<Comparison, TooShort> {
-    let sketcher = Sketcher::new(config);
-    let a = side(first, first_name, &sketcher)?;
-    let b = side(second, second_name, &sketcher)?;
-    let common = intersection_size(&a.set, &b.set);
-    let total = a.set.len() + b.set.len();
-    let (sig_a, sig_b) = (sketcher.signature(&a.set), sketcher.signature(&b.set));
-    let grouping = config.supershingle.grouping(config.signature.minima);
-    let maker = KeyMaker::new(&grouping, config.signature.seed);
-    let (super_a, super_b) = (maker.supershingles(&sig_a), maker.supershingles(&sig_b));
-    let (mega_a, mega_b) = (maker.megashingles(&super_a), maker.megashingles(&super_b));
-    Ok(Comparison {
-        dice: 2.0 * common as f64 / total as f64,
-        jaccard: common as f64 / (total - common) as f64,
-        estimated_jaccard: estimate_jaccard(&sig_a, &sig_b),
-        first_shingles: a.set.len(),
-        second_shingles: b.set.len(),
-        common,
-        shingle_size: sketcher.shingle_size(),
-        minima: sig_a.len(),
-        shared_supershingles: shared_slots(&super_a, &super_b),
-        supershingles: super_a.len(),
-        shared_megashingles: shared_slots(&mega_a, &mega_b),
-        megashingles: mega_a.len(),
-        first_lead_in_second: a.lead_share_in(&b.set),
-        second_lead_in_first: b.lead_share_in(&a.set),
-        shared_fragments: shared_fragments(&a, &b.set, sketcher.shingle_size()),
-    })
-}
-
-impl Side {
-    /// The share of its lead found in `other`.
-    fn lead_share_in(&self, other: &[u32]) -> f64 {
-        let keys: Vec<u32> = self.windows.iter().map(|&w| key(w)).collect();
-        Lead::of(&keys).share_in(other).unwrap_or(0.0)
-    }
-}
-
-/// Runs of `side`'s words covered by windows whose hash is in `other`.
-fn shared_fragments(side: &Side, other: &[u32], k: usize) -> Vec<String> {
-    let mut fragments = Vec::new();
-    let mut run: Option<(usize, usize)> = None;
-    for (i, window) in side.windows.iter().enumerate() {
-        let shared = other.binary_search(&key(*window)).is_ok();
-        run = match (shared, run) {
-            (true, Some((start, end))) if i <= end => Some((start, i + k)),
-            (true, previous) => {
-                if let Some((start, end)) = previous {
-                    fragments.push(side.words[start..end].join(" "));
-                }
-                Some((i, i + k))
-            }
-            (false, previous) => previous,
-        };
-    }
-    if let Some((start, end)) = run {
-        fragments.push(side.words[start..end].join(" "));
-    }
-    fragments
+    let comparer = Comparer::new(config);
+    let a = comparer.prepare(first, first_name)?;
+    let b = comparer.prepare(second, second_name)?;
+    Ok(comparer.compare(&a, &b))
 }
 
 #[cfg(test)]
@@ -178,6 +234,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.shared_fragments, ["one two three", "four five six"]);
+    }
+
+    #[test]
+    fn shared_runs_are_word_ranges_on_each_side() {
+        let comparer = Comparer::new(&with_k(2));
+        let a = comparer.prepare("x one two three y", "a").unwrap();
+        let b = comparer.prepare("one two three q r", "b").unwrap();
+        assert_eq!(a.shared_runs(&b), [Range { start: 1, end: 4 }]);
+        assert_eq!(b.shared_runs(&a), [Range { start: 0, end: 3 }]);
+        assert_eq!(&a.words()[1..4], ["one", "two", "three"]);
+        assert_eq!(comparer.compare(&a, &b).shared_fragments, ["one two three"]);
     }
 
     #[test]
