@@ -30,6 +30,10 @@
 //! needs the two texts to open alike (`cluster.attach-lead`): rewrites keep a story's lead,
 //! while texts on one topic, or letters filled in from one template, share phrases further in.
 //!
+//! Each union is recorded as a [`Link`], so a reader can see how each member came into its
+//! cluster ([`joined_via`]): on a verified pair with the representative, through another
+//! member, or attached on a weak link.
+//!
 //! Documents are numbered in id order and ties are broken by number, so the result does not
 //! depend on the order of the input or the number of threads.
 //!
@@ -325,6 +329,121 @@ pub struct Joined {
     pub representatives: Vec<u32>,
     /// Counts from the run.
     pub stats: ClusterStats,
+    /// The links that joined the sets, in the order they were made: a tree over each set.
+    pub links: Vec<Link>,
+}
+
+/// A link that joined the sets of two documents: a verified pair, or the weak link that
+/// attached a lone document to a story. Each union makes one, so the links of a clustering
+/// form a tree over each cluster (a known story's members are not linked).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Link {
+    /// One document.
+    pub a: u32,
+    /// The other.
+    pub b: u32,
+    /// The pair's score: its Jaccard or containment for a verified pair, its Jaccard for a
+    /// weak link.
+    pub score: f64,
+    /// True for a weak link (a lone document attached, `cluster.attach-similarity`).
+    pub weak: bool,
+}
+
+/// How a member came into its cluster, seen from the representative: linked to it directly,
+/// or the first link on its way there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Via {
+    /// The document at the other end of that link: the representative itself for a member
+    /// whose pair with it passes, else the member it joined through.
+    pub partner: u32,
+    /// The link's score (see [`Link::score`]).
+    pub score: f64,
+    /// True when that link is weak.
+    pub weak: bool,
+    /// Links between the member and the representative: 1 for a direct link.
+    pub depth: u32,
+}
+
+/// How each document came into its cluster, by document number: `None` for a representative
+/// and for a document no link reaches (one alone). `links` are those of the clustering that
+/// made `clusters` from `sketches` and `sets` (see [`cluster_with_links`]).
+///
+/// The links are followed from each representative. A member whose own pair with the
+/// representative passes the pair check (as verification checks pairs) is linked to it
+/// directly, whichever link joined it first; any other member joined through the member its
+/// links lead through, and a member attached on a weak link keeps that link.
+pub fn joined_via(
+    clusters: &[Cluster],
+    links: &[Link],
+    sketches: &[Sketch],
+    shingles: SetsView,
+    config: &Config,
+) -> Vec<Option<Via>> {
+    let documents = sketches.len();
+    // Each document's links, in one list cut by offsets.
+    let mut offsets = vec![0u32; documents + 1];
+    for link in links {
+        offsets[link.a as usize + 1] += 1;
+        offsets[link.b as usize + 1] += 1;
+    }
+    for i in 0..documents {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut filled = offsets.clone();
+    let mut adjacent = vec![0u32; 2 * links.len()];
+    for (number, link) in links.iter().enumerate() {
+        for end in [link.a, link.b] {
+            adjacent[filled[end as usize] as usize] = number as u32;
+            filled[end as usize] += 1;
+        }
+    }
+    let mut via: Vec<Option<Via>> = vec![None; documents];
+    let verifier = Verifier::new(config);
+    let mut buffers = Buffers::default();
+    let mut reached: Vec<u32> = Vec::new();
+    for cluster in clusters {
+        // The members in the order the links reach them from the representative.
+        let root = cluster.representative();
+        reached.clear();
+        reached.push(root);
+        let mut next = 0;
+        while let Some(&doc) = reached.get(next) {
+            next += 1;
+            let (from, to) = (offsets[doc as usize], offsets[doc as usize + 1]);
+            for &number in &adjacent[from as usize..to as usize] {
+                let link = links[number as usize];
+                let other = if link.a == doc { link.b } else { link.a };
+                if other == root || via[other as usize].is_some() {
+                    continue;
+                }
+                via[other as usize] = Some(Via {
+                    partner: doc,
+                    score: link.score,
+                    weak: link.weak,
+                    depth: 0,
+                });
+                reached.push(other);
+            }
+        }
+        // A member whose own pair with the representative passes is linked to it directly;
+        // the others are as many links away as the member they joined through, and one.
+        for &doc in &reached[1..] {
+            let mut v = via[doc as usize].expect("reached by a link");
+            let (a, b) = (&sketches[doc as usize], &sketches[root as usize]);
+            let direct = (!v.weak && v.partner != root)
+                .then(|| verifier.score(a, b, || buffers.sets(shingles, doc, root)))
+                .flatten();
+            if let Some(score) = direct {
+                (v.partner, v.score) = (root, score);
+            }
+            v.depth = match via[v.partner as usize] {
+                Some(partner) if v.partner != root => partner.depth + 1,
+                _ => 1,
+            };
+            via[doc as usize] = Some(v);
+        }
+    }
+    via
 }
 
 /// Clusters of documents, sketches given in document-number order (by id); `sets` gives the
@@ -334,13 +453,33 @@ pub fn cluster(
     sets: SetsView,
     config: &Config,
 ) -> (Vec<Cluster>, ClusterStats) {
+    let (clusters, stats, _) = cluster_with_links(sketches, sets, config);
+    (clusters, stats)
+}
+
+/// [`cluster`], with the links that joined the clusters (see [`joined_via`]).
+pub fn cluster_with_links(
+    sketches: &[Sketch],
+    sets: SetsView,
+    config: &Config,
+) -> (Vec<Cluster>, ClusterStats, Vec<Link>) {
     let joined = join(sketches, sets, config, &Known::default());
-    let clusters = joined
-        .sets
+    (
+        clusters_of(joined.sets, sketches),
+        joined.stats,
+        joined.links,
+    )
+}
+
+/// Sets of documents as clusters in output order: each set's representative first, then its
+/// members by similarity to it; larger clusters first. A table of stories made elsewhere (a
+/// clusters file, an index) is ordered this way to be shown as `cluster` shows its own.
+pub fn clusters_of(sets: Vec<Vec<u32>>, sketches: &[Sketch]) -> Vec<Cluster> {
+    let clusters = sets
         .into_iter()
         .map(|members| order_members(members, sketches))
         .collect::<Vec<_>>();
-    (sort_clusters(clusters), joined.stats)
+    sort_clusters(clusters)
 }
 
 /// Joins documents into sets: candidate pairs, verified, joined strongest first with the
@@ -401,7 +540,8 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
         sets.size[root as usize] += story.unloaded;
         representative[root as usize] = story.representative;
     }
-    for (_, a, b) in verified {
+    let mut links = Vec::new();
+    for (score, a, b) in verified {
         let (ra, rb) = (sets.find(a), sets.find(b));
         if ra == rb {
             continue;
@@ -426,6 +566,12 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
             std::cmp::Ordering::Equal => fuller(pa, pb, sketches),
         };
         sets.union(a, b);
+        links.push(Link {
+            a,
+            b,
+            score,
+            weak: false,
+        });
         let root = sets.find(a);
         representative[root as usize] = keep;
     }
@@ -434,7 +580,7 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
             .iter()
             .filter(|pair| pair.2)
             .map(|&(jaccard, _, _, a, b)| (jaccard, a, b));
-        stats.attached = attach_lone_documents(&mut sets, weak, attach);
+        stats.attached = attach_lone_documents(&mut sets, weak, attach, &mut links);
     }
     let members = sets.sets();
     let representatives = members
@@ -445,6 +591,7 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
         sets: members,
         representatives,
         stats,
+        links,
     }
 }
 
@@ -535,11 +682,13 @@ impl KeptSets {
 /// Joins each document that is still alone to the cluster of its most similar candidate, when
 /// that candidate is in a cluster of two or more and their estimated Jaccard is at least
 /// `attach`. A lone document can only join one story, never bridge two, and two lone documents
-/// are never joined on a weak link. Returns the number of documents attached.
+/// are never joined on a weak link. Each attachment is added to `links`. Returns the number of
+/// documents attached.
 fn attach_lone_documents(
     sets: &mut UnionFind,
     pairs: impl Iterator<Item = (f64, u32, u32)>,
     attach: f64,
+    links: &mut Vec<Link>,
 ) -> usize {
     let n = sets.parent.len();
     let size: Vec<u32> = (0..n as u32)
@@ -564,8 +713,14 @@ fn attach_lone_documents(
     }
     let mut attached = 0;
     for (lone, choice) in best.into_iter().enumerate() {
-        if let Some((_, other)) = choice {
+        if let Some((jaccard, other)) = choice {
             sets.union(lone as u32, other);
+            links.push(Link {
+                a: lone as u32,
+                b: other,
+                score: jaccard,
+                weak: true,
+            });
             attached += 1;
         }
     }
@@ -1069,9 +1224,111 @@ mod tests {
         sets.union(0, 1);
         // 2 is weakly like 1 (in a story) and more weakly like 3 (alone); 3 and 4 are alone.
         let pairs = vec![(0.26, 1, 2), (0.25, 2, 3), (0.3, 3, 4)];
-        let attached = attach_lone_documents(&mut sets, pairs.into_iter(), 0.25);
+        let mut links = Vec::new();
+        let attached = attach_lone_documents(&mut sets, pairs.into_iter(), 0.25, &mut links);
         assert_eq!(attached, 1);
         assert_eq!(sets.sets(), vec![vec![0, 1, 2], vec![3], vec![4]]);
+        let weak = Link {
+            a: 2,
+            b: 1,
+            score: 0.26,
+            weak: true,
+        };
+        assert_eq!(links, [weak]);
+    }
+
+    #[test]
+    fn each_member_is_reached_from_the_representative_by_its_links() {
+        let link = |a, b, score, weak| Link { a, b, score, weak };
+        // 0-1 and 1-2 verified, 3 attached to 2 on a weak link; 4 and 5 alone.
+        let links = [
+            link(1, 2, 0.9, false),
+            link(0, 1, 0.8, false),
+            link(3, 2, 0.25, true),
+        ];
+        // 5 is linked through 2, but its own pair with 0 passes; 6 joined through 5.
+        let links = [
+            links[0],
+            links[1],
+            links[2],
+            link(2, 5, 0.7, false),
+            link(6, 5, 0.6, false),
+        ];
+        let clusters = vec![
+            Cluster {
+                members: vec![
+                    (0, Some(1.0)),
+                    (1, Some(0.8)),
+                    (5, Some(1.0)),
+                    (2, Some(0.0)),
+                    (3, Some(0.0)),
+                    (6, Some(0.0)),
+                ],
+            },
+            Cluster {
+                members: vec![(4, Some(1.0))],
+            },
+        ];
+        let like = |from: u32| sketch((from..from + 84).collect(), 100);
+        let sketches = [
+            like(0),
+            like(0),
+            like(1000),
+            like(2000),
+            like(0),
+            like(0),
+            like(3000),
+        ];
+        let config = Config::default();
+        let via = joined_via(&clusters, &links, &sketches, SetsView::none(), &config);
+        let hop = |partner, score, weak, depth| {
+            Some(Via {
+                partner,
+                score,
+                weak,
+                depth,
+            })
+        };
+        assert_eq!(via[0], None);
+        assert_eq!(via[1], hop(0, 0.8, false, 1));
+        assert_eq!(via[2], hop(1, 0.9, false, 2));
+        assert_eq!(via[3], hop(2, 0.25, true, 3));
+        assert_eq!(via[4], None);
+        assert_eq!(via[5], hop(0, 1.0, false, 1));
+        assert_eq!(via[6], hop(5, 0.6, false, 2));
+    }
+
+    #[test]
+    fn links_record_verified_pairs_and_weak_attachments() {
+        let config = Config::default();
+        let a: Vec<u32> = (0..84).collect();
+        // Shares 24 of 84 minima with `a`: estimated Jaccard 0.29, enough to attach only.
+        let weak: Vec<u32> = (0..24).chain(1000..1060).collect();
+        let sketches = vec![sketch(a.clone(), 100), sketch(a, 100), sketch(weak, 100)];
+        let (clusters, stats, links) = cluster_with_links(&sketches, SetsView::none(), &config);
+        assert_eq!((clusters.len(), stats.attached), (1, 1));
+        assert_eq!(links.len(), 2);
+        let via = joined_via(&clusters, &links, &sketches, SetsView::none(), &config);
+        assert_eq!(clusters[0].representative(), 0);
+        assert!(matches!(
+            via[1],
+            Some(Via {
+                partner: 0,
+                weak: false,
+                depth: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            via[2],
+            Some(Via {
+                partner: 0,
+                weak: true,
+                depth: 1,
+                ..
+            })
+        ));
+        assert_eq!(cluster(&sketches, SetsView::none(), &config).0, clusters);
     }
 
     #[test]

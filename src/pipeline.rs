@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use crate::boilerplate::{
     document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
 };
-use crate::cluster::{cluster, Cluster, ClusterStats};
+use crate::cluster::{cluster, cluster_with_links, Cluster, ClusterStats, Link};
 use crate::config::{Config, Verify};
 use crate::error::Error;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
@@ -694,6 +694,8 @@ pub struct Clustering {
     pub clusters: Vec<Cluster>,
     /// Counts from the clustering.
     pub stats: ClusterStats,
+    /// The links that joined the clusters (see [`crate::cluster::joined_via`]).
+    pub links: Vec<Link>,
     /// Its wall-clock time.
     pub elapsed: Duration,
 }
@@ -712,7 +714,7 @@ pub fn cluster_collection(
         .sets
         .as_ref()
         .map_or(SetsView::none(), |store| SetsView::of(store, 0));
-    let (clusters, stats) = pool.install(|| cluster(sketches, sets, config));
+    let (clusters, stats, links) = pool.install(|| cluster_with_links(sketches, sets, config));
     let elapsed = started.elapsed();
     if let Some(failure) = collection.sets.as_ref().and_then(SetStore::take_failure) {
         return Err(Error::spill(failure));
@@ -722,6 +724,7 @@ pub fn cluster_collection(
     Ok(Clustering {
         clusters,
         stats,
+        links,
         elapsed,
     })
 }
