@@ -449,6 +449,7 @@ impl InputArgs {
             format: self.input_format,
             strict: self.strict,
             time_column,
+            columns: Vec::new(),
         }
     }
 }

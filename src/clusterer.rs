@@ -169,6 +169,7 @@ impl Clusterer {
             id,
             text: text.to_owned(),
             time,
+            columns: Vec::new(),
             origin: Origin {
                 order: (u32::MAX, position),
                 source: self.source.clone(),

@@ -106,6 +106,7 @@ impl IndexAddition<'_> {
             id,
             text: text.to_owned(),
             time,
+            columns: Vec::new(),
             origin: Origin {
                 order: (u32::MAX, position),
                 source: self.source.clone(),

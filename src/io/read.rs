@@ -36,6 +36,9 @@ pub struct ReadOptions {
     pub strict: bool,
     /// Column or field holding each document's time (RFC 3339 or a date), if any.
     pub time_column: Option<String>,
+    /// More columns or fields whose values are kept with each record, as they are (to be
+    /// shown, such as a source or a headline).
+    pub columns: Vec<String>,
 }
 
 impl Default for ReadOptions {
@@ -46,6 +49,7 @@ impl Default for ReadOptions {
             format: None,
             strict: false,
             time_column: None,
+            columns: Vec::new(),
         }
     }
 }
@@ -80,6 +84,9 @@ pub struct Record {
     pub text: String,
     /// Its time in seconds since 1970 (UTC), from the time column when one is read.
     pub time: Option<i64>,
+    /// The values of [`ReadOptions::columns`], in that order: empty where a record has none
+    /// (a JSONL record without the field, a whole-file document).
+    pub columns: Vec<String>,
     /// Where it came from.
     pub origin: Origin,
 }
@@ -103,7 +110,7 @@ pub enum ReadError {
         /// Why.
         source: std::io::Error,
     },
-    /// The id or text column is missing.
+    /// The id, text or another column asked for is missing.
     #[error("{path}: no {kind} `{column}` (choose it with {flag}); {kind}s found: {found}")]
     MissingColumn {
         /// The input.
@@ -311,6 +318,7 @@ impl Reader<'_> {
         id: String,
         text: String,
         time: Option<&str>,
+        columns: Vec<String>,
         origin: Origin,
     ) -> Result<(), ReadError> {
         if id.trim().is_empty() {
@@ -338,6 +346,7 @@ impl Reader<'_> {
             id,
             text,
             time,
+            columns,
             origin,
         });
         Ok(())
@@ -360,7 +369,10 @@ impl Reader<'_> {
             return self.skip(&origin, what);
         }
         match String::from_utf8(bytes) {
-            Ok(text) => self.accept(id, text, None, origin),
+            Ok(text) => {
+                let columns = vec![String::new(); self.options.columns.len()];
+                self.accept(id, text, None, columns, origin)
+            }
             Err(e) => self.skip(
                 &origin,
                 format!(
@@ -435,6 +447,9 @@ impl Reader<'_> {
             Some(name) => Some(column(name, "--time-column")?),
             None => None,
         };
+        let columns_at = (self.options.columns.iter())
+            .map(|name| column(name, "--column"))
+            .collect::<Result<Vec<usize>, ReadError>>()?;
         csv.expect_shape(RecordShape {
             fields: names.len(),
             id_at,
@@ -473,7 +488,10 @@ impl Reader<'_> {
                 (Ok(id), Ok(text)) => {
                     let time =
                         time_at.map(|at| String::from_utf8_lossy(record.get(at)).into_owned());
-                    self.accept(id, text, time.as_deref(), origin)?
+                    let columns = (columns_at.iter())
+                        .map(|&at| String::from_utf8_lossy(record.get(at)).into_owned())
+                        .collect();
+                    self.accept(id, text, time.as_deref(), columns, origin)?
                 }
                 (Err(what), _) | (_, Err(what)) => self.skip(&origin, what)?,
             }
@@ -565,6 +583,13 @@ impl Reader<'_> {
                 Some(serde_json::Value::Number(n)) => Some(n.to_string()),
                 _ => None,
             };
+            let columns = (self.options.columns.iter())
+                .map(|name| match object.get(name) {
+                    None | Some(serde_json::Value::Null) => String::new(),
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                })
+                .collect();
             let Some(serde_json::Value::String(text)) = object.remove(&self.options.text_column)
             else {
                 let what = format!(
@@ -574,7 +599,7 @@ impl Reader<'_> {
                 self.skip(&origin, what)?;
                 continue;
             };
-            self.accept(id, text, time.as_deref(), origin)?;
+            self.accept(id, text, time.as_deref(), columns, origin)?;
         }
     }
 }
@@ -1118,6 +1143,35 @@ mod tests {
         assert_eq!(utf16_encoding(text.as_bytes()), None);
         assert_eq!(utf16_encoding("привет, мир".as_bytes()), None);
         assert_eq!(utf16_encoding(&[0u8; 64]), None);
+    }
+
+    #[test]
+    fn more_columns_are_kept_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = ReadOptions {
+            columns: vec!["source".into(), "n".into()],
+            ..ReadOptions::default()
+        };
+        let path = file_with(&dir, "d.csv", b"n,id,text,source\n7,a,x,<b>Herald</b>\n");
+        let (_, records, _) = read(&path, &options);
+        assert_eq!(records[0].columns, ["<b>Herald</b>", "7"]);
+        let path = file_with(
+            &dir,
+            "d.jsonl",
+            b"{\"id\": \"a\", \"text\": \"x\", \"source\": \"S\", \"n\": 7}\n{\"id\": \"b\", \"text\": \"y\"}\n",
+        );
+        let (_, records, _) = read(&path, &options);
+        assert_eq!(records[0].columns, ["S", "7"]);
+        assert_eq!(records[1].columns, ["", ""]);
+        let path = file_with(&dir, "doc.txt", b"words");
+        let (_, records, _) = read(&path, &options);
+        assert_eq!(records[0].columns, ["", ""]);
+        let path = file_with(&dir, "e.csv", b"id,text\na,x\n");
+        let err = read(&path, &options).0.unwrap_err().to_string();
+        assert!(
+            err.ends_with("no column `source` (choose it with --column); columns found: id, text"),
+            "{err}"
+        );
     }
 
     #[test]
