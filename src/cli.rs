@@ -71,6 +71,16 @@ pub enum Command {
     Tune(TuneArgs),
     /// Print the effective configuration (defaults < file < flags) as TOML.
     Config(ConfigOnlyArgs),
+    /// Write an HTML report of the stories: every story with its members, how each joined,
+    /// and a member and its representative side by side with their shared passages.
+    ///
+    /// Clusters the inputs as `cluster` does (same flags and pipeline.toml), or shows the
+    /// stories of --clusters FILE (the output of `cluster` or `index export`) over the same
+    /// inputs. The page is one self-contained file that opens from disk: no network, readable
+    /// without JavaScript; its small inline script adds filters, paging and the side-by-side
+    /// view. Document texts and ids are shown as text and never run. The inputs are read
+    /// twice (the texts are read back for the page), so stdin cannot be one.
+    Report(ReportArgs),
     /// A persistent story index on disk that each night's documents join.
     ///
     /// `index add` puts new documents into the stories of the index (or new ones); story ids
@@ -116,6 +126,66 @@ pub enum IndexCommand {
     /// were added) and/or those listed in a file. Emptied stories go; a story whose
     /// representative goes gets a new one.
     Remove(IndexRemoveArgs),
+    /// Write an HTML report of the stories of the given documents (a night's) as the index
+    /// holds them: see `megashingle report`. The inputs must have been added.
+    Report(IndexReportArgs),
+}
+
+/// What a report shows besides the stories, and where it goes.
+#[derive(Debug, Args)]
+pub struct ReportOutputArgs {
+    /// The report file (HTML), replaced only when complete.
+    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
+    pub output: PathBuf,
+    /// CSV column or JSONL field with each document's time (RFC 3339, or YYYY-MM-DD), shown
+    /// with it.
+    #[arg(long, value_name = "NAME")]
+    pub time_column: Option<String>,
+    /// Another CSV column or JSONL field to show with each document, such as its source or
+    /// headline; repeatable.
+    #[arg(long = "column", value_name = "NAME")]
+    pub columns: Vec<String>,
+    /// Bytes of text kept of each document of a story of two or more, for the side-by-side
+    /// view; default: 8 MiB shared out among them, so the report stays about 30 MB at
+    /// 100,000 documents (every text is measured and compared whole all the same).
+    #[arg(long, value_name = "BYTES")]
+    pub text_bytes: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Inputs, read as `cluster` reads them (not stdin).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Show the stories of this clusters table (doc_id with cluster_id, from `cluster`, or
+    /// story_id, from `index export`) instead of clustering.
+    #[arg(long, value_name = "FILE")]
+    pub clusters: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportOutputArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexReportArgs {
+    #[command(flatten)]
+    pub db: IndexDbArgs,
+    /// The documents to show, read as `cluster` reads them (not stdin).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportOutputArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// The index file.

@@ -286,6 +286,13 @@ impl Clusters {
     pub fn parts(&self) -> (&Collection, &Clustering) {
         (&self.collection, &self.clustering)
     }
+
+    /// [`Clusters::parts`], taken: a command that needs the collection no further can free
+    /// what it holds (the shingle sets) before going on.
+    #[doc(hidden)]
+    pub fn into_parts(self) -> (Collection, Clustering) {
+        (self.collection, self.clustering)
+    }
 }
 
 /// The counts of a run, as the one-line summary prints them.

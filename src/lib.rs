@@ -53,6 +53,8 @@ pub mod keyset;
 #[doc(hidden)]
 pub mod pipeline;
 #[doc(hidden)]
+pub mod report;
+#[doc(hidden)]
 pub mod sets;
 #[doc(hidden)]
 pub mod shingle;

@@ -78,6 +78,7 @@ fn run(command: Command) -> Result<Outcome> {
         Command::Canon(args) => run_canon(args).map(|()| Outcome::Clean),
         Command::Compare(args) => run_compare(args).map(|()| Outcome::Clean),
         Command::Tune(args) => run_tune(args).map(|()| Outcome::Clean),
+        Command::Report(args) => cmd::report::run(args),
         Command::Index(command) => run_index(command),
         Command::Config(args) => args
             .config
@@ -121,6 +122,7 @@ fn processing(command: &Command) -> String {
     match command {
         Command::Cluster(args) => input_names(&args.inputs),
         Command::Dedup(args) => input_names(&args.inputs),
+        Command::Report(args) => input_names(&args.inputs),
         Command::Canon(args) => args.file.display().to_string(),
         Command::Compare(args) if args.text => "the two texts".into(),
         Command::Compare(args) => format!("{} and {}", args.first, args.second),
@@ -141,6 +143,9 @@ fn processing(command: &Command) -> String {
         }
         Command::Index(IndexCommand::Stats(args)) => args.db.display().to_string(),
         Command::Index(IndexCommand::Remove(args)) => args.db.db.display().to_string(),
+        Command::Index(IndexCommand::Report(args)) => {
+            format!("{} in {}", input_names(&args.inputs), args.db.db.display())
+        }
     }
 }
 
@@ -155,6 +160,7 @@ fn index_of(command: &Command) -> Option<PathBuf> {
         IndexCommand::Export(a) | IndexCommand::Merges(a) => a.db.db.clone(),
         IndexCommand::Stats(a) => a.db.clone(),
         IndexCommand::Remove(a) => a.db.db.clone(),
+        IndexCommand::Report(a) => a.db.db.clone(),
     })
 }
 
@@ -398,6 +404,7 @@ fn run_index(command: IndexCommand) -> Result<Outcome> {
             Ok(Outcome::Clean)
         }
         IndexCommand::Remove(args) => run_index_remove(args),
+        IndexCommand::Report(args) => cmd::report::run_index(args),
     }
 }
 

@@ -1,0 +1,231 @@
+//! `megashingle report` and `index report`: the stories of the inputs as one HTML page. The
+//! inputs are clustered through the library's `Clusterer` (or only sketched, when the stories
+//! come from a clusters table or an index); the library's report module then reads the texts
+//! back, compares each member with its representative and renders the page, which is written
+//! atomically.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use megashingle::cluster::joined_via;
+use megashingle::config::Config;
+use megashingle::index::store::{Open, Store};
+use megashingle::io::read::ReadOptions;
+use megashingle::io::write::write_atomically;
+use megashingle::pipeline::{Collection, Collector, Timings};
+use megashingle::report::build::{model, read_texts, rereadable, text_bytes, Setting, Stories};
+use megashingle::report::model::StorySource;
+use megashingle::report::table::{self, Row};
+use megashingle::sets::SetsView;
+use megashingle::Clusterer;
+
+use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
+use crate::{bars, collect_options, input_names, refuse_same_file, run_options, Outcome};
+
+/// Runs `report`: the stories of the inputs, clustered here or read from `--clusters`.
+pub fn run(args: ReportArgs) -> Result<Outcome> {
+    let started = Instant::now();
+    rereadable(&args.inputs)?;
+    let mut read_too = args.inputs.clone();
+    read_too.extend(args.clusters.iter().cloned());
+    refuse_same_file(
+        Some(&args.report.output),
+        &read_too,
+        Some(&args.config),
+        None,
+    )?;
+    let config = args.config.resolve()?;
+    let options = read_options(&args.input, &args.report);
+    let (collection, stories, timings) = match &args.clusters {
+        None => {
+            let mut clusterer =
+                Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
+            clusterer.read(&args.inputs, &options)?;
+            let clusters = clusterer.finish()?;
+            let timings = clusters.timings().clone();
+            let (collection, clustering) = clusters.into_parts();
+            let sets = (collection.sets.as_ref()).map_or(SetsView::none(), |s| SetsView::of(s, 0));
+            let (clusters, links) = (clustering.clusters, &clustering.links);
+            let via = joined_via(&clusters, links, &collection.sketches, sets, &config);
+            let stories = Stories {
+                clusters,
+                names: None,
+                known_sizes: None,
+                via: Some(via),
+                source: StorySource::Clustered,
+            };
+            (collection, stories, timings)
+        }
+        Some(path) => {
+            let collection = collect(&args.inputs, &options, &config, &args.run, None)?;
+            let name = path.display().to_string();
+            let stories = table::stories(
+                table::read_table(path)?,
+                &collection.ids,
+                &collection.sketches,
+                StorySource::Table(name.clone()),
+                (&name, "give the table made from these inputs"),
+            )?;
+            let timings = collection.timings.clone();
+            (collection, stories, timings)
+        }
+    };
+    let run = Run {
+        inputs: &args.inputs,
+        options: &options,
+        report: &args.report,
+        run: &args.run,
+        started,
+        timings,
+    };
+    write_report(run, collection, &stories, &config)
+}
+
+/// Runs `index report`: the stories of the given documents as the index holds them.
+pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
+    let started = Instant::now();
+    rereadable(&args.inputs)?;
+    refuse_same_file(
+        Some(&args.report.output),
+        &args.inputs,
+        Some(&args.config),
+        Some(&args.db.db),
+    )?;
+    let config = args.config.resolve()?;
+    let db = args.db.db.display().to_string();
+    let (known, rows) = {
+        let store = Store::open(&args.db.db, Open::Existing, "index report")?;
+        store.check_comparable(&config)?;
+        let known = megashingle::index::read::known_boilerplate(&store)?;
+        (known, megashingle::index::read::export(&store)?)
+    };
+    let options = read_options(&args.input, &args.report);
+    let collection = collect(&args.inputs, &options, &config, &args.run, Some(known))?;
+    let rows = rows.into_iter().map(|r| Row {
+        place: format!("{db}: document {:?}", r.doc_id),
+        doc_id: r.doc_id,
+        story: r.story_id,
+        size: Some(u64::from(r.story_size)),
+    });
+    let stories = table::stories(
+        rows.collect(),
+        &collection.ids,
+        &collection.sketches,
+        StorySource::Index(db.clone()),
+        (
+            &format!("the index {db}"),
+            "add them with `megashingle index add` first",
+        ),
+    )?;
+    let run = Run {
+        inputs: &args.inputs,
+        options: &options,
+        report: &args.report,
+        run: &args.run,
+        started,
+        timings: collection.timings.clone(),
+    };
+    write_report(run, collection, &stories, &config)
+}
+
+/// How a report reads its inputs: as `cluster` does, with the columns it shows.
+fn read_options(input: &InputArgs, report: &ReportOutputArgs) -> ReadOptions {
+    let mut options = input.read_options(report.time_column.clone());
+    options.columns = report.columns.clone();
+    options
+}
+
+/// The inputs read and sketched without clustering, leaving out `known` boilerplate (an
+/// index's).
+fn collect(
+    inputs: &[PathBuf],
+    options: &ReadOptions,
+    config: &Config,
+    run: &RunArgs,
+    known: Option<megashingle::boilerplate::Boilerplate>,
+) -> Result<Collection> {
+    let mut collect = collect_options(run, options.strict);
+    if let Some(known) = known {
+        collect.known = std::sync::Arc::new(known);
+    }
+    let mut collector = Collector::new(config, collect)?;
+    collector.read(inputs, options)?;
+    Ok(collector.finish()?)
+}
+
+/// How a report command runs: its inputs, read options, output and run flags.
+struct Run<'a> {
+    inputs: &'a [PathBuf],
+    options: &'a ReadOptions,
+    report: &'a ReportOutputArgs,
+    run: &'a RunArgs,
+    started: Instant,
+    timings: Timings,
+}
+
+/// Reads the texts back, makes the report's model and writes its page.
+fn write_report(
+    how: Run,
+    mut collection: Collection,
+    stories: &Stories,
+    config: &Config,
+) -> Result<Outcome> {
+    let Run {
+        inputs,
+        options,
+        report,
+        run,
+        started,
+        mut timings,
+    } = how;
+    bars::clear();
+    anyhow::ensure!(
+        !collection.ids.is_empty(),
+        "no documents in {}: no report written",
+        input_names(inputs)
+    );
+    // Every comparison from here on is made from the texts.
+    collection.sets = None;
+    let texts = timings.time("reading texts", || {
+        read_texts(inputs, options, &collection, &stories.clusters, config)
+    })?;
+    let setting = Setting {
+        inputs,
+        config,
+        time_column: report.time_column.clone(),
+        columns: report.columns.clone(),
+        text_bytes: text_bytes(&stories.clusters, report.text_bytes),
+    };
+    // The thread count as -j gives it (any warning about it was printed when reading).
+    let pool = megashingle::pipeline::thread_pool(run.threads().0, "compare")?;
+    let model = timings.time("comparing", || {
+        pool.install(|| model(&collection, stories, texts, &setting))
+    });
+    let page = timings.time("rendering", || megashingle::report::render(&model));
+    timings.time("writing", || {
+        write_atomically(&report.output, |file| file.write_all(page.as_bytes()))
+    })?;
+    if run.timings {
+        eprintln!("megashingle: timings: {}", timings.line());
+    }
+    let skipped = collection.read.skipped + collection.duplicates;
+    if !run.quiet {
+        eprintln!(
+            "megashingle: report of {} documents in {} stories ({} of 2 or more) written to {} ({:.1} MB); {} records skipped; {:.2} s",
+            model.summary.documents,
+            model.summary.stories,
+            model.summary.multi_stories,
+            report.output.display(),
+            page.len() as f64 / 1e6,
+            skipped,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Clean
+    })
+}
