@@ -16,6 +16,7 @@ use std::time::Instant;
 use crossbeam_channel::bounded;
 use rayon::prelude::*;
 
+use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::config::Config;
 use megashingle::io::read::{read_inputs, ReadOptions, Record};
@@ -119,7 +120,7 @@ fn main() {
                 .into_iter()
                 .par_bridge()
                 .map_init(
-                    || (String::new(), Vec::<u64>::new()),
+                    || (WordStream::default(), Vec::<u64>::new()),
                     |(buffer, words), batch| {
                         let mut c = Counts::default();
                         for record in batch {

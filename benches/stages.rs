@@ -29,6 +29,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
+use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::cluster::{cluster, UnionFind};
 use megashingle::config::{Config, Matching};
@@ -96,7 +97,7 @@ fn floor_one(
     hasher: &ShingleHasher,
     k: usize,
     text: &str,
-    buffer: &mut String,
+    buffer: &mut WordStream,
     words: &mut Vec<u64>,
 ) -> u64 {
     words.clear();
@@ -130,7 +131,7 @@ fn stages(c: &mut Criterion) {
     let mut group = c.benchmark_group("floor");
     group.throughput(Throughput::Bytes(bytes));
     group.bench_function("words_and_window_hashes", |b| {
-        let (mut buffer, mut words) = (String::new(), Vec::new());
+        let (mut buffer, mut words) = (WordStream::default(), Vec::new());
         b.iter(|| {
             texts.iter().fold(0u64, |acc, t| {
                 acc ^ floor_one(&canonicalizer, &hasher, k, t, &mut buffer, &mut words)
@@ -142,7 +143,7 @@ fn stages(c: &mut Criterion) {
     let mut group = c.benchmark_group("canonicalize");
     group.throughput(Throughput::Bytes(bytes));
     group.bench_function("for_each_word", |b| {
-        let mut buffer = String::new();
+        let mut buffer = WordStream::default();
         b.iter(|| {
             let mut n = 0usize;
             for t in &texts {

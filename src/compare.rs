@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
+use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
 use crate::shingle::{key, shingle_set, Lead};
@@ -139,8 +140,9 @@ impl Comparer {
         let sketcher = &self.sketcher;
         let mut words = Vec::new();
         let canonicalizer = sketcher.canonicalizer();
-        canonicalizer
-            .for_each_word_of_visible(visible, &mut String::new(), |w| words.push(w.to_owned()));
+        canonicalizer.for_each_word_of_visible(visible, &mut WordStream::default(), |w| {
+            words.push(w.to_owned())
+        });
         let k = sketcher.shingle_size();
         if words.len() < k {
             return Err(TooShort {

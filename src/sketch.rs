@@ -1,13 +1,16 @@
 //! The per-document stage: raw text → canonical words → shingle hashes → signature. A `Sketch`
 //! is what is kept of a document once it is made, besides its shingle set where verification
-//! is exact (see [`crate::sets`]); the text itself is dropped.
+//! is exact (see [`crate::sets`]); the text itself is dropped. Words are hashed and windows
+//! made as the text is read ([`crate::canonicalize::stream`]): a text of any length holds
+//! nothing of its own besides its shingle keys.
 
 use std::borrow::Cow;
 
 use crate::boilerplate::Boilerplate;
+use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
-use crate::shingle::{merge_disjoint, Lead, ShingleHasher};
+use crate::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher, WordWindow};
 use crate::signature::MinHasher;
 
 /// What is kept of one document.
@@ -66,8 +69,8 @@ pub struct Appended {
 /// Reusable buffers for sketching many documents on one thread.
 #[derive(Debug, Default)]
 pub struct Scratch {
-    text: String,
-    words: Vec<u64>,
+    stream: WordStream,
+    window: WordWindow,
 }
 
 /// Everything needed to sketch documents under one configuration.
@@ -118,19 +121,12 @@ impl Sketcher {
     /// The canonical word count and shingle set of one text, and, when `with_page` is set, the
     /// shingle set of the whole page when main-text extraction dropped some of it.
     pub fn shingles(&self, text: &str, scratch: &mut Scratch, with_page: bool) -> Shingles {
-        let (main, page) = self.canonicalizer.texts(text, with_page);
-        let words = self.word_hashes(&main, scratch);
         let mut set = Vec::new();
-        let (_, lead) = self.append_set(scratch, &mut set);
-        let page = page.map(|page| {
-            self.word_hashes(&page, scratch);
-            let mut set = Vec::new();
-            self.append_set(scratch, &mut set);
-            set
-        });
+        let appended = self.append_shingles(text, scratch, with_page, &mut set);
+        let page = (appended.page > 0).then(|| set.split_off(appended.set as usize));
         Shingles {
-            words,
-            lead,
+            words: appended.words,
+            lead: appended.lead,
             set,
             page,
         }
@@ -147,40 +143,50 @@ impl Sketcher {
         with_page: bool,
         keys: &mut Vec<u32>,
     ) -> Appended {
-        let (main, page) = self.canonicalizer.texts(text, with_page);
-        let words = self.word_hashes(&main, scratch);
-        let (set, lead) = self.append_set(scratch, keys);
-        let page = page.map_or(0, |page| {
-            self.word_hashes(&page, scratch);
-            self.append_set(scratch, keys).0
-        });
+        let visible = self.canonicalizer.visible(text);
+        let start = keys.len();
+        let mut page_differs = false;
+        let words = self.append_window_keys(
+            |push| page_differs = visible.for_each_main_piece(with_page, push),
+            scratch,
+            keys,
+        );
+        let (set, lead) = into_set(keys, start);
+        let page = if page_differs {
+            let page = visible.into_page();
+            let start = keys.len();
+            self.append_window_keys(|push| page.for_each_piece(push), scratch, keys);
+            into_set(keys, start).0
+        } else {
+            0
+        };
         Appended {
             words,
             lead,
-            set,
-            page,
+            set: set as u32,
+            page: page as u32,
         }
     }
 
-    /// Appends the shingle set of the word hashes in `scratch` to `keys`; returns its length
-    /// and the text's lead.
-    fn append_set(&self, scratch: &Scratch, keys: &mut Vec<u32>) -> (u32, Lead) {
-        let (len, lead) = self
-            .hasher
-            .append_set_and_lead(&scratch.words, self.shingle_size, keys);
-        (len as u32, lead)
-    }
-
-    /// Hashes the words of a visible text into `scratch.words`; returns their number.
-    fn word_hashes(&self, visible: &str, scratch: &mut Scratch) -> u32 {
-        let Scratch {
-            text: buffer,
-            words,
-        } = scratch;
-        words.clear();
+    /// Appends to `keys` the key of each shingle window of the visible text whose pieces
+    /// `for_each_piece` gives, in text order; returns the number of canonical words.
+    fn append_window_keys(
+        &self,
+        for_each_piece: impl FnOnce(&mut dyn FnMut(&str)),
+        scratch: &mut Scratch,
+        keys: &mut Vec<u32>,
+    ) -> u32 {
+        let Scratch { stream, window } = scratch;
+        window.reset(self.shingle_size);
+        let mut words = 0usize;
         self.canonicalizer
-            .for_each_word_of_visible(visible, buffer, |w| words.push(self.hasher.word(w)));
-        words.len() as u32
+            .for_each_word_of_pieces(for_each_piece, stream, |word| {
+                words += 1;
+                if let Some(last) = window.push(self.hasher.word(word)) {
+                    keys.push(key(self.hasher.window(last)));
+                }
+            });
+        words as u32
     }
 
     /// The sketch of a shingle set, boilerplate left out, and the set it was made of.
@@ -356,6 +362,84 @@ mod tests {
             assert_eq!(page_set > 0, with_page && text == page, "{text}");
         }
         assert!(keys.len() > 1);
+    }
+
+    /// The shingles of a text as made before words were streamed: the visible texts held
+    /// whole, normalized whole, and every word hash listed.
+    fn shingles_whole(sketcher: &Sketcher, text: &str, with_page: bool) -> Shingles {
+        let (main, page) = sketcher.canonicalizer().texts(text, with_page);
+        let set_of = |visible: &str| {
+            let normalized = crate::canonicalize::unicode::normalize(visible);
+            let hashes: Vec<u64> = crate::canonicalize::tokens::words(&normalized)
+                .into_iter()
+                .map(|w| sketcher.word_hash(w))
+                .collect();
+            let mut set = Vec::new();
+            let (_, lead) =
+                sketcher
+                    .hasher
+                    .append_set_and_lead(&hashes, sketcher.shingle_size, &mut set);
+            (hashes.len() as u32, set, lead)
+        };
+        let (words, set, lead) = set_of(&main);
+        Shingles {
+            words,
+            lead,
+            set,
+            page: page.map(|page| set_of(&page).1),
+        }
+    }
+
+    /// Pieces of texts of every kind: words in two scripts, combining marks, entities, HTML
+    /// blocks and furniture, mail headers, quotes, signatures and line ends.
+    fn any_piece() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            3 => "[a-zA-Zа-яЁё0-9 ,.]{1,20}",
+            1 => proptest::sample::select(vec![
+                "\n", "\r\n", "\n\n", " ", "&amp;", "&nbsp;", "&#1025;", "е\u{308}", "\u{AD}",
+                "<p>", "</p>", "<b>", "</b>", "<nav><a href=/>Home</a> <a href=/w>World</a></nav>",
+                "<article>", "</article>", "<script>x()</script>", "<div class=share>Share</div>",
+                "\n-- \nSig\n", "\n> quoted", "\nOn Monday, Ann wrote:\n", "\n_____\nFooter\n",
+                "From: a@b.c\nSubject: hi\n\n", "ＡＢＣ", "ﬁ", "\u{A0}",
+            ])
+            .prop_map(str::to_owned),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        #[test]
+        fn streamed_shingles_are_those_of_the_whole_text(
+            pieces in proptest::collection::vec(any_piece(), 0..60),
+            repeat in proptest::sample::select(vec![1usize, 2, 3, 1500]),
+            config_at in 0usize..4,
+        ) {
+            // Repeated 1500 times, a text runs over many chunks and many more lines than the
+            // cleaner holds.
+            let text = pieces.concat().repeat(repeat);
+            let mut config = Config::default();
+            config.shingle.size = 3;
+            match config_at {
+                0 => {}
+                1 => config.canonicalize.main_text = false,
+                2 => config.canonicalize.html = crate::config::HtmlMode::Never,
+                _ => config.canonicalize.html = crate::config::HtmlMode::Always,
+            }
+            let sketcher = Sketcher::new(&config);
+            let mut scratch = Scratch::default();
+            for with_page in [false, true] {
+                let streamed = sketcher.shingles(&text, &mut scratch, with_page);
+                let whole = shingles_whole(&sketcher, &text, with_page);
+                proptest::prop_assert_eq!(
+                    (streamed.words, &streamed.set, &streamed.lead),
+                    (whole.words, &whole.set, &whole.lead)
+                );
+                proptest::prop_assert_eq!(streamed.page_set(), whole.page_set());
+                // A page set is made only where it was made before.
+                proptest::prop_assert!(streamed.page.is_none() || whole.page.is_some());
+            }
+        }
     }
 
     #[test]

@@ -251,25 +251,151 @@ fn ends_start_tag(bytes: &[u8]) -> bool {
 /// The text of an HTML document or fragment: tags removed, hidden elements and comments
 /// dropped, entities decoded.
 pub fn html_to_text(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    for token in Tokens::new(html) {
-        match token {
-            Token::Text(text) => out.push_str(text),
-            Token::Start { name, .. } | Token::End { name } if is_inline(name) => {}
-            _ => out.push(' '),
+    let mut out = String::new();
+    let mut page = PageText::new(html);
+    while let Some(chunk) = page.next_chunk() {
+        out.push_str(chunk);
+    }
+    out
+}
+
+/// Bytes of page text gathered before they are decoded.
+const PAGE_CHUNK_BYTES: usize = 64 << 10;
+
+/// The text [`html_to_text`] gives, a chunk at a time, so that a long page's text need never
+/// be held whole: tags become spaces as they are read, and character references are decoded
+/// one chunk at a time. A chunk ends before a `&` or an ASCII whitespace character, which no
+/// reference holds, so the chunks decode as the whole text does.
+pub struct PageText<'a> {
+    tokens: Tokens<'a>,
+    /// The rest of the text token being read.
+    text: &'a str,
+    /// Page text read and not yet decoded.
+    raw: String,
+    /// The last chunk decoded.
+    decoded: String,
+    /// How much of `decoded` [`PageText::skip`] has passed.
+    skipped: usize,
+    chunk_bytes: usize,
+}
+
+impl<'a> PageText<'a> {
+    /// The text of `html`, read from its start.
+    pub fn new(html: &'a str) -> Self {
+        PageText::with_chunk_bytes(html, PAGE_CHUNK_BYTES)
+    }
+
+    fn with_chunk_bytes(html: &'a str, chunk_bytes: usize) -> Self {
+        PageText {
+            tokens: Tokens::new(html),
+            text: "",
+            raw: String::new(),
+            decoded: String::new(),
+            skipped: 0,
+            chunk_bytes,
         }
     }
-    decode_owned(out)
+
+    /// The next chunk of the page's text (never empty); `None` at the end.
+    pub fn next_chunk(&mut self) -> Option<&str> {
+        let mut want = self.chunk_bytes;
+        let mut searched = 0;
+        let end = loop {
+            let more = self.read_up_to(want);
+            if !more {
+                break self.raw.len();
+            }
+            // The last `&` or ASCII whitespace ends the chunk before it.
+            let found = self.raw.as_bytes()[searched..]
+                .iter()
+                .rposition(|&b| b == b'&' || b.is_ascii_whitespace())
+                .map(|at| searched + at)
+                .filter(|&at| at > 0);
+            match found {
+                Some(end) => break end,
+                None => {
+                    searched = self.raw.len();
+                    want = self.raw.len() + self.chunk_bytes;
+                }
+            }
+        };
+        if end == 0 {
+            return None;
+        }
+        self.decoded.clear();
+        self.skipped = 0;
+        html_escape::decode_html_entities_to_string(&self.raw[..end], &mut self.decoded);
+        self.raw.drain(..end);
+        Some(&self.decoded)
+    }
+
+    /// Whether the text goes on with `text` (from where the last call left it, or from the
+    /// start); reads past it when it does.
+    pub fn skip(&mut self, mut text: &[u8]) -> bool {
+        while !text.is_empty() {
+            if self.skipped == self.decoded.len() && self.next_chunk().is_none() {
+                return false;
+            }
+            let rest = &self.decoded.as_bytes()[self.skipped..];
+            let n = rest.len().min(text.len());
+            if rest[..n] != text[..n] {
+                return false;
+            }
+            self.skipped += n;
+            text = &text[n..];
+        }
+        true
+    }
+
+    /// Whether the text ends where [`PageText::skip`] left it; reads to the end.
+    pub fn skip_to_end(&mut self) -> bool {
+        self.skipped == self.decoded.len() && self.next_chunk().is_none()
+    }
+
+    /// Reads tokens until `want` bytes of page text are held; false when the page ends first.
+    fn read_up_to(&mut self, want: usize) -> bool {
+        while self.raw.len() < want {
+            if !self.text.is_empty() {
+                let mut take = (want - self.raw.len()).min(self.text.len());
+                while !self.text.is_char_boundary(take) {
+                    take += 1;
+                }
+                self.raw.push_str(&self.text[..take]);
+                self.text = &self.text[take..];
+                continue;
+            }
+            match self.tokens.next() {
+                None => return false,
+                Some(Token::Text(text)) => self.text = text,
+                Some(Token::Start { name, .. } | Token::End { name }) if is_inline(name) => {}
+                Some(_) => self.raw.push(' '),
+            }
+        }
+        true
+    }
+}
+
+/// The number of words (runs of non-whitespace) in the text of `html`, read a chunk at a time.
+pub fn page_words(html: &str) -> usize {
+    let mut page = PageText::new(html);
+    let (mut words, mut in_word) = (0, false);
+    while let Some(chunk) = page.next_chunk() {
+        for c in chunk.chars() {
+            let word_char = !c.is_whitespace();
+            words += usize::from(word_char && !in_word);
+            in_word = word_char;
+        }
+    }
+    words
 }
 
 /// The article text of an HTML page: furniture and link lists dropped, entities decoded.
-/// `None` when that leaves less than a fifth of the words of `page` (the page's whole text, as
-/// [`html_to_text`] gives it): a page with no recognizable structure keeps all its text.
-pub fn main_text(html: &str, page: &str) -> Option<String> {
+/// `None` when that leaves less than a fifth of the `page_words` words of the page's whole
+/// text ([`page_words`]): a page with no recognizable structure keeps all its text.
+pub fn main_text(html: &str, page_words: usize) -> Option<String> {
     let main = extract(html);
-    let words = |t: &str| t.split_whitespace().count();
-    let main_words = words(&main);
-    (main_words > 0 && main_words * 5 >= words(page)).then_some(main)
+    let main_words = main.split_whitespace().count();
+    (main_words > 0 && main_words * 5 >= page_words).then_some(main)
 }
 
 /// Decodes character references in text that is not HTML otherwise.
@@ -280,20 +406,11 @@ pub fn decode_entities(text: &str) -> Cow<'_, str> {
     };
     match html_escape::decode_html_entities(&text[first..]) {
         Cow::Borrowed(_) => Cow::Borrowed(text),
-        Cow::Owned(decoded) if first == 0 => Cow::Owned(decoded),
-        Cow::Owned(decoded) => {
-            let mut out = String::with_capacity(first + decoded.len());
-            out.push_str(&text[..first]);
-            out.push_str(&decoded);
-            Cow::Owned(out)
+        Cow::Owned(mut decoded) => {
+            // In place: a long text is held twice at most, never three times.
+            decoded.insert_str(0, &text[..first]);
+            Cow::Owned(decoded)
         }
-    }
-}
-
-fn decode_owned(text: String) -> String {
-    match decode_entities(&text) {
-        Cow::Borrowed(_) => text,
-        Cow::Owned(decoded) => decoded,
     }
 }
 
@@ -316,7 +433,18 @@ struct Frame<'a> {
 /// The state of one main-text extraction: the text kept so far and the open elements.
 #[derive(Default)]
 struct Extraction<'a> {
+    /// The text kept so far: decoded up to `decoded`, then as read.
     out: String,
+    /// How much of `out` has its character references decoded. Text is decoded as it comes,
+    /// up to its last `&` or ASCII whitespace (as [`PageText`] decodes), so that a long article
+    /// is never held twice; tags that break text settle all of it first, so every place an
+    /// element starts at is in decoded text.
+    decoded: usize,
+    /// No `&` or ASCII whitespace lies in `out` between `decoded` and this.
+    settled_search: usize,
+    /// Decode only at the end, as extraction once did (the tests' reference).
+    #[cfg(test)]
+    decode_at_end: bool,
     stack: Vec<Frame<'a>>,
     /// Depth of the furniture element whose content is being skipped.
     skip_from: Option<usize>,
@@ -332,7 +460,16 @@ impl<'a> Extraction<'a> {
         if self.skip_from.is_some() {
             return;
         }
-        self.out.push_str(text);
+        let mut rest = text;
+        while !rest.is_empty() {
+            let mut take = PAGE_CHUNK_BYTES.min(rest.len());
+            while !rest.is_char_boundary(take) {
+                take += 1;
+            }
+            self.out.push_str(&rest[..take]);
+            rest = &rest[take..];
+            self.decode(false);
+        }
         let visible = text.chars().filter(|c| !c.is_whitespace()).count();
         self.text_chars += visible;
         if self.links > 0 {
@@ -356,7 +493,7 @@ impl<'a> Extraction<'a> {
             self.links += 1;
         }
         if !is_inline(name) {
-            self.out.push('\n');
+            self.push_break('\n');
         }
         self.stack.push(Frame {
             name,
@@ -400,12 +537,61 @@ impl<'a> Extraction<'a> {
         let linked = self.link_chars - frame.link_start;
         if is_one_of(frame.name, &LINK_DENSITY_BLOCKS) && text > 0 && linked * 2 > text {
             self.out.truncate(frame.out_start);
+            self.decoded = self.decoded.min(frame.out_start);
+            self.settled_search = self.decoded;
             self.text_chars = frame.text_start;
             self.link_chars = frame.link_start;
         }
         if !is_inline(frame.name) {
-            self.out.push('\n');
+            self.push_break('\n');
         }
+    }
+
+    /// Appends whitespace that tags leave, all text before it decoded.
+    fn push_break(&mut self, c: char) {
+        self.decode(true);
+        self.out.push(c);
+        self.decoded = self.out.len();
+        self.settled_search = self.decoded;
+    }
+
+    /// Decodes the text not yet decoded: all of it with `whole`, else up to its last `&` or
+    /// ASCII whitespace, before which a chunk of text decodes as the whole does.
+    fn decode(&mut self, whole: bool) {
+        #[cfg(test)]
+        if self.decode_at_end {
+            return;
+        }
+        let start = self.decoded;
+        let end = if whole {
+            self.out.len()
+        } else {
+            let from = self.settled_search.max(start);
+            let last = self.out.as_bytes()[from..]
+                .iter()
+                .rposition(|&b| b == b'&' || b.is_ascii_whitespace());
+            match last {
+                Some(at) => from + at,
+                None => {
+                    self.settled_search = self.out.len();
+                    return;
+                }
+            }
+        };
+        if end > start {
+            match html_escape::decode_html_entities(&self.out[start..end]) {
+                Cow::Owned(decoded) => {
+                    let rest = self.out.split_off(end);
+                    self.out.truncate(start);
+                    self.out.push_str(&decoded);
+                    self.decoded = self.out.len();
+                    self.out.push_str(&rest);
+                }
+                Cow::Borrowed(_) => self.decoded = end,
+            }
+        }
+        // What is left starts with the `&` or whitespace found, and holds no other.
+        self.settled_search = (self.decoded + 1).min(self.out.len());
     }
 }
 
@@ -414,15 +600,22 @@ fn extract(html: &str) -> String {
         out: String::with_capacity(html.len() / 2),
         ..Extraction::default()
     };
+    extract_with(html, &mut extraction);
+    extraction.decode(true);
+    extraction.out
+}
+
+/// Runs `extraction` over `html`.
+fn extract_with<'a>(html: &'a str, extraction: &mut Extraction<'a>) {
     for token in Tokens::new(html) {
         match token {
             Token::Text(text) => extraction.text(text),
-            Token::Other => extraction.out.push(' '),
+            Token::Other => extraction.push_break(' '),
             Token::Start {
                 name, self_closing, ..
             } if self_closing || is_one_of(name, &VOID_ELEMENTS) => {
                 let br = name.eq_ignore_ascii_case("br");
-                extraction.out.push(if br { '\n' } else { ' ' });
+                extraction.push_break(if br { '\n' } else { ' ' });
             }
             Token::Start {
                 name, attributes, ..
@@ -433,7 +626,6 @@ fn extract(html: &str) -> String {
     while !extraction.stack.is_empty() {
         extraction.close_top();
     }
-    decode_owned(extraction.out)
 }
 
 /// True when opening `next` closes an open `open` element (HTML's optional end tags).
@@ -708,6 +900,80 @@ mod tests {
         assert_eq!(words(&html_to_text(html)), ["Hello", "world", "«ok»"]);
     }
 
+    fn decode_owned(text: String) -> String {
+        match decode_entities(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(decoded) => decoded,
+        }
+    }
+
+    /// The article as extracted before text was decoded as it came: all of it, then decoded.
+    fn extract_whole(html: &str) -> String {
+        let mut extraction = Extraction {
+            decode_at_end: true,
+            ..Extraction::default()
+        };
+        extract_with(html, &mut extraction);
+        decode_owned(extraction.out)
+    }
+
+    /// The page text as made before it was read a chunk at a time: all of it, then decoded.
+    fn html_to_text_whole(html: &str) -> String {
+        let mut out = String::new();
+        for token in Tokens::new(html) {
+            match token {
+                Token::Text(text) => out.push_str(text),
+                Token::Start { name, .. } | Token::End { name } if is_inline(name) => {}
+                _ => out.push(' '),
+            }
+        }
+        decode_owned(out)
+    }
+
+    /// The page text of `html` gathered from chunks of about `chunk_bytes` bytes.
+    fn chunked(html: &str, chunk_bytes: usize) -> String {
+        let mut page = PageText::with_chunk_bytes(html, chunk_bytes);
+        let mut out = String::new();
+        while let Some(chunk) = page.next_chunk() {
+            assert!(!chunk.is_empty());
+            out.push_str(chunk);
+        }
+        out
+    }
+
+    #[test]
+    fn page_text_in_chunks_is_the_whole_text() {
+        let long = format!(
+            "<p>{}</p><p>{}&amp;{}</p>",
+            "Ёлка &nbsp;ёж&#1025;. ".repeat(20_000),
+            "x".repeat(3 * PAGE_CHUNK_BYTES),
+            "&am<b>p; &#x41 ;&lt;".repeat(1000)
+        );
+        assert_eq!(html_to_text(&long), html_to_text_whole(&long));
+        assert_eq!(extract(&long), extract_whole(&long));
+        assert_eq!(extract(PAGE), extract_whole(PAGE));
+        assert_eq!(
+            page_words(&long),
+            html_to_text_whole(&long).split_whitespace().count()
+        );
+        assert_eq!(chunked(PAGE, 5), html_to_text_whole(PAGE));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn any_markup_in_chunks_is_the_whole_text(
+            html in "(<p>|</p>|<b>|</b>|<br/>|<img>|<!-- c -->|<script>s</script>|<div>|</div>|<a href=x>|</a>|<ul>|<li>|</ul>|<nav>|</nav>|<div class=share>|<article>|&amp;|&am|p;|&#|x4|1;|&lt;|&nbsp;|&#10;|&|;| |\n|\t|a|b|ё|<|>){0,80}",
+            chunk_bytes in 1usize..12,
+        ) {
+            proptest::prop_assert_eq!(extract(&html), extract_whole(&html));
+            let whole = html_to_text_whole(&html);
+            proptest::prop_assert_eq!(chunked(&html, chunk_bytes), whole.clone());
+            proptest::prop_assert_eq!(html_to_text(&html), whole.clone());
+            proptest::prop_assert_eq!(page_words(&html), whole.split_whitespace().count());
+        }
+    }
+
     #[test]
     fn inline_tags_do_not_split_words() {
         assert_eq!(
@@ -836,7 +1102,7 @@ mod tests {
 
     #[test]
     fn main_text_keeps_the_article_only() {
-        let text = main_text(PAGE, &html_to_text(PAGE)).unwrap();
+        let text = main_text(PAGE, page_words(PAGE)).unwrap();
         assert_eq!(
             words(&text).join(" "),
             "River floods the town The river rose two metres overnight and flooded the old town, \
@@ -848,7 +1114,7 @@ mod tests {
     fn main_text_falls_back_to_the_whole_page_without_structure() {
         let html = "<div class=\"menu\"><p>All the text of this page sits in a block named menu, \
                     so extraction would leave nothing.</p></div>";
-        assert_eq!(main_text(html, &html_to_text(html)), None);
+        assert_eq!(main_text(html, page_words(html)), None);
     }
 
     #[test]

@@ -2,12 +2,18 @@
 //! A chain of small filters, one a file: mail headers, HTML, Unicode normalization, words,
 //! stop words, stemming and a minimum word length. Stop words and stemming are options, never
 //! silent defaults: dropping «не» can flip a meaning.
+//!
+//! Words are made as the text is read, a bounded chunk at a time ([`stream`]): besides its raw
+//! text, a document holds at most one text made from it (its HTML article, the text of an HTML
+//! page without one, or a plain text with its character references decoded), never a
+//! normalized or cleaned copy.
 
 pub mod html;
 pub mod mail;
 pub mod plain;
 pub mod stem;
 pub mod stopwords;
+pub mod stream;
 pub mod tokens;
 pub mod unicode;
 
@@ -16,6 +22,7 @@ use std::borrow::Cow;
 use crate::config::{CanonConfig, HtmlMode};
 use stem::Stemmers;
 use stopwords::StopWords;
+use stream::WordStream;
 
 /// Turns raw texts into canonical words under one configuration.
 #[derive(Debug)]
@@ -50,6 +57,22 @@ impl Canonicalizer {
     /// The visible text and, when `with_page` is set and `main-text` removed furniture, the
     /// whole page's text as well (what corpus statistics count).
     pub fn texts<'a>(&self, raw: &'a str, with_page: bool) -> (Cow<'a, str>, Option<Cow<'a, str>>) {
+        let visible = self.visible(raw);
+        if let Visible::Whole(text) = visible {
+            return (text, None);
+        }
+        let mut main = String::new();
+        let page_differs = visible.for_each_main_piece(with_page, |piece| main.push_str(piece));
+        let page = page_differs.then(|| match visible.into_page() {
+            Page::Text(text) => text,
+            Page::Html(html) => Cow::Owned(html::html_to_text(html)),
+        });
+        (Cow::Owned(main), page)
+    }
+
+    /// What the visible text of `raw` is made of: mail headers removed, HTML read, entities
+    /// decoded; its main text not yet cleaned. The HTML article is extracted here.
+    pub fn visible<'a>(&self, raw: &'a str) -> Visible<'a> {
         let body = if self.mail_headers {
             mail::strip_headers(raw)
         } else {
@@ -57,27 +80,32 @@ impl Canonicalizer {
         };
         let is_html = match self.html {
             HtmlMode::Always => true,
-            HtmlMode::Never => return (Cow::Borrowed(body), None),
+            HtmlMode::Never => return Visible::Whole(Cow::Borrowed(body)),
             HtmlMode::Auto => html::looks_like_html(body),
         };
-        let page = if is_html {
-            Cow::Owned(html::html_to_text(body))
-        } else {
-            html::decode_entities(body)
-        };
-        if !self.main_text {
-            return (page, None);
+        if !is_html {
+            let text = html::decode_entities(body);
+            return if self.main_text {
+                Visible::Cleaned {
+                    source: text,
+                    article_of: None,
+                }
+            } else {
+                Visible::Whole(text)
+            };
         }
-        let article = if is_html {
-            html::main_text(body, &page)
-        } else {
-            None
-        };
-        let main = plain::clean(article.as_deref().unwrap_or(&page));
-        if with_page && main != page {
-            (Cow::Owned(main), Some(page))
-        } else {
-            (Cow::Owned(main), None)
+        if !self.main_text {
+            return Visible::WholePage(body);
+        }
+        match html::main_text(body, html::page_words(body)) {
+            Some(article) => Visible::Cleaned {
+                source: Cow::Owned(article),
+                article_of: Some(body),
+            },
+            None => Visible::Cleaned {
+                source: Cow::Owned(html::html_to_text(body)),
+                article_of: None,
+            },
         }
     }
 
@@ -104,26 +132,43 @@ impl Canonicalizer {
         unicode::normalize(&self.visible_text(raw))
     }
 
-    /// Calls `f` with each canonical word of `raw`, in order. `buffer` is scratch space reused
+    /// Calls `f` with each canonical word of `raw`, in order. `stream` holds buffers reused
     /// across calls.
-    pub fn for_each_word(&self, raw: &str, buffer: &mut String, f: impl FnMut(&str)) {
-        self.for_each_word_of_visible(&self.visible_text(raw), buffer, f);
+    pub fn for_each_word(&self, raw: &str, stream: &mut WordStream, f: impl FnMut(&str)) {
+        let visible = self.visible(raw);
+        self.for_each_word_of_pieces(
+            |push| {
+                visible.for_each_main_piece(false, push);
+            },
+            stream,
+            f,
+        );
     }
 
-    /// Calls `f` with each canonical word of a text already made visible.
+    /// Calls `f` with each canonical word of a text already made visible
+    /// ([`Canonicalizer::visible_text`]), in order.
     pub fn for_each_word_of_visible(
         &self,
         visible: &str,
-        buffer: &mut String,
+        stream: &mut WordStream,
+        f: impl FnMut(&str),
+    ) {
+        self.for_each_word_of_pieces(|push| push(visible), stream, f);
+    }
+
+    /// Calls `f` with each canonical word of a visible text whose pieces `for_each_piece`
+    /// gives, in order, to the function it is passed.
+    pub fn for_each_word_of_pieces(
+        &self,
+        for_each_piece: impl FnOnce(&mut dyn FnMut(&str)),
+        stream: &mut WordStream,
         mut f: impl FnMut(&str),
     ) {
-        buffer.clear();
-        unicode::normalize_into(visible, buffer);
         if self.stopwords.is_empty() && self.stemmers.is_empty() && self.min_word_length <= 1 {
-            tokens::for_each_word(buffer, f);
+            stream.for_each_word(for_each_piece, f);
             return;
         }
-        tokens::for_each_word(buffer, |word| {
+        stream.for_each_word(for_each_piece, |word| {
             if !self.stopwords.is_empty() && self.stopwords.contains(word) {
                 return;
             }
@@ -142,8 +187,135 @@ impl Canonicalizer {
     /// The canonical words of `raw`.
     pub fn words(&self, raw: &str) -> Vec<String> {
         let mut out = Vec::new();
-        self.for_each_word(raw, &mut String::new(), |w| out.push(w.to_owned()));
+        self.for_each_word(raw, &mut WordStream::default(), |w| out.push(w.to_owned()));
         out
+    }
+}
+
+/// A raw text made visible, its main text not yet cleaned of plain-text furniture.
+#[derive(Debug)]
+pub enum Visible<'a> {
+    /// The visible text as it is: `main-text` is off, or HTML is never read.
+    Whole(Cow<'a, str>),
+    /// The text of an HTML page, `main-text` off: read from the HTML a chunk at a time.
+    WholePage(&'a str),
+    /// `main-text` on: the main text is `source` cleaned ([`plain::clean`]). `source` is the
+    /// article of the HTML page `article_of` when one was found (the page's text is then read
+    /// again from the HTML when asked for); else it is the whole page's text.
+    Cleaned {
+        /// What the main text is made of.
+        source: Cow<'a, str>,
+        /// The HTML page whose article `source` is.
+        article_of: Option<&'a str>,
+    },
+}
+
+impl<'a> Visible<'a> {
+    /// Calls `f` with the main text in pieces, in order. With `with_page`, returns whether
+    /// the whole page's text differs from the main text (so that its shingle set may too);
+    /// false without `with_page`, and when the main text is the whole text.
+    pub fn for_each_main_piece(&self, with_page: bool, mut f: impl FnMut(&str)) -> bool {
+        let (source, article_of) = match self {
+            Visible::Whole(text) => {
+                f(text);
+                return false;
+            }
+            Visible::WholePage(html) => {
+                for_each_page_chunk(html, f);
+                return false;
+            }
+            Visible::Cleaned { source, article_of } => (source, article_of),
+        };
+        if !with_page {
+            plain::for_each_piece(source, f);
+            return false;
+        }
+        let mut page = match article_of {
+            Some(html) => PageCursor::Html(html::PageText::new(html)),
+            None => PageCursor::Text(source),
+        };
+        let mut same = true;
+        plain::for_each_piece(source, |piece| {
+            same = same && page.skip(piece);
+            f(piece);
+        });
+        !(same && page.is_at_end())
+    }
+
+    /// The whole page's text; an HTML article is dropped here, the page being read again
+    /// from its HTML.
+    pub fn into_page(self) -> Page<'a> {
+        match self {
+            Visible::Whole(text)
+            | Visible::Cleaned {
+                source: text,
+                article_of: None,
+            } => Page::Text(text),
+            Visible::WholePage(html)
+            | Visible::Cleaned {
+                article_of: Some(html),
+                ..
+            } => Page::Html(html),
+        }
+    }
+}
+
+/// The whole text of a page.
+#[derive(Debug)]
+pub enum Page<'a> {
+    /// Held whole.
+    Text(Cow<'a, str>),
+    /// Read from an HTML page a chunk at a time.
+    Html(&'a str),
+}
+
+impl Page<'_> {
+    /// Calls `f` with the text in pieces, in order.
+    pub fn for_each_piece(&self, mut f: impl FnMut(&str)) {
+        match self {
+            Page::Text(text) => f(text),
+            Page::Html(html) => for_each_page_chunk(html, f),
+        }
+    }
+}
+
+/// Calls `f` with the text of the HTML page `html`, a chunk at a time.
+fn for_each_page_chunk(html: &str, mut f: impl FnMut(&str)) {
+    let mut page = html::PageText::new(html);
+    while let Some(chunk) = page.next_chunk() {
+        f(chunk);
+    }
+}
+
+/// A place in a page's text, moved on as the main text is compared with it.
+enum PageCursor<'a> {
+    /// The rest of a text held whole: the one the main text is made of.
+    Text(&'a str),
+    /// A page read from its HTML.
+    Html(html::PageText<'a>),
+}
+
+impl PageCursor<'_> {
+    /// Whether the page's text goes on with `text`; moves past it when it does.
+    fn skip(&mut self, text: &str) -> bool {
+        match self {
+            PageCursor::Text(rest) => match rest.strip_prefix(text) {
+                Some(after) => {
+                    *rest = after;
+                    true
+                }
+                None => false,
+            },
+            PageCursor::Html(page) => page.skip(text.as_bytes()),
+        }
+    }
+
+    /// Whether the page's text ends here.
+    fn is_at_end(&mut self) -> bool {
+        match self {
+            PageCursor::Text(rest) => rest.is_empty(),
+            PageCursor::Html(page) => page.skip_to_end(),
+        }
     }
 }
 

@@ -7,31 +7,99 @@
 
 /// The text with its furniture removed.
 pub fn clean(text: &str) -> String {
-    let mut lines: Vec<&str> = Vec::new();
-    let mut in_forward_header = false;
-    for raw in text.lines() {
+    let mut out = String::with_capacity(text.len());
+    for_each_piece(text, |piece| out.push_str(piece));
+    out
+}
+
+/// Kept lines held at most while the text is read a first time: the end of a text, where
+/// signatures and footers are cut, is found among them. A text with no more kept lines is
+/// given from them; a longer one is read a second time.
+const HELD_LINES: usize = 256;
+
+/// Calls `f` with [`clean`]'s text in pieces, in order: each kept line and the `\n` between
+/// two. Only the last [`HELD_LINES`] kept lines are held, never a copy of the text (unless
+/// signatures and footers cut more than those from the end, which no real text does).
+pub fn for_each_piece(text: &str, mut f: impl FnMut(&str)) {
+    let mut held = std::collections::VecDeque::with_capacity(HELD_LINES.min(text.len() / 32 + 1));
+    let mut before = 0;
+    let mut filter = LineFilter::default();
+    for line in text.lines() {
+        if let Some(line) = filter.keep(line) {
+            if held.len() == HELD_LINES {
+                held.pop_front();
+                before += 1;
+            }
+            held.push_back(line);
+        }
+    }
+    let kept = match kept_after_cut(held.make_contiguous(), before) {
+        Some(kept) => kept,
+        None => {
+            // The cut reaches further back than the lines held: hold them all.
+            let mut lines = kept_lines(text).collect::<Vec<_>>();
+            cut_signatures_and_footers(&mut lines);
+            held = lines.into();
+            before = 0;
+            held.len()
+        }
+    };
+    let mut emit = |at: usize, line: &str| {
+        if at > 0 {
+            f("\n");
+        }
+        f(line);
+    };
+    if before == 0 {
+        held.iter()
+            .take(kept)
+            .enumerate()
+            .for_each(|(at, line)| emit(at, line));
+    } else {
+        kept_lines(text)
+            .take(kept)
+            .enumerate()
+            .for_each(|(at, line)| emit(at, line));
+    }
+}
+
+/// The lines of `text` that [`LineFilter`] keeps, unquoted, before signatures and footers are
+/// cut.
+fn kept_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut filter = LineFilter::default();
+    text.lines().filter_map(move |line| filter.keep(line))
+}
+
+/// Line by line: drops forwarded-message headers, attributions, hash busters and navigation,
+/// and removes quote markers.
+#[derive(Default)]
+struct LineFilter {
+    in_forward_header: bool,
+}
+
+impl LineFilter {
+    /// The line as kept, or `None` when it is dropped.
+    fn keep<'a>(&mut self, raw: &'a str) -> Option<&'a str> {
         let line = unquote(raw.trim_end_matches('\r'));
         let trimmed = line.trim();
-        if in_forward_header {
+        if self.in_forward_header {
             if is_header_line(trimmed) {
-                continue;
+                return None;
             }
-            in_forward_header = false;
+            self.in_forward_header = false;
             if trimmed.is_empty() {
-                continue;
+                return None;
             }
         }
         if is_forward_separator(trimmed) {
-            in_forward_header = true;
-            continue;
+            self.in_forward_header = true;
+            return None;
         }
         if is_attribution(trimmed) || is_hash_buster(trimmed) || is_navigation(trimmed) {
-            continue;
+            return None;
         }
-        lines.push(line);
+        Some(line)
     }
-    cut_signatures_and_footers(&mut lines);
-    lines.join("\n")
 }
 
 /// A line without its quote markers (`>`, `> >`, `>>`).
@@ -129,20 +197,31 @@ fn is_separator(line: &str) -> bool {
 /// Drops, from the end, signature blocks (a `-- ` line and at most 10 lines after it) and short
 /// footers (a separator line and at most 6 lines after it), repeatedly.
 fn cut_signatures_and_footers(lines: &mut Vec<&str>) {
+    let kept = kept_after_cut(lines, 0).expect("every line is held");
+    lines.truncate(kept);
+}
+
+/// How many kept lines [`cut_signatures_and_footers`] leaves of a text whose last kept lines
+/// are `tail`, after `before` others; `None` when the cut needs lines before `tail`.
+fn kept_after_cut(tail: &[&str], before: usize) -> Option<usize> {
+    let mut len = tail.len();
     loop {
-        while lines.last().is_some_and(|l| l.trim().is_empty()) {
-            lines.pop();
+        while len > 0 && tail[len - 1].trim().is_empty() {
+            len -= 1;
         }
-        let tail_start = lines.len().saturating_sub(11);
-        let signature = (tail_start..lines.len())
+        // Signatures are looked for among the last 11 lines, footers among the last 7.
+        if len < 11 && before > 0 {
+            return None;
+        }
+        let signature = (len.saturating_sub(11)..len)
             .rev()
-            .find(|&i| lines[i] == "-- " || lines[i] == "--");
-        let footer = (lines.len().saturating_sub(7)..lines.len())
+            .find(|&i| tail[i] == "-- " || tail[i] == "--");
+        let footer = (len.saturating_sub(7)..len)
             .rev()
-            .find(|&i| is_separator(lines[i]));
+            .find(|&i| is_separator(tail[i]));
         match signature.or(footer) {
-            Some(at) if at > 0 => lines.truncate(at),
-            _ => return,
+            Some(at) if before + at > 0 => len = at,
+            _ => return Some(before + len),
         }
     }
 }
@@ -150,6 +229,68 @@ fn cut_signatures_and_footers(lines: &mut Vec<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cleaned text as made before it was given in pieces: every kept line held, then
+    /// joined.
+    fn clean_whole(text: &str) -> String {
+        let mut lines: Vec<&str> = kept_lines(text).collect();
+        loop {
+            while lines.last().is_some_and(|l| l.trim().is_empty()) {
+                lines.pop();
+            }
+            let tail_start = lines.len().saturating_sub(11);
+            let signature = (tail_start..lines.len())
+                .rev()
+                .find(|&i| lines[i] == "-- " || lines[i] == "--");
+            let footer = (lines.len().saturating_sub(7)..lines.len())
+                .rev()
+                .find(|&i| is_separator(lines[i]));
+            match signature.or(footer) {
+                Some(at) if at > 0 => lines.truncate(at),
+                _ => break,
+            }
+        }
+        lines.join("\n")
+    }
+
+    /// Lines of mail and page furniture and of text, for texts of every shape.
+    fn any_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            3 => "[a-zA-Zа-я ,.]{0,30}",
+            1 => proptest::sample::select(vec![
+                "-- ", "--", "", " ", "\r", "_______________", "=====", "> quoted line",
+                "> > deeper", "On Monday, Ann wrote:", "---------- Forwarded message ---------",
+                "From: A <a@b.c>", "Subject: news", "Home | World | Sport | Culture", "2mf31fcf5",
+                "text\r", "\u{A0}",
+            ])
+            .prop_map(str::to_owned),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        #[test]
+        fn pieces_make_the_text_cleaned_whole(
+            lines in proptest::collection::vec(any_line(), 0..40),
+            repeat in 1usize..40,
+            ending in proptest::sample::select(vec!["", "\n", "\r\n", "\n\n"]),
+        ) {
+            // Repeated, the lines make texts longer than the lines held, whose signatures
+            // and footers may reach back past them.
+            let text = lines.join("\n").repeat(repeat) + ending;
+            proptest::prop_assert_eq!(clean(&text), clean_whole(&text));
+        }
+    }
+
+    #[test]
+    fn a_cut_reaching_past_the_lines_held_is_made_whole() {
+        let text = "Body line.\n".repeat(300) + &"-- \nSignature\n".repeat(HELD_LINES);
+        assert_eq!(clean(&text), clean_whole(&text));
+        assert_eq!(clean(&text), "Body line.\n".repeat(300).trim_end());
+        let long = "Body line.\n".repeat(3 * HELD_LINES) + "-- \nSignature\n";
+        assert_eq!(clean(&long), clean_whole(&long));
+    }
 
     #[test]
     fn quoted_reply_keeps_the_quoted_text() {

@@ -6,6 +6,7 @@
 
 use std::ops::Range;
 
+use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 
 /// Most display words in a lead: the first words shown in the story list.
@@ -68,7 +69,7 @@ impl Shown {
         keep: Keep,
     ) -> Shown {
         let mut shown = Shown::default();
-        let mut buffer = String::new();
+        let mut buffer = WordStream::default();
         let (mut count, mut same) = (0usize, true);
         'lines: for line in visible.lines() {
             for (i, token) in line.split_whitespace().enumerate() {
