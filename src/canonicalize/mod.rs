@@ -54,8 +54,9 @@ impl Canonicalizer {
         self.texts(raw, false).0
     }
 
-    /// The visible text and, when `with_page` is set and `main-text` removed furniture, the
-    /// whole page's text as well (what corpus statistics count).
+    /// The visible text and, when `with_page` is set and `main-text` removed furniture (more
+    /// than carriage returns at line ends and whitespace at the end), the whole page's text as
+    /// well (what corpus statistics count).
     pub fn texts<'a>(&self, raw: &'a str, with_page: bool) -> (Cow<'a, str>, Option<Cow<'a, str>>) {
         let visible = self.visible(raw);
         if let Visible::Whole(text) = visible {
@@ -212,8 +213,10 @@ pub enum Visible<'a> {
 
 impl<'a> Visible<'a> {
     /// Calls `f` with the main text in pieces, in order. With `with_page`, returns whether
-    /// the whole page's text differs from the main text (so that its shingle set may too);
-    /// false without `with_page`, and when the main text is the whole text.
+    /// the whole page's text differs from the main text (so that its shingle set may too):
+    /// by more than carriage returns at line ends and whitespace at the end, which change no
+    /// word, when the main text is the page's text cleaned. Returns false without
+    /// `with_page`, and when the main text is the whole text.
     pub fn for_each_main_piece(&self, with_page: bool, mut f: impl FnMut(&str)) -> bool {
         let (source, article_of) = match self {
             Visible::Whole(text) => {
@@ -289,7 +292,9 @@ fn for_each_page_chunk(html: &str, mut f: impl FnMut(&str)) {
 
 /// A place in a page's text, moved on as the main text is compared with it.
 enum PageCursor<'a> {
-    /// The rest of a text held whole: the one the main text is made of.
+    /// The rest of a text held whole: the one the main text is made of. Carriage returns
+    /// before a line break or at the end, which cleaning drops with the lines' ends, and
+    /// whitespace at the end are passed over: the text's words are the same without them.
     Text(&'a str),
     /// A page read from its HTML.
     Html(html::PageText<'a>),
@@ -299,21 +304,26 @@ impl PageCursor<'_> {
     /// Whether the page's text goes on with `text`; moves past it when it does.
     fn skip(&mut self, text: &str) -> bool {
         match self {
-            PageCursor::Text(rest) => match rest.strip_prefix(text) {
-                Some(after) => {
+            PageCursor::Text(rest) => loop {
+                if let Some(after) = rest.strip_prefix(text) {
                     *rest = after;
-                    true
+                    return true;
                 }
-                None => false,
+                let returns = rest.len() - rest.trim_start_matches('\r').len();
+                let line_end = matches!(rest.as_bytes().get(returns), None | Some(b'\n'));
+                if returns == 0 || !line_end || text.starts_with('\r') {
+                    return false;
+                }
+                *rest = &rest[returns..];
             },
             PageCursor::Html(page) => page.skip(text.as_bytes()),
         }
     }
 
-    /// Whether the page's text ends here.
+    /// Whether the page's text ends here (a text held whole: but for whitespace).
     fn is_at_end(&mut self) -> bool {
         match self {
-            PageCursor::Text(rest) => rest.is_empty(),
+            PageCursor::Text(rest) => rest.trim_end().is_empty(),
             PageCursor::Html(page) => page.skip_to_end(),
         }
     }
@@ -356,6 +366,50 @@ mod tests {
         };
         let canon = Canonicalizer::new(&config);
         assert_eq!(canon.words("<b>bold</b>"), ["b", "bold", "b"]);
+    }
+
+    /// Whether the page of `raw` differs from its main text, the main text, and the page.
+    fn main_and_page(canon: &Canonicalizer, raw: &str) -> (bool, String, String) {
+        let visible = canon.visible(raw);
+        let mut main = String::new();
+        let differs = visible.for_each_main_piece(true, |piece| main.push_str(piece));
+        let mut page = String::new();
+        visible
+            .into_page()
+            .for_each_piece(|piece| page.push_str(piece));
+        (differs, main, page)
+    }
+
+    #[test]
+    fn a_page_differs_by_more_than_line_ends() {
+        let canon = Canonicalizer::new(&CanonConfig::default());
+        for (raw, differs) in [
+            ("one two\r\nthree\r\r\n\r\n \u{A0}\n", false),
+            ("one two\nthree", false),
+            ("one\rtwo\n", false),
+            ("one two\n> three", true),
+            ("one two\nOn Monday, Ann wrote:\nthree", true),
+            ("one &amp; two\n", false),
+            ("<p>one</p><nav>two</nav>", true),
+        ] {
+            let (found, main, page) = main_and_page(&canon, raw);
+            assert_eq!(found, differs, "{raw:?}: {main:?} {page:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        #[test]
+        fn a_page_said_not_to_differ_has_the_words_of_the_main_text(
+            raw in "([a-zа-я\u{301}\u{A0}\u{3000}\u{85}>| ]|\r|\n|\r\n|-- \n|On x wrote:\n){0,40}"
+        ) {
+            let canon = Canonicalizer::new(&CanonConfig::default());
+            let (differs, main, page) = main_and_page(&canon, &raw);
+            if !differs {
+                let words = |text: &str| tokens::words(&unicode::normalize(text)).join(" ");
+                proptest::prop_assert_eq!(words(&main), words(&page));
+            }
+        }
     }
 
     #[test]
