@@ -100,6 +100,17 @@ impl CsvRecord {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// Field `i`'s bytes, taken out of the record, which is left without fields: a long field
+    /// is moved rather than copied, and its buffer goes with it.
+    pub fn take_field(&mut self, i: usize) -> Vec<u8> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let mut bytes = std::mem::take(&mut self.bytes);
+        bytes.truncate(self.ends[i]);
+        bytes.drain(..start);
+        self.ends.clear();
+        bytes
+    }
+
     /// The line (from 1) where the record starts.
     pub fn line(&self) -> u64 {
         self.line
@@ -265,12 +276,17 @@ impl<R: Read> CsvRecords<R> {
         self.start += n;
     }
 
-    /// Moves the unread bytes to the front of the buffer, grows it when they fill it, and reads
-    /// until it is full or the input ends.
+    /// Moves the unread bytes to the front of the buffer, grows it when they fill it (shrinks it
+    /// back once a long record has passed), and reads until it is full or the input ends.
     fn fill(&mut self) -> std::io::Result<()> {
         self.buffer.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
+        if self.buffer.len() > BUFFER_BYTES && self.end < BUFFER_BYTES / 2 {
+            // A long record has passed: its room is given back.
+            self.buffer.truncate(BUFFER_BYTES);
+            self.buffer.shrink_to_fit();
+        }
         if self.end == self.buffer.len() {
             self.buffer.resize(self.buffer.len() * 2, 0);
         }

@@ -168,6 +168,10 @@ pub struct ReadSummary {
     pub ignored_files: u64,
 }
 
+/// Texts of at least this many bytes are moved rather than copied out of a CSV record, and a
+/// JSONL line buffer that grew this large is given back once its record is read.
+const LONG_TEXT_BYTES: usize = 1 << 20;
+
 /// Extensions of document files in folders.
 pub const DOCUMENT_EXTENSIONS: [&str; 4] = ["txt", "html", "htm", "eml"];
 
@@ -472,28 +476,34 @@ impl Reader<'_> {
                 self.skip(&origin, what)?;
                 continue;
             }
-            let field = |at: usize, name: &str| {
-                utf8(record.get(at))
-                    .map(str::to_owned)
-                    .map_err(|valid_up_to| {
-                        format!(
-                        "invalid UTF-8 in `{name}` at byte {valid_up_to}; convert the file to UTF-8"
-                    )
-                    })
+            let invalid = |name: &str, valid_up_to: usize| {
+                format!(
+                    "invalid UTF-8 in `{name}` at byte {valid_up_to}; convert the file to UTF-8"
+                )
             };
-            match (
-                field(id_at, &self.options.id_column),
-                field(text_at, &self.options.text_column),
-            ) {
-                (Ok(id), Ok(text)) => {
-                    let time =
-                        time_at.map(|at| String::from_utf8_lossy(record.get(at)).into_owned());
-                    let columns = (columns_at.iter())
-                        .map(|&at| String::from_utf8_lossy(record.get(at)).into_owned())
-                        .collect();
-                    self.accept(id, text, time.as_deref(), columns, origin)?
+            let id = match utf8(record.get(id_at)) {
+                Ok(id) => id.to_owned(),
+                Err(valid_up_to) => {
+                    self.skip(&origin, invalid(&self.options.id_column, valid_up_to))?;
+                    continue;
                 }
-                (Err(what), _) | (_, Err(what)) => self.skip(&origin, what)?,
+            };
+            let time = time_at.map(|at| String::from_utf8_lossy(record.get(at)).into_owned());
+            let columns = (columns_at.iter())
+                .map(|&at| String::from_utf8_lossy(record.get(at)).into_owned())
+                .collect();
+            let text = if record.get(text_at).len() >= LONG_TEXT_BYTES {
+                // Moved out of the record, not copied: a long text is never held twice.
+                String::from_utf8(record.take_field(text_at))
+                    .map_err(|e| e.utf8_error().valid_up_to())
+            } else {
+                utf8(record.get(text_at)).map(str::to_owned)
+            };
+            match text {
+                Ok(text) => self.accept(id, text, time.as_deref(), columns, origin)?,
+                Err(valid_up_to) => {
+                    self.skip(&origin, invalid(&self.options.text_column, valid_up_to))?
+                }
             }
         }
         Ok(())
@@ -505,6 +515,10 @@ impl Reader<'_> {
         let mut number = 0u64;
         let mut seen_object = false;
         loop {
+            if line.capacity() >= LONG_TEXT_BYTES {
+                // The text of a long line is read; its buffer is not kept for short ones.
+                line = Vec::new();
+            }
             line.clear();
             let n = read_line(&mut input, &mut line).map_err(|e| ReadError::Io {
                 path: source.to_string(),
@@ -912,6 +926,52 @@ mod tests {
             warnings[1]
         );
         assert!(warnings[2].contains(":5: empty id"), "{}", warnings[2]);
+    }
+
+    #[test]
+    fn long_texts_read_as_short_ones_do() {
+        // Texts over LONG_TEXT_BYTES are moved out of the record and the line buffer: the
+        // records, the lines and the messages are those of short texts.
+        let dir = tempfile::tempdir().unwrap();
+        let long = "word ".repeat(LONG_TEXT_BYTES / 4);
+        let mut csv = format!("id,text,time\na,\"{long}\",2024-01-02\nb,short,\n").into_bytes();
+        csv.extend_from_slice(b"c,");
+        csv.extend_from_slice(long.as_bytes());
+        csv.extend_from_slice(b"\xFF,\nd,\"q\nuoted\",\n");
+        let path = file_with(&dir, "d.csv", &csv);
+        let (result, records, warnings) = read(
+            &path,
+            &ReadOptions {
+                time_column: Some("time".into()),
+                ..ReadOptions::default()
+            },
+        );
+        assert_eq!(result.unwrap().skipped, 1);
+        let summary: Vec<(&str, usize, Option<i64>, u64)> = records
+            .iter()
+            .map(|r| (r.id.as_str(), r.text.len(), r.time, r.origin.line))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("a", long.len(), Some(1_704_153_600), 2),
+                ("b", 5, None, 3),
+                ("d", 7, None, 5)
+            ]
+        );
+        assert_eq!(records[0].text, long);
+        let expected = format!(":4: invalid UTF-8 in `text` at byte {}", long.len());
+        assert!(warnings[0].contains(&expected), "{}", warnings[0]);
+        let jsonl = format!(
+            "{{\"id\": \"a\", \"text\": \"{long}\"}}\n{{\"id\": \"b\", \"text\": \"x\"}}\n"
+        );
+        let path = file_with(&dir, "d.jsonl", jsonl.as_bytes());
+        let (result, records, _) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().records, 2);
+        assert_eq!(
+            (records[0].text.as_str(), records[1].text.as_str()),
+            (long.as_str(), "x")
+        );
     }
 
     #[test]
