@@ -96,44 +96,6 @@ pub fn into_set(keys: &mut Vec<u32>, start: usize) -> (usize, Lead) {
     (distinct, lead)
 }
 
-/// The last `k` word hashes of a text read a word at a time: each window of `k` words is
-/// hashed as its last word comes, with no list of the text's words.
-#[derive(Debug, Clone, Default)]
-pub struct WordWindow {
-    /// Each hash twice, `k` apart, so that the last `k` are always one slice.
-    hashes: Vec<u64>,
-    /// Where the next hash goes, below `k`.
-    next: usize,
-    /// Whether `k` hashes have come since the last reset.
-    full: bool,
-}
-
-impl WordWindow {
-    /// Empties the window and sets its size to `k` words (at least 1).
-    pub fn reset(&mut self, k: usize) {
-        assert!(k > 0, "a shingle has at least one word");
-        self.hashes.clear();
-        self.hashes.resize(2 * k, 0);
-        self.next = 0;
-        self.full = false;
-    }
-
-    /// Adds the next word's hash; returns the hashes of the last `k` words, in text order,
-    /// once `k` have come.
-    #[inline]
-    pub fn push(&mut self, hash: u64) -> Option<&[u64]> {
-        let k = self.hashes.len() / 2;
-        self.hashes[self.next] = hash;
-        self.hashes[self.next + k] = hash;
-        self.next += 1;
-        if self.next == k {
-            self.next = 0;
-            self.full = true;
-        }
-        self.full.then(|| &self.hashes[self.next..self.next + k])
-    }
-}
-
 /// The 32-bit key of a shingle: its 64-bit hash folded, `h ⊕ (h >> 32)`. Shingle sets,
 /// corpus statistics and signatures all work on keys; two shingles of one document share a
 /// key with probability about `n/2^32`.
@@ -267,21 +229,6 @@ mod tests {
             }
         }
         assert_eq!(&keys[..2], &[7, 3]);
-    }
-
-    #[test]
-    fn a_word_window_gives_the_windows_of_the_whole_list() {
-        let h = ShingleHasher::new(1);
-        let words = hashes(&h, "a b c d e f g a b c");
-        let mut window = WordWindow::default();
-        for k in [1, 2, 3, 10, 11] {
-            window.reset(k);
-            let streamed: Vec<u64> = words
-                .iter()
-                .filter_map(|&w| window.push(w).map(|last| h.window(last)))
-                .collect();
-            assert_eq!(streamed, h.windows(&words, k), "k = {k}");
-        }
     }
 
     #[test]

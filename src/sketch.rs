@@ -10,7 +10,7 @@ use crate::boilerplate::Boilerplate;
 use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
-use crate::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher, WordWindow};
+use crate::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher};
 use crate::signature::MinHasher;
 
 /// What is kept of one document.
@@ -70,8 +70,13 @@ pub struct Appended {
 #[derive(Debug, Default)]
 pub struct Scratch {
     stream: WordStream,
-    window: WordWindow,
+    /// Hashes of the last words read, their windows not all made yet.
+    words: Vec<u64>,
 }
+
+/// Word hashes gathered before their windows are hashed (and all but the last `k - 1` let go):
+/// 32 KiB, however long the text.
+const WORDS_HELD: usize = 4096;
 
 /// Everything needed to sketch documents under one configuration.
 #[derive(Debug)]
@@ -176,17 +181,28 @@ impl Sketcher {
         scratch: &mut Scratch,
         keys: &mut Vec<u32>,
     ) -> u32 {
-        let Scratch { stream, window } = scratch;
-        window.reset(self.shingle_size);
-        let mut words = 0usize;
+        let Scratch { stream, words } = scratch;
+        let k = self.shingle_size;
+        let held = WORDS_HELD.max(2 * k);
+        // The windows of the words held; the last k - 1 words stay for the windows to come.
+        let windows = |words: &mut Vec<u64>, keys: &mut Vec<u32>| {
+            if words.len() >= k {
+                keys.extend(words.windows(k).map(|w| key(self.hasher.window(w))));
+                words.drain(..words.len() + 1 - k);
+            }
+        };
+        words.clear();
+        let mut count = 0usize;
         self.canonicalizer
             .for_each_word_of_pieces(for_each_piece, stream, |word| {
-                words += 1;
-                if let Some(last) = window.push(self.hasher.word(word)) {
-                    keys.push(key(self.hasher.window(last)));
+                words.push(self.hasher.word(word));
+                count += 1;
+                if words.len() == held {
+                    windows(words, keys);
                 }
             });
-        words as u32
+        windows(words, keys);
+        count as u32
     }
 
     /// The sketch of a shingle set, boilerplate left out, and the set it was made of.

@@ -324,8 +324,16 @@ impl<'a> PageText<'a> {
         }
         self.decoded.clear();
         self.skipped = 0;
-        html_escape::decode_html_entities_to_string(&self.raw[..end], &mut self.decoded);
-        self.raw.drain(..end);
+        if memchr::memchr(b'&', &self.raw.as_bytes()[..end]).is_some() {
+            html_escape::decode_html_entities_to_string(&self.raw[..end], &mut self.decoded);
+            self.raw.drain(..end);
+        } else if end == self.raw.len() {
+            // Nothing to decode, and nothing left over: the text read is the chunk.
+            std::mem::swap(&mut self.raw, &mut self.decoded);
+        } else {
+            self.decoded.push_str(&self.raw[..end]);
+            self.raw.drain(..end);
+        }
         Some(&self.decoded)
     }
 
@@ -380,11 +388,12 @@ pub fn page_words(html: &str) -> usize {
     let mut page = PageText::new(html);
     let (mut words, mut in_word) = (0, false);
     while let Some(chunk) = page.next_chunk() {
-        for c in chunk.chars() {
-            let word_char = !c.is_whitespace();
-            words += usize::from(word_char && !in_word);
-            in_word = word_char;
+        words += chunk.split_whitespace().count();
+        // A word cut by the end of the chunk before was counted there already.
+        if in_word && !chunk.starts_with(char::is_whitespace) {
+            words -= 1;
         }
+        in_word = !chunk.ends_with(char::is_whitespace);
     }
     words
 }
@@ -578,7 +587,9 @@ impl<'a> Extraction<'a> {
                 }
             }
         };
-        if end > start {
+        if end > start && memchr::memchr(b'&', &self.out.as_bytes()[start..end]).is_none() {
+            self.decoded = end;
+        } else if end > start {
             match html_escape::decode_html_entities(&self.out[start..end]) {
                 Cow::Owned(decoded) => {
                     let rest = self.out.split_off(end);

@@ -89,7 +89,7 @@ impl Canonicalizer {
             return if self.main_text {
                 Visible::Cleaned {
                     source: text,
-                    article_of: None,
+                    page: None,
                 }
             } else {
                 Visible::Whole(text)
@@ -98,14 +98,28 @@ impl Canonicalizer {
         if !self.main_text {
             return Visible::WholePage(body);
         }
+        if body.len() <= HELD_PAGE_BYTES {
+            let page = html::html_to_text(body);
+            let words = page.split_whitespace().count();
+            return match html::main_text(body, words) {
+                Some(article) => Visible::Cleaned {
+                    source: Cow::Owned(article),
+                    page: Some(Page::Text(Cow::Owned(page))),
+                },
+                None => Visible::Cleaned {
+                    source: Cow::Owned(page),
+                    page: None,
+                },
+            };
+        }
         match html::main_text(body, html::page_words(body)) {
             Some(article) => Visible::Cleaned {
                 source: Cow::Owned(article),
-                article_of: Some(body),
+                page: Some(Page::Html(body)),
             },
             None => Visible::Cleaned {
                 source: Cow::Owned(html::html_to_text(body)),
-                article_of: None,
+                page: None,
             },
         }
     }
@@ -200,14 +214,14 @@ pub enum Visible<'a> {
     Whole(Cow<'a, str>),
     /// The text of an HTML page, `main-text` off: read from the HTML a chunk at a time.
     WholePage(&'a str),
-    /// `main-text` on: the main text is `source` cleaned ([`plain::clean`]). `source` is the
-    /// article of the HTML page `article_of` when one was found (the page's text is then read
-    /// again from the HTML when asked for); else it is the whole page's text.
+    /// `main-text` on: the main text is `source` cleaned ([`plain::clean`]), and the whole
+    /// page's text is `page`, or `source` itself when `page` is `None`. `source` is an HTML
+    /// page's article when one was found, else the page's text.
     Cleaned {
         /// What the main text is made of.
         source: Cow<'a, str>,
-        /// The HTML page whose article `source` is.
-        article_of: Option<&'a str>,
+        /// The page's text when it is not `source`.
+        page: Option<Page<'a>>,
     },
 }
 
@@ -215,10 +229,10 @@ impl<'a> Visible<'a> {
     /// Calls `f` with the main text in pieces, in order. With `with_page`, returns whether
     /// the whole page's text differs from the main text (so that its shingle set may too):
     /// by more than carriage returns at line ends and whitespace at the end, which change no
-    /// word, when the main text is the page's text cleaned. Returns false without
-    /// `with_page`, and when the main text is the whole text.
+    /// word, when the page's text is held whole. Returns false without `with_page`, and when
+    /// the main text is the whole text.
     pub fn for_each_main_piece(&self, with_page: bool, mut f: impl FnMut(&str)) -> bool {
-        let (source, article_of) = match self {
+        let (source, page) = match self {
             Visible::Whole(text) => {
                 f(text);
                 return false;
@@ -227,15 +241,16 @@ impl<'a> Visible<'a> {
                 for_each_page_chunk(html, f);
                 return false;
             }
-            Visible::Cleaned { source, article_of } => (source, article_of),
+            Visible::Cleaned { source, page } => (source, page),
         };
         if !with_page {
             plain::for_each_piece(source, f);
             return false;
         }
-        let mut page = match article_of {
-            Some(html) => PageCursor::Html(html::PageText::new(html)),
+        let mut page = match page {
             None => PageCursor::Text(source),
+            Some(Page::Text(text)) => PageCursor::Text(text),
+            Some(Page::Html(html)) => PageCursor::Html(html::PageText::new(html)),
         };
         let mut same = true;
         plain::for_each_piece(source, |piece| {
@@ -245,23 +260,26 @@ impl<'a> Visible<'a> {
         !(same && page.is_at_end())
     }
 
-    /// The whole page's text; an HTML article is dropped here, the page being read again
-    /// from its HTML.
+    /// The whole page's text; the main text's source is dropped here when the page is not it.
     pub fn into_page(self) -> Page<'a> {
         match self {
             Visible::Whole(text)
             | Visible::Cleaned {
                 source: text,
-                article_of: None,
+                page: None,
             } => Page::Text(text),
-            Visible::WholePage(html)
-            | Visible::Cleaned {
-                article_of: Some(html),
-                ..
-            } => Page::Html(html),
+            Visible::WholePage(html) => Page::Html(html),
+            Visible::Cleaned {
+                page: Some(page), ..
+            } => page,
         }
     }
 }
+
+/// HTML pages up to this size have their text made once and held while they are sketched;
+/// a longer page's text is read again from its HTML, a chunk at a time, each time it is needed
+/// (to count its words, to compare it with the main text, to make its shingle set).
+const HELD_PAGE_BYTES: usize = 1 << 20;
 
 /// The whole text of a page.
 #[derive(Debug)]
@@ -292,9 +310,9 @@ fn for_each_page_chunk(html: &str, mut f: impl FnMut(&str)) {
 
 /// A place in a page's text, moved on as the main text is compared with it.
 enum PageCursor<'a> {
-    /// The rest of a text held whole: the one the main text is made of. Carriage returns
-    /// before a line break or at the end, which cleaning drops with the lines' ends, and
-    /// whitespace at the end are passed over: the text's words are the same without them.
+    /// The rest of a page's text held whole. Carriage returns before a line break or at the
+    /// end, which cleaning drops with the lines' ends, and whitespace at the end are passed
+    /// over: the text's words are the same without them.
     Text(&'a str),
     /// A page read from its HTML.
     Html(html::PageText<'a>),
@@ -305,6 +323,11 @@ impl PageCursor<'_> {
     fn skip(&mut self, text: &str) -> bool {
         match self {
             PageCursor::Text(rest) => loop {
+                if std::ptr::eq(rest.as_ptr(), text.as_ptr()) && rest.len() >= text.len() {
+                    // A line of the page itself.
+                    *rest = &rest[text.len()..];
+                    return true;
+                }
                 if let Some(after) = rest.strip_prefix(text) {
                     *rest = after;
                     return true;

@@ -17,10 +17,10 @@ pub fn clean(text: &str) -> String {
 /// given from them; a longer one is read a second time.
 const HELD_LINES: usize = 256;
 
-/// Calls `f` with [`clean`]'s text in pieces, in order: each kept line and the `\n` between
-/// two. Only the last [`HELD_LINES`] kept lines are held, never a copy of the text (unless
+/// Calls `f` with [`clean`]'s text in pieces, in order: runs of kept lines (a slice of `text`
+/// where they follow one another with a bare `\n` between them) and the `\n` between runs. Only the last [`HELD_LINES`] kept lines are held, never a copy of the text (unless
 /// signatures and footers cut more than those from the end, which no real text does).
-pub fn for_each_piece(text: &str, mut f: impl FnMut(&str)) {
+pub fn for_each_piece(text: &str, f: impl FnMut(&str)) {
     let mut held = std::collections::VecDeque::with_capacity(HELD_LINES.min(text.len() / 32 + 1));
     let mut before = 0;
     let mut filter = LineFilter::default();
@@ -44,22 +44,62 @@ pub fn for_each_piece(text: &str, mut f: impl FnMut(&str)) {
             held.len()
         }
     };
-    let mut emit = |at: usize, line: &str| {
-        if at > 0 {
-            f("\n");
-        }
-        f(line);
-    };
+    let mut runs = Runs::new(text, f);
     if before == 0 {
-        held.iter()
-            .take(kept)
-            .enumerate()
-            .for_each(|(at, line)| emit(at, line));
+        held.iter().take(kept).for_each(|line| runs.add(line));
     } else {
-        kept_lines(text)
-            .take(kept)
-            .enumerate()
-            .for_each(|(at, line)| emit(at, line));
+        kept_lines(text).take(kept).for_each(|line| runs.add(line));
+    }
+    runs.finish();
+}
+
+/// Kept lines given as few pieces as can be: lines that follow one another in the text with
+/// a bare `\n` between them, as they are joined, go as one slice of the text.
+struct Runs<'a, F: FnMut(&str)> {
+    text: &'a str,
+    f: F,
+    /// The run not yet given, as byte offsets in `text`.
+    run: Option<(usize, usize)>,
+    /// A run was given before.
+    given: bool,
+}
+
+impl<'a, F: FnMut(&str)> Runs<'a, F> {
+    fn new(text: &'a str, f: F) -> Self {
+        Runs {
+            text,
+            f,
+            run: None,
+            given: false,
+        }
+    }
+
+    /// Adds the next kept line, a slice of the text.
+    fn add(&mut self, line: &'a str) {
+        let start = line.as_ptr() as usize - self.text.as_ptr() as usize;
+        let end = start + line.len();
+        match &mut self.run {
+            Some((_, run_end))
+                if *run_end + 1 == start && self.text.as_bytes()[*run_end] == b'\n' =>
+            {
+                *run_end = end;
+            }
+            _ => {
+                self.finish();
+                self.run = Some((start, end));
+            }
+        }
+    }
+
+    /// Gives the run not yet given, after a line break when one was given before.
+    fn finish(&mut self) {
+        if let Some((start, end)) = self.run.take() {
+            if self.given {
+                (self.f)("\n");
+            }
+            (self.f)(&self.text[start..end]);
+            self.given = true;
+        }
     }
 }
 

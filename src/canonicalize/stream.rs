@@ -14,12 +14,10 @@ const CHUNK_BYTES: usize = 64 << 10;
 /// Reusable buffers that turn pieces of text into normalized words.
 #[derive(Debug)]
 pub struct WordStream {
-    /// Bytes gathered before a chunk is normalized.
+    /// Bytes normalized at a time, about.
     chunk_bytes: usize,
-    /// Text given and not yet normalized.
+    /// Text given that does not end a chunk yet (no chunk end in it but at its start).
     pending: String,
-    /// How many bytes at the start of `pending` hold no end of a chunk.
-    no_end_before: usize,
     /// The last chunk normalized.
     normalized: String,
 }
@@ -36,7 +34,6 @@ impl WordStream {
         WordStream {
             chunk_bytes,
             pending: String::new(),
-            no_end_before: 0,
             normalized: String::new(),
         }
     }
@@ -49,58 +46,77 @@ impl WordStream {
         mut on_word: impl FnMut(&str),
     ) {
         self.pending.clear();
-        self.no_end_before = 0;
         for_each_piece(&mut |piece| self.push(piece, &mut on_word));
-        self.normalize(self.pending.len(), &mut on_word);
+        let pending = std::mem::take(&mut self.pending);
+        self.normalize(&pending, &mut on_word);
+        self.pending = pending;
         self.pending.clear();
     }
 
-    /// Adds a piece of text, normalizing every whole chunk it completes.
+    /// Adds a piece of text: whole chunks are normalized straight from it, the rest is kept
+    /// until a chunk end comes.
     fn push(&mut self, piece: &str, on_word: &mut impl FnMut(&str)) {
         let mut rest = piece;
-        while !rest.is_empty() {
-            // Up to a whole chunk; a whole chunk more when the pending text has no end yet.
-            let room = match self.chunk_bytes.checked_sub(self.pending.len()) {
-                Some(room) if room > 0 => room,
-                _ => self.chunk_bytes,
+        if !self.pending.is_empty() {
+            if self.pending.len() + rest.len() < self.chunk_bytes {
+                self.pending.push_str(rest);
+                return;
+            }
+            // The pending text ends where the piece first holds a chunk end.
+            let Some(end) = first_chunk_end(rest, 0) else {
+                self.pending.push_str(rest);
+                return;
             };
-            let mut take = room.min(rest.len());
-            while !rest.is_char_boundary(take) {
-                take += 1;
-            }
-            self.pending.push_str(&rest[..take]);
-            rest = &rest[take..];
-            if self.pending.len() >= self.chunk_bytes {
-                match chunk_end(&self.pending, self.no_end_before) {
-                    Some(end) => {
-                        self.normalize(end, on_word);
-                        self.pending.drain(..end);
-                        self.no_end_before = 0;
-                    }
-                    None => self.no_end_before = self.pending.len(),
-                }
-            }
+            let mut pending = std::mem::take(&mut self.pending);
+            pending.push_str(&rest[..end]);
+            self.normalize(&pending, on_word);
+            pending.clear();
+            self.pending = pending;
+            rest = &rest[end..];
         }
+        while rest.len() >= self.chunk_bytes {
+            let mut window = self.chunk_bytes;
+            while !rest.is_char_boundary(window) {
+                window -= 1;
+            }
+            // A chunk is never empty, even when a long character fills the window.
+            let end =
+                last_chunk_end(&rest[..window]).or_else(|| first_chunk_end(rest, window.max(1)));
+            let Some(end) = end else {
+                break;
+            };
+            self.normalize(&rest[..end], on_word);
+            rest = &rest[end..];
+        }
+        self.pending.push_str(rest);
     }
 
-    /// Normalizes the first `end` bytes of the pending text and calls `on_word` with their
-    /// words.
-    fn normalize(&mut self, end: usize, on_word: &mut impl FnMut(&str)) {
+    /// Normalizes `text` and calls `on_word` with its words.
+    fn normalize(&mut self, text: &str, on_word: &mut impl FnMut(&str)) {
         self.normalized.clear();
-        unicode::normalize_into(&self.pending[..end], &mut self.normalized);
+        unicode::normalize_into(text, &mut self.normalized);
         tokens::for_each_word(&self.normalized, on_word);
     }
 }
 
-/// Where the last whole chunk of `text` ends: before its last ASCII character that is not a
-/// letter or digit (not its first character: a chunk is never empty); `None` when there is no
-/// such character. The first `from` bytes are known to hold none and are not searched.
-fn chunk_end(text: &str, from: usize) -> Option<usize> {
+/// Whether a chunk may end before `byte`: an ASCII character that is not a letter or digit.
+fn ends_a_chunk(byte: u8) -> bool {
+    byte.is_ascii() && !byte.is_ascii_alphanumeric()
+}
+
+/// Where the last chunk of `text` ends: before its last ASCII character that is not a letter
+/// or digit, not its first (a chunk is never empty); `None` when there is none.
+fn last_chunk_end(text: &str) -> Option<usize> {
+    text.bytes().rposition(ends_a_chunk).filter(|&at| at > 0)
+}
+
+/// Where a chunk of `text` first ends at or after byte `from`: before the first ASCII
+/// character there that is not a letter or digit.
+fn first_chunk_end(text: &str, from: usize) -> Option<usize> {
     text.as_bytes()[from..]
         .iter()
-        .rposition(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
+        .position(|&b| ends_a_chunk(b))
         .map(|at| from + at)
-        .filter(|&at| at > 0)
 }
 
 #[cfg(test)]
@@ -127,11 +143,13 @@ mod tests {
 
     #[test]
     fn chunks_end_before_ascii_separators_only() {
-        assert_eq!(chunk_end("ab cd", 0), Some(2));
-        assert_eq!(chunk_end("ab\ncd.", 0), Some(5));
-        assert_eq!(chunk_end("ab\ncd.", 5), Some(5));
-        assert_eq!(chunk_end(" abc", 0), None, "never an empty chunk");
-        assert_eq!(chunk_end("абв\u{301}где", 0), None);
+        assert_eq!(last_chunk_end("ab cd"), Some(2));
+        assert_eq!(last_chunk_end("ab\ncd."), Some(5));
+        assert_eq!(last_chunk_end(" abc"), None, "never an empty chunk");
+        assert_eq!(last_chunk_end("абв\u{301}где"), None);
+        assert_eq!(first_chunk_end(" ab cd", 0), Some(0));
+        assert_eq!(first_chunk_end(" ab cd", 1), Some(3));
+        assert_eq!(first_chunk_end("абв\u{301}где", 0), None);
     }
 
     #[test]
