@@ -182,27 +182,35 @@ impl Sketcher {
         keys: &mut Vec<u32>,
     ) -> u32 {
         let Scratch { stream, words } = scratch;
-        let k = self.shingle_size;
-        let held = WORDS_HELD.max(2 * k);
-        // The windows of the words held; the last k - 1 words stay for the windows to come.
-        let windows = |words: &mut Vec<u64>, keys: &mut Vec<u32>| {
-            if words.len() >= k {
-                keys.extend(words.windows(k).map(|w| key(self.hasher.window(w))));
-                words.drain(..words.len() + 1 - k);
-            }
-        };
+        let held = WORDS_HELD.max(2 * self.shingle_size);
         words.clear();
-        let mut count = 0usize;
+        // Words whose windows are all made: let go.
+        let mut done = 0;
         self.canonicalizer
             .for_each_word_of_pieces(for_each_piece, stream, |word| {
                 words.push(self.hasher.word(word));
-                count += 1;
                 if words.len() == held {
-                    windows(words, keys);
+                    done += self.append_windows(words, keys);
                 }
             });
-        windows(words, keys);
+        let count = done + words.len();
+        self.append_windows(words, keys);
         count as u32
+    }
+
+    /// Appends the keys of the windows of the word hashes `words` to `keys`, and lets go of
+    /// every word but the last `k - 1`, which the windows to come begin with; returns how many
+    /// it let go. Out of line, so that the loop over words stays small.
+    #[inline(never)]
+    fn append_windows(&self, words: &mut Vec<u64>, keys: &mut Vec<u32>) -> usize {
+        let k = self.shingle_size;
+        if words.len() < k {
+            return 0;
+        }
+        keys.extend(words.windows(k).map(|w| key(self.hasher.window(w))));
+        let done = words.len() + 1 - k;
+        words.drain(..done);
+        done
     }
 
     /// The sketch of a shingle set, boilerplate left out, and the set it was made of.

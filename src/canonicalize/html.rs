@@ -449,8 +449,10 @@ struct Extraction<'a> {
     /// is never held twice; tags that break text settle all of it first, so every place an
     /// element starts at is in decoded text.
     decoded: usize,
-    /// No `&` or ASCII whitespace lies in `out` between `decoded` and this.
+    /// No `&` or ASCII whitespace lies in `out` after `decoded` and before this.
     settled_search: usize,
+    /// A `&` lies in `out` from `decoded` on: only then is there anything to decode.
+    pending_amp: bool,
     /// Decode only at the end, as extraction once did (the tests' reference).
     #[cfg(test)]
     decode_at_end: bool,
@@ -475,7 +477,9 @@ impl<'a> Extraction<'a> {
             while !rest.is_char_boundary(take) {
                 take += 1;
             }
-            self.out.push_str(&rest[..take]);
+            let piece = &rest[..take];
+            self.pending_amp |= memchr::memchr(b'&', piece.as_bytes()).is_some();
+            self.out.push_str(piece);
             rest = &rest[take..];
             self.decode(false);
         }
@@ -546,8 +550,10 @@ impl<'a> Extraction<'a> {
         let linked = self.link_chars - frame.link_start;
         if is_one_of(frame.name, &LINK_DENSITY_BLOCKS) && text > 0 && linked * 2 > text {
             self.out.truncate(frame.out_start);
+            // Every element starts in decoded text: what is left is all decoded.
             self.decoded = self.decoded.min(frame.out_start);
             self.settled_search = self.decoded;
+            self.pending_amp &= frame.out_start > self.decoded;
             self.text_chars = frame.text_start;
             self.link_chars = frame.link_start;
         }
@@ -562,6 +568,7 @@ impl<'a> Extraction<'a> {
         self.out.push(c);
         self.decoded = self.out.len();
         self.settled_search = self.decoded;
+        self.pending_amp = false;
     }
 
     /// Decodes the text not yet decoded: all of it with `whole`, else up to its last `&` or
@@ -569,6 +576,11 @@ impl<'a> Extraction<'a> {
     fn decode(&mut self, whole: bool) {
         #[cfg(test)]
         if self.decode_at_end {
+            return;
+        }
+        if !self.pending_amp {
+            self.decoded = self.out.len();
+            self.settled_search = self.decoded;
             return;
         }
         let start = self.decoded;
@@ -603,6 +615,7 @@ impl<'a> Extraction<'a> {
         }
         // What is left starts with the `&` or whitespace found, and holds no other.
         self.settled_search = (self.decoded + 1).min(self.out.len());
+        self.pending_amp = self.out.as_bytes().get(self.decoded) == Some(&b'&');
     }
 }
 
