@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use crate::cluster::ClusterStats;
 use crate::config::Config;
-use crate::error::{Error, Result};
-use crate::io::read::{Origin, ReadOptions, Record};
+use crate::error::Result;
+use crate::io::read::{ReadOptions, Record};
 use crate::pipeline::{
     cluster_collection, cut_buckets_note, Clustering, CollectOptions, Collection, Collector,
     Timings,
@@ -116,7 +116,6 @@ pub struct Clusterer {
     progress: Arc<dyn Progress>,
     collector: Collector,
     started: Instant,
-    source: Arc<str>,
 }
 
 impl Clusterer {
@@ -143,7 +142,6 @@ impl Clusterer {
             progress: options.progress,
             collector,
             started: Instant::now(),
-            source: Arc::from("document"),
         })
     }
 
@@ -160,23 +158,7 @@ impl Clusterer {
         text: &str,
         time: Option<i64>,
     ) -> Result<()> {
-        let position = self.collector.added() + 1;
-        let id = id.into();
-        if id.is_empty() {
-            return Err(Error::EmptyId { position });
-        }
-        self.collector.add(Record {
-            id,
-            text: text.to_owned(),
-            time,
-            columns: Vec::new(),
-            origin: Origin {
-                order: (u32::MAX, position),
-                source: self.source.clone(),
-                line: position,
-            },
-        });
-        Ok(())
+        self.collector.add_document(id.into(), text, time)
     }
 
     /// Adds a record as a reader made it, with its origin.

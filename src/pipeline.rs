@@ -231,6 +231,27 @@ impl Collector {
         }
     }
 
+    /// Queues one document given by a program rather than read from a file: its origin is
+    /// its position among the documents added (`document:N` in messages).
+    pub fn add_document(&mut self, id: String, text: &str, time: Option<i64>) -> Result<(), Error> {
+        let position = self.added + 1;
+        if id.is_empty() {
+            return Err(Error::EmptyId { position });
+        }
+        self.add(Record {
+            id,
+            text: text.to_owned(),
+            time,
+            columns: Vec::new(),
+            origin: Origin {
+                order: (u32::MAX, position),
+                source: Arc::from("document"),
+                line: position,
+            },
+        });
+        Ok(())
+    }
+
     /// Documents added so far.
     pub fn added(&self) -> u64 {
         self.added

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::index::add::{add, AddOptions, AddReport};
 use crate::index::read::{export, known_boilerplate, query, ExportRow, Match};
 use crate::index::store::{Open, Store};
-use crate::io::read::{Origin, ReadOptions, Record};
+use crate::io::read::ReadOptions;
 use crate::pipeline::{thread_pool, CollectOptions, Collector};
 use crate::RunOptions;
 
@@ -68,7 +68,6 @@ impl Index {
             threads: options.threads,
             upsert,
             collector,
-            source: Arc::from("document"),
         })
     }
 
@@ -91,29 +90,12 @@ pub struct IndexAddition<'a> {
     threads: usize,
     upsert: bool,
     collector: Collector,
-    source: Arc<str>,
 }
 
 impl IndexAddition<'_> {
     /// Adds one document, with its time in seconds since 1970 (UTC) when it has one.
     pub fn add(&mut self, id: impl Into<String>, text: &str, time: Option<i64>) -> Result<()> {
-        let position = self.collector.added() + 1;
-        let id = id.into();
-        if id.is_empty() {
-            return Err(Error::EmptyId { position });
-        }
-        self.collector.add(Record {
-            id,
-            text: text.to_owned(),
-            time,
-            columns: Vec::new(),
-            origin: Origin {
-                order: (u32::MAX, position),
-                source: self.source.clone(),
-                line: position,
-            },
-        });
-        Ok(())
+        self.collector.add_document(id.into(), text, time)
     }
 
     /// Reads files as the `index add` command does and adds their records.
