@@ -20,7 +20,7 @@ use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::config::Config;
 use megashingle::io::read::{read_inputs, ReadOptions, Record};
-use megashingle::shingle::ShingleHasher;
+use megashingle::sketch::shingle::ShingleHasher;
 
 /// Records per batch sent to the workers, as in the crate's pipeline.
 const BATCH_RECORDS: usize = 256;

@@ -33,14 +33,14 @@ use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::cluster::{cluster, UnionFind};
 use megashingle::config::{Config, Matching};
+use megashingle::corpus::set_store::SetsView;
+use megashingle::engine::{CollectOptions, Collector};
 use megashingle::io::read::ReadOptions;
-use megashingle::pipeline::{CollectOptions, Collector};
-use megashingle::sets::SetsView;
-use megashingle::shingle::{shingle_set, ShingleHasher};
-use megashingle::signature::MinHasher;
-use megashingle::sketch::{Scratch, Sketcher};
-use megashingle::supershingle::KeyMaker;
-use megashingle::tune::Grouping;
+use megashingle::sketch::grouping::Grouping;
+use megashingle::sketch::keys::KeyMaker;
+use megashingle::sketch::shingle::{shingle_set, ShingleHasher};
+use megashingle::sketch::signature::MinHasher;
+use megashingle::sketch::{SketchBuffers, Sketcher};
 use megashingle::Clusterer;
 
 /// The configuration the CLI uses when run from the crate root: `pipeline.toml`, else defaults.
@@ -70,7 +70,7 @@ fn inputs() -> Inputs {
     let texts: Vec<String> = documents.iter().map(|d| d.text.clone()).collect();
     let bytes = texts.iter().map(|t| t.len() as u64).sum();
     let sketcher = Sketcher::new(&config);
-    let mut scratch = Scratch::default();
+    let mut scratch = SketchBuffers::default();
     let words = texts
         .iter()
         .map(|t| sketcher.canonicalizer().words(t))
@@ -160,7 +160,7 @@ fn stages(c: &mut Criterion) {
     // As the pipeline calls it: with the whole page's set too when boilerplate is counted.
     let pages = config.boilerplate.min_documents > 0;
     group.bench_function("sketcher_shingles", |b| {
-        let mut scratch = Scratch::default();
+        let mut scratch = SketchBuffers::default();
         b.iter(|| {
             texts
                 .iter()

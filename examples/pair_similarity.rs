@@ -7,10 +7,10 @@
 
 use std::collections::HashMap;
 
-use megashingle::boilerplate::Boilerplate;
+use megashingle::cluster::intersection::intersection_size;
 use megashingle::config::Config;
-use megashingle::sketch::{Scratch, Shingles, Sketcher};
-use megashingle::sorted::intersection_size;
+use megashingle::corpus::boilerplate::Boilerplate;
+use megashingle::sketch::{ShingleSets, SketchBuffers, Sketcher};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -21,8 +21,8 @@ fn main() -> anyhow::Result<()> {
         Config::default()
     };
     let sketcher = Sketcher::new(&config);
-    let mut sets: HashMap<String, Shingles> = HashMap::new();
-    let mut scratch = Scratch::default();
+    let mut sets: HashMap<String, ShingleSets> = HashMap::new();
+    let mut scratch = SketchBuffers::default();
     for record in csv::Reader::from_path(&args[1])?.into_records() {
         let record = record?;
         sets.insert(
@@ -30,7 +30,7 @@ fn main() -> anyhow::Result<()> {
             sketcher.shingles(&record[1], &mut scratch, true),
         );
     }
-    let all: Vec<&[u32]> = sets.values().map(Shingles::page_set).collect();
+    let all: Vec<&[u32]> = sets.values().map(ShingleSets::page_set).collect();
     let boilerplate = Boilerplate::from_sets(&all, config.boilerplate.min_documents);
     let sets: HashMap<String, Vec<u32>> = sets
         .iter()

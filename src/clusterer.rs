@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use crate::cluster::ClusterStats;
 use crate::config::Config;
-use crate::error::Result;
-use crate::io::read::{ReadOptions, Record};
-use crate::pipeline::{
+use crate::engine::{
     cluster_collection, cut_buckets_note, Clustering, CollectOptions, Collection, Collector,
     Timings,
 };
+use crate::error::Result;
+use crate::io::read::{ReadOptions, Record};
 use crate::progress::{Progress, Quiet};
 use crate::sketch::Sketch;
 

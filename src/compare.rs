@@ -9,12 +9,12 @@ use serde::Serialize;
 
 use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
+use crate::cluster::intersection::intersection_size;
 use crate::config::Config;
-use crate::shingle::{key, shingle_set, Lead};
-use crate::signature::estimate_jaccard;
+use crate::sketch::keys::{shared_slots, KeyMaker};
+use crate::sketch::shingle::{key, shingle_set, Lead};
+use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketcher;
-use crate::sorted::intersection_size;
-use crate::supershingle::{shared_slots, KeyMaker};
 
 /// Everything `megashingle compare` reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]

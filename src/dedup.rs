@@ -6,13 +6,13 @@
 
 use rayon::prelude::*;
 
+use crate::cluster::intersection::intersection_size;
 use crate::cluster::{estimate_containment, Cluster};
 use crate::config::{DedupConfig, Keep};
+use crate::corpus::set_store::{SetStore, SetsView};
+use crate::engine::Collection;
 use crate::error::{Error, Result};
-use crate::pipeline::Collection;
-use crate::sets::{SetStore, SetsView};
-use crate::signature::estimate_jaccard;
-use crate::sorted::intersection_size;
+use crate::sketch::signature::estimate_jaccard;
 
 /// A record removed as the duplicate of a kept one.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]

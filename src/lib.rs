@@ -32,8 +32,7 @@ mod error;
 mod progress;
 mod sketcher;
 
-#[doc(hidden)]
-pub mod boilerplate;
+// The stages, in the order data flows through them.
 #[doc(hidden)]
 pub mod canonicalize;
 #[doc(hidden)]
@@ -43,29 +42,17 @@ pub mod compare;
 #[doc(hidden)]
 pub mod config;
 #[doc(hidden)]
-pub mod copies;
+pub mod corpus;
+#[doc(hidden)]
+pub mod engine;
 #[doc(hidden)]
 pub mod index;
 #[doc(hidden)]
 pub mod io;
 #[doc(hidden)]
-pub mod keyset;
-#[doc(hidden)]
-pub mod pipeline;
-#[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
-pub mod sets;
-#[doc(hidden)]
-pub mod shingle;
-#[doc(hidden)]
-pub mod signature;
-#[doc(hidden)]
 pub mod sketch;
-#[doc(hidden)]
-pub mod sorted;
-#[doc(hidden)]
-pub mod supershingle;
 #[doc(hidden)]
 pub mod tune;
 

@@ -22,10 +22,10 @@ use cli::{
     IndexQueryArgs, IndexRemoveArgs, RunArgs, TuneArgs,
 };
 use megashingle::compare::{compare, Comparison};
+use megashingle::engine::{CollectOptions, Collector};
 use megashingle::index::store::{Open, Store};
 use megashingle::io::write::Row;
 use megashingle::io::write::{write_atomically, write_csv, write_rows, Guarded};
-use megashingle::pipeline::{CollectOptions, Collector};
 use megashingle::{Clusterer, RunOptions};
 
 use bars::Bars;
@@ -461,7 +461,7 @@ fn add_to_index(
     let skipped = collection.read.skipped + collection.duplicates;
     let mut timings = collection.timings.clone();
     timings.0.insert(0, ("index: known boilerplate", loading));
-    let pool = megashingle::pipeline::thread_pool(threads, "add")?;
+    let pool = megashingle::engine::thread_pool(threads, "add")?;
     let upsert = AddOptions {
         upsert: args.upsert,
     };
@@ -501,7 +501,7 @@ fn add_to_index(
             report.merges.len(),
             report.replaced,
             skipped,
-            megashingle::pipeline::cut_buckets_note(
+            megashingle::engine::cut_buckets_note(
                 report.cut_buckets,
                 report.cut_bucket_documents
             ),
@@ -667,7 +667,8 @@ fn run_compare(args: CompareArgs) -> Result<()> {
 
 fn run_tune(args: TuneArgs) -> Result<()> {
     use megashingle::config::Matching;
-    use megashingle::tune::{choose, svg, Grouping};
+    use megashingle::sketch::grouping::{choose, Grouping};
+    use megashingle::tune::svg;
     refuse_same_file(args.plot.as_deref(), &[], Some(&args.config), None)?;
     let config = args.config.resolve()?;
     let target = match args.threshold {

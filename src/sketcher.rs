@@ -8,15 +8,15 @@
 
 use rayon::prelude::*;
 
-use crate::boilerplate::Boilerplate;
 use crate::cluster::{cluster, open_alike, Verifier};
 use crate::clusterer::Status;
 use crate::config::Config;
+use crate::corpus::boilerplate::Boilerplate;
+use crate::corpus::set_store::{SetStore, SetsView};
 use crate::error::{Error, Result};
-use crate::sets::{SetStore, SetsView};
-use crate::shingle::Lead;
-use crate::sketch::{Scratch, Sketch, Sketcher};
-use crate::supershingle::KeyMaker;
+use crate::sketch::keys::KeyMaker;
+use crate::sketch::shingle::Lead;
+use crate::sketch::{Sketch, SketchBuffers, Sketcher};
 
 /// What the stages keep of one text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +90,7 @@ impl DocumentSketcher {
     pub fn page_set(&self, text: &str) -> Vec<u32> {
         let mut shingles = self
             .sketcher
-            .shingles(text, &mut Scratch::default(), self.pages);
+            .shingles(text, &mut SketchBuffers::default(), self.pages);
         shingles.page.take().unwrap_or(shingles.set)
     }
 
@@ -101,7 +101,7 @@ impl DocumentSketcher {
 
     /// The sketch of one text.
     pub fn sketch(&self, text: &str) -> DocumentSketch {
-        self.sketch_with(text, &mut Scratch::default())
+        self.sketch_with(text, &mut SketchBuffers::default())
     }
 
     /// The sketches of many texts, in parallel, in their order.
@@ -109,7 +109,9 @@ impl DocumentSketcher {
         self.in_pool(|| {
             texts
                 .par_iter()
-                .map_init(Scratch::default, |scratch, t| self.sketch_with(t, scratch))
+                .map_init(SketchBuffers::default, |scratch, t| {
+                    self.sketch_with(t, scratch)
+                })
                 .collect()
         })
     }
@@ -128,7 +130,7 @@ impl DocumentSketcher {
         Ok(pool.install(work))
     }
 
-    fn sketch_with(&self, text: &str, scratch: &mut Scratch) -> DocumentSketch {
+    fn sketch_with(&self, text: &str, scratch: &mut SketchBuffers) -> DocumentSketch {
         let shingles = self.sketcher.shingles(text, scratch, false);
         let (sketch, set) = self.sketcher.sketch_shingles(&shingles, &self.boilerplate);
         let status = Status::of(&sketch);
@@ -273,7 +275,7 @@ mod tests {
         let config = Config::default();
         let sketcher = DocumentSketcher::new(&config).unwrap();
         let sketch = sketcher.sketch(STORY);
-        let stage = Sketcher::new(&config).sketch(STORY, &mut Scratch::default());
+        let stage = Sketcher::new(&config).sketch(STORY, &mut SketchBuffers::default());
         assert_eq!(sketch.minima, stage.signature);
         assert_eq!(sketch.shingles.len() as u32, stage.shingles);
         assert_eq!(sketch.status, Status::Ok);

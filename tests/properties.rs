@@ -10,7 +10,7 @@ use megashingle::cluster::UnionFind;
 use megashingle::compare::compare;
 use megashingle::config::Config;
 use megashingle::io::read::ReadOptions;
-use megashingle::signature::{estimate_jaccard, splitmix64, MinHasher};
+use megashingle::sketch::signature::{estimate_jaccard, splitmix64, MinHasher};
 use megashingle::{Clusterer, RunOptions};
 
 /// Words are `w0` … `w199`: one canonical word each, so texts are plain word sequences.

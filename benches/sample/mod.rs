@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use megashingle::signature::splitmix64;
+use megashingle::sketch::signature::splitmix64;
 
 /// One document of the sample.
 pub struct Document {

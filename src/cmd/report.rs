@@ -11,14 +11,14 @@ use std::time::Instant;
 use anyhow::Result;
 use megashingle::cluster::joined_via;
 use megashingle::config::Config;
+use megashingle::corpus::set_store::SetsView;
+use megashingle::engine::{Collection, Collector, Timings};
 use megashingle::index::store::{Open, Store};
 use megashingle::io::read::ReadOptions;
 use megashingle::io::write::write_atomically;
-use megashingle::pipeline::{Collection, Collector, Timings};
 use megashingle::report::build::{model, read_texts, rereadable, text_bytes, Setting, Stories};
 use megashingle::report::model::StorySource;
 use megashingle::report::table::{self, Row};
-use megashingle::sets::SetsView;
 use megashingle::Clusterer;
 
 use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
@@ -144,7 +144,7 @@ fn collect(
     options: &ReadOptions,
     config: &Config,
     run: &RunArgs,
-    known: Option<megashingle::boilerplate::Boilerplate>,
+    known: Option<megashingle::corpus::boilerplate::Boilerplate>,
 ) -> Result<Collection> {
     let mut collect = collect_options(run, options.strict);
     if let Some(known) = known {
@@ -199,7 +199,7 @@ fn write_report(
         text_bytes: text_bytes(&stories.clusters, report.text_bytes),
     };
     // The thread count as -j gives it (any warning about it was printed when reading).
-    let pool = megashingle::pipeline::thread_pool(run.threads().0, "compare")?;
+    let pool = megashingle::engine::thread_pool(run.threads().0, "compare")?;
     let model = timings.time("comparing", || {
         pool.install(|| model(&collection, stories, texts, &setting))
     });

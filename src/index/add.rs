@@ -24,17 +24,17 @@ use rustc_hash::FxHashMap;
 use crate::cluster::{join, IndexEntry, Joined, Known, KnownStory};
 use crate::clusterer::Status;
 use crate::config::Config;
+use crate::corpus::set_store::SetsView;
+use crate::engine::{Collection, Timings};
 use crate::index::store::{
     posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS,
     IDS,
 };
 use crate::io::time::{format_time, now};
-use crate::pipeline::{Collection, Timings};
-use crate::sets::SetsView;
-use crate::shingle::Lead;
-use crate::signature::estimate_jaccard;
+use crate::sketch::keys::KeyMaker;
+use crate::sketch::shingle::Lead;
+use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
-use crate::supershingle::KeyMaker;
 
 /// Where one added document went.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::engine::{thread_pool, CollectOptions, Collector};
 use crate::error::{Error, Result};
 use crate::index::add::{add, AddOptions, AddReport};
 use crate::index::read::{export, known_boilerplate, query, ExportRow, Match};
 use crate::index::store::{Open, Store};
 use crate::io::read::ReadOptions;
-use crate::pipeline::{thread_pool, CollectOptions, Collector};
 use crate::RunOptions;
 
 /// A story index on disk, open and locked against other processes.

@@ -6,18 +6,18 @@ use anyhow::Result;
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
 use rustc_hash::FxHashMap;
 
-use crate::boilerplate::Boilerplate;
 use crate::cluster::{estimate_containment, Verifier};
 use crate::config::Config;
+use crate::corpus::boilerplate::Boilerplate;
 use crate::index::postings::{directories, look_up, CHUNKS, DEAD, SEGMENTS};
 use crate::index::store::{
     bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord,
     Store, StoryRecord, BOILERPLATE, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
 };
 use crate::io::time::format_time;
-use crate::signature::estimate_jaccard;
-use crate::sketch::{Scratch, Sketcher};
-use crate::supershingle::KeyMaker;
+use crate::sketch::keys::KeyMaker;
+use crate::sketch::signature::estimate_jaccard;
+use crate::sketch::{SketchBuffers, Sketcher};
 
 /// A table of a read transaction; `None` when the index is still empty.
 fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
@@ -214,7 +214,7 @@ pub struct Match {
 pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
     store.check_comparable(config)?;
     let sketcher = Sketcher::new(config);
-    let shingles = sketcher.shingles(text, &mut Scratch::default(), false);
+    let shingles = sketcher.shingles(text, &mut SketchBuffers::default(), false);
     let (mut sketch, _) = sketcher.sketch_shingles(&shingles, &known_boilerplate(store)?);
     if !sketch.is_comparable() {
         return Ok(Vec::new());
@@ -259,7 +259,7 @@ pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
             words: record.words,
             shingles: record.shingles,
             signature,
-            lead: crate::shingle::Lead::default(),
+            lead: crate::sketch::shingle::Lead::default(),
         };
         let Some(checked) = verifier.jaccard(&sketch, &other, || None) else {
             continue;

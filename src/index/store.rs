@@ -26,7 +26,7 @@ use redb::{
 use crate::config::Config;
 use crate::index::postings::Postings;
 use crate::io::time::{format_time, now};
-use crate::supershingle::KeyMaker;
+use crate::sketch::keys::KeyMaker;
 
 /// What `meta.format` holds in every index.
 pub const FORMAT: &str = "megashingle-index 1";

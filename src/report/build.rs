@@ -15,14 +15,14 @@ use rustc_hash::FxHashMap;
 use crate::cluster::{Cluster, Via};
 use crate::compare::{Comparer, Prepared};
 use crate::config::Config;
+use crate::engine::Collection;
 use crate::io::read::{read_inputs, ReadError, ReadOptions};
 use crate::io::time::format_time;
-use crate::pipeline::Collection;
 use crate::report::model::{
     Grouping, Join, Member, Pair, ReportModel, Story, StorySource, Summary,
 };
 use crate::report::text::{Keep, Shown};
-use crate::supershingle::KeyMaker;
+use crate::sketch::keys::KeyMaker;
 
 /// Bytes of text a report holds for the documents of stories of two or more, shared out
 /// evenly among them (see [`text_bytes`]).
@@ -379,7 +379,7 @@ fn summary(collection: &Collection, stories: &[Story]) -> Summary {
 mod tests {
     use super::*;
     use crate::cluster::joined_via;
-    use crate::sets::SetsView;
+    use crate::corpus::set_store::SetsView;
     use crate::{Clusterer, RunOptions};
     use std::ops::Range;
 

@@ -1,17 +1,24 @@
-//! The per-document stage: raw text → canonical words → shingle hashes → signature. A `Sketch`
+//! Sketching, the per-document stage: raw text → canonical words → shingle keys
+//! ([`shingle`]) → a signature of minima ([`signature`]) → candidate keys, supershingles or
+//! megashingles ([`keys`], grouped as [`grouping`] chooses). A `Sketch`
 //! is what is kept of a document once it is made, besides its shingle set where verification
-//! is exact (see [`crate::sets`]); the text itself is dropped. Words are hashed and windows
+//! is exact (see [`crate::corpus::set_store`]); the text itself is dropped. Words are hashed and windows
 //! made as the text is read ([`crate::canonicalize::stream`]): a text of any length holds
 //! nothing of its own besides its shingle keys.
 
+pub mod grouping;
+pub mod keys;
+pub mod shingle;
+pub mod signature;
+
 use std::borrow::Cow;
 
-use crate::boilerplate::Boilerplate;
 use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::config::Config;
-use crate::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher};
-use crate::signature::MinHasher;
+use crate::corpus::boilerplate::Boilerplate;
+use crate::sketch::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher};
+use crate::sketch::signature::MinHasher;
 
 /// What is kept of one document.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -33,33 +40,52 @@ impl Sketch {
     }
 }
 
-/// A document's canonical word count and its shingle set (sorted, distinct hashes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shingles {
-    /// Canonical words in the text.
+/// What reading a text tells of it besides its shingle sets: how many canonical words its main
+/// text has and how it opens. A [`Sketch`] is made of it and the main set.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextOutline {
+    /// Canonical words in the main text.
     pub words: u32,
-    /// The opening of the main text.
+    /// The main text's opening.
     pub lead: Lead,
-    /// The distinct shingle keys, sorted.
+}
+
+impl Sketch {
+    /// The sketch of a text of `outline` whose main set, boilerplate left out, is `set`.
+    fn of(outline: TextOutline, set: &[u32], minhasher: &MinHasher) -> Sketch {
+        Sketch {
+            words: outline.words,
+            shingles: set.len() as u32,
+            signature: minhasher.signature(set),
+            lead: outline.lead,
+        }
+    }
+}
+
+/// A text's outline and its shingle sets (sorted, distinct keys).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShingleSets {
+    /// Its word count and lead.
+    pub outline: TextOutline,
+    /// The distinct shingle keys of the main text, sorted.
     pub set: Vec<u32>,
     /// The shingle set of the whole page (furniture included) when it differs from `set`.
     pub page: Option<Vec<u32>>,
 }
 
-impl Shingles {
+impl ShingleSets {
     /// The set that corpus statistics count: the whole page's.
     pub fn page_set(&self) -> &[u32] {
         self.page.as_deref().unwrap_or(&self.set)
     }
 }
 
-/// What [`Sketcher::append_shingles`] tells of one text.
+/// What [`Sketcher::append_shingles`] tells of one text: its outline, and how many keys of
+/// each set it appended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Appended {
-    /// Canonical words in the main text.
-    pub words: u32,
-    /// The main text's opening.
-    pub lead: Lead,
+pub struct AppendedSets {
+    /// Its word count and lead.
+    pub outline: TextOutline,
     /// Keys of its main set.
     pub set: u32,
     /// Keys of its page set: 0 when there is none.
@@ -68,7 +94,7 @@ pub struct Appended {
 
 /// Reusable buffers for sketching many documents on one thread.
 #[derive(Debug, Default)]
-pub struct Scratch {
+pub struct SketchBuffers {
     stream: WordStream,
     /// Hashes of the last words read, their windows not all made yet.
     words: Vec<u64>,
@@ -125,13 +151,17 @@ impl Sketcher {
 
     /// The canonical word count and shingle set of one text, and, when `with_page` is set, the
     /// shingle set of the whole page when main-text extraction dropped some of it.
-    pub fn shingles(&self, text: &str, scratch: &mut Scratch, with_page: bool) -> Shingles {
+    pub fn shingles(
+        &self,
+        text: &str,
+        scratch: &mut SketchBuffers,
+        with_page: bool,
+    ) -> ShingleSets {
         let mut set = Vec::new();
         let appended = self.append_shingles(text, scratch, with_page, &mut set);
         let page = (appended.page > 0).then(|| set.split_off(appended.set as usize));
-        Shingles {
-            words: appended.words,
-            lead: appended.lead,
+        ShingleSets {
+            outline: appended.outline,
             set,
             page,
         }
@@ -144,10 +174,10 @@ impl Sketcher {
     pub fn append_shingles(
         &self,
         text: &str,
-        scratch: &mut Scratch,
+        scratch: &mut SketchBuffers,
         with_page: bool,
         keys: &mut Vec<u32>,
-    ) -> Appended {
+    ) -> AppendedSets {
         let visible = self.canonicalizer.visible(text);
         let start = keys.len();
         let mut page_differs = false;
@@ -165,9 +195,8 @@ impl Sketcher {
         } else {
             0
         };
-        Appended {
-            words,
-            lead,
+        AppendedSets {
+            outline: TextOutline { words, lead },
             set: set as u32,
             page: page as u32,
         }
@@ -178,10 +207,10 @@ impl Sketcher {
     fn append_window_keys(
         &self,
         for_each_piece: impl FnOnce(&mut dyn FnMut(&str)),
-        scratch: &mut Scratch,
+        scratch: &mut SketchBuffers,
         keys: &mut Vec<u32>,
     ) -> u32 {
-        let Scratch { stream, words } = scratch;
+        let SketchBuffers { stream, words } = scratch;
         let held = WORDS_HELD.max(2 * self.shingle_size);
         words.clear();
         // Words whose windows are all made: let go.
@@ -216,35 +245,28 @@ impl Sketcher {
     /// The sketch of a shingle set, boilerplate left out, and the set it was made of.
     pub fn sketch_shingles<'a>(
         &self,
-        shingles: &'a Shingles,
+        shingles: &'a ShingleSets,
         boilerplate: &Boilerplate,
     ) -> (Sketch, Cow<'a, [u32]>) {
         let set = boilerplate.filter(&shingles.set);
-        let sketch = Sketch {
-            words: shingles.words,
-            shingles: set.len() as u32,
-            signature: self.minhasher.signature(&set),
-            lead: shingles.lead.clone(),
-        };
+        let sketch = Sketch::of(shingles.outline.clone(), &set, &self.minhasher);
         (sketch, set)
     }
 
-    /// [`Sketcher::sketch_shingles`] writing the set to lists: `sketch` (its words and lead
-    /// already known) is made of the keys of the main set `main` that are appended to `kept`,
-    /// and the boilerplate left out goes to `rest`, both sorted.
+    /// [`Sketcher::sketch_shingles`] writing the set to lists: the sketch of a text of
+    /// `outline` is made of the keys of the main set `main` that are appended to `kept`, and
+    /// the boilerplate left out goes to `rest`, both sorted.
     pub fn sketch_set(
         &self,
-        sketch: &mut Sketch,
+        outline: TextOutline,
         main: &[u32],
         boilerplate: &Boilerplate,
         kept: &mut Vec<u32>,
         rest: &mut Vec<u32>,
-    ) {
+    ) -> Sketch {
         let start = kept.len();
         boilerplate.split(main, kept, rest, 0);
-        let set = &kept[start..];
-        sketch.shingles = set.len() as u32;
-        sketch.signature = self.minhasher.signature(set);
+        Sketch::of(outline, &kept[start..], &self.minhasher)
     }
 
     /// Sketches a document of [`Sketcher::sketch_set`] again once more boilerplate is found:
@@ -285,7 +307,7 @@ impl Sketcher {
     }
 
     /// The sketch of one text, every shingle counted.
-    pub fn sketch(&self, text: &str, scratch: &mut Scratch) -> Sketch {
+    pub fn sketch(&self, text: &str, scratch: &mut SketchBuffers) -> Sketch {
         self.sketch_shingles(&self.shingles(text, scratch, false), &Boilerplate::none())
             .0
     }
@@ -306,7 +328,7 @@ mod tests {
         let sketcher = Sketcher::new(&five_word_shingles());
         let sketch = sketcher.sketch(
             "The quick brown fox jumps over the lazy dog near the river bank",
-            &mut Scratch::default(),
+            &mut SketchBuffers::default(),
         );
         assert_eq!(sketch.words, 13);
         assert_eq!(sketch.shingles, 9);
@@ -321,10 +343,13 @@ mod tests {
     #[test]
     fn sketches_written_to_lists_match_and_resketch_as_if_anew() {
         let full: Vec<u32> = (0..50).map(|i| i * 7).collect();
-        let lead = crate::shingle::Lead::of(&full[..40]);
-        let shingles = Shingles {
+        let lead = crate::sketch::shingle::Lead::of(&full[..40]);
+        let outline = TextOutline {
             words: 60,
             lead: lead.clone(),
+        };
+        let shingles = ShingleSets {
+            outline: outline.clone(),
             set: full.clone(),
             page: None,
         };
@@ -338,12 +363,8 @@ mod tests {
             let after = common([7, 14, 1000].into_iter().chain(added).collect());
             let sketcher = Sketcher::new(&Config::default());
             let (mut set, mut rest) = (Vec::new(), Vec::new());
-            let mut sketch = Sketch {
-                words: 60,
-                lead: lead.clone(),
-                ..Sketch::default()
-            };
-            sketcher.sketch_set(&mut sketch, &full, &before, &mut set, &mut rest);
+            let mut sketch =
+                sketcher.sketch_set(outline.clone(), &full, &before, &mut set, &mut rest);
             let (expected, expected_set) = sketcher.sketch_shingles(&shingles, &before);
             assert_eq!((&sketch, set.as_slice()), (&expected, &*expected_set));
             assert_eq!(rest, [7, 14]);
@@ -364,7 +385,7 @@ mod tests {
         let page = "<html><body><nav><a href=/>Home</a> <a href=/w>World</a> <a href=/s>Sport</a>\
             </nav><article><p>The council approved the new budget for the city library on \
             Monday evening after a long debate.</p></article></body></html>";
-        let mut scratch = Scratch::default();
+        let mut scratch = SketchBuffers::default();
         let mut keys = vec![1];
         for (text, with_page) in [
             (page, true),
@@ -376,10 +397,12 @@ mod tests {
             let appended = sketcher.append_shingles(text, &mut scratch, with_page, &mut keys);
             let (set, page_set) = (appended.set, appended.page);
             let (main, rest) = keys[start..].split_at(set as usize);
-            assert_eq!((appended.words, main), (alone.words, alone.set.as_slice()));
-            assert_eq!(appended.lead, alone.lead);
-            assert!(!alone.lead.keys().is_empty());
-            assert_eq!(alone.lead.share_in(main), Some(1.0));
+            assert_eq!(
+                (&appended.outline, main),
+                (&alone.outline, alone.set.as_slice())
+            );
+            assert!(!alone.outline.lead.keys().is_empty());
+            assert_eq!(alone.outline.lead.share_in(main), Some(1.0));
             assert_eq!(rest, alone.page.as_deref().unwrap_or_default());
             assert_eq!(page_set as usize, rest.len());
             // The navigation is dropped from the main text, so the page has a set of its own.
@@ -390,7 +413,7 @@ mod tests {
 
     /// The shingles of a text as made before words were streamed: the visible texts held
     /// whole, normalized whole, and every word hash listed.
-    fn shingles_whole(sketcher: &Sketcher, text: &str, with_page: bool) -> Shingles {
+    fn shingles_whole(sketcher: &Sketcher, text: &str, with_page: bool) -> ShingleSets {
         let (main, page) = sketcher.canonicalizer().texts(text, with_page);
         let set_of = |visible: &str| {
             let normalized = crate::canonicalize::unicode::normalize(visible);
@@ -406,9 +429,8 @@ mod tests {
             (hashes.len() as u32, set, lead)
         };
         let (words, set, lead) = set_of(&main);
-        Shingles {
-            words,
-            lead,
+        ShingleSets {
+            outline: TextOutline { words, lead },
             set,
             page: page.map(|page| set_of(&page).1),
         }
@@ -451,13 +473,13 @@ mod tests {
                 _ => config.canonicalize.html = crate::config::HtmlMode::Always,
             }
             let sketcher = Sketcher::new(&config);
-            let mut scratch = Scratch::default();
+            let mut scratch = SketchBuffers::default();
             for with_page in [false, true] {
                 let streamed = sketcher.shingles(&text, &mut scratch, with_page);
                 let whole = shingles_whole(&sketcher, &text, with_page);
                 proptest::prop_assert_eq!(
-                    (streamed.words, &streamed.set, &streamed.lead),
-                    (whole.words, &whole.set, &whole.lead)
+                    (&streamed.outline, &streamed.set),
+                    (&whole.outline, &whole.set)
                 );
                 proptest::prop_assert_eq!(streamed.page_set(), whole.page_set());
                 // A page set is made only where it was made before.
@@ -469,7 +491,7 @@ mod tests {
     #[test]
     fn short_texts_have_no_shingles() {
         let sketcher = Sketcher::new(&five_word_shingles());
-        let sketch = sketcher.sketch("only four words here", &mut Scratch::default());
+        let sketch = sketcher.sketch("only four words here", &mut SketchBuffers::default());
         assert_eq!(sketch.words, 4);
         assert!(!sketch.is_comparable());
         assert!(sketch.signature.iter().all(|&m| m == u32::MAX));
@@ -478,7 +500,7 @@ mod tests {
     #[test]
     fn markup_and_case_do_not_change_the_sketch() {
         let sketcher = Sketcher::new(&Config::default());
-        let mut scratch = Scratch::default();
+        let mut scratch = SketchBuffers::default();
         let a = sketcher.sketch("Один два три четыре пять шесть", &mut scratch);
         let b = sketcher.sketch(
             "<p>ОДИН&nbsp;два</p><p>три четыре пять шесть</p>",

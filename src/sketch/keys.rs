@@ -11,7 +11,7 @@ use std::ops::Range;
 use siphasher::sip::SipHasher13;
 
 use crate::config::Matching;
-use crate::tune::Grouping;
+use crate::sketch::grouping::Grouping;
 
 /// Hashing of minima groups into supershingles and of supershingle pairs into megashingles.
 #[derive(Debug, Clone)]
@@ -31,8 +31,8 @@ impl KeyMaker {
             per_group: grouping.minima_per_group,
             matching: grouping.matching,
             key: (
-                crate::signature::splitmix64(&mut state),
-                crate::signature::splitmix64(&mut state),
+                crate::sketch::signature::splitmix64(&mut state),
+                crate::sketch::signature::splitmix64(&mut state),
             ),
         }
     }

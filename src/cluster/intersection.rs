@@ -63,7 +63,7 @@ unsafe fn intersection_size_avx2(a: &[u32], b: &[u32]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signature::splitmix64;
+    use crate::sketch::signature::splitmix64;
 
     /// The plain merge the fast versions must agree with.
     fn plain(a: &[u32], b: &[u32]) -> usize {

@@ -16,7 +16,7 @@ use std::hash::{Hash, Hasher};
 use rayon::prelude::*;
 use rustc_hash::FxHasher;
 
-use crate::sets::SetsView;
+use crate::corpus::set_store::SetsView;
 use crate::sketch::Sketch;
 
 /// The copies among a collection's documents.
@@ -138,8 +138,8 @@ fn set_hash(set: Option<&[u32]>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sets::SetStore;
-    use crate::shingle::Lead;
+    use crate::corpus::set_store::SetStore;
+    use crate::sketch::shingle::Lead;
 
     fn sketch(signature: Vec<u32>, shingles: u32) -> Sketch {
         Sketch {

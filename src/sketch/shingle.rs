@@ -23,7 +23,7 @@ impl ShingleHasher {
     /// A hasher whose keys derive from `seed`.
     pub fn new(seed: u64) -> ShingleHasher {
         let mut state = seed;
-        let mut next = || crate::signature::splitmix64(&mut state);
+        let mut next = || crate::sketch::signature::splitmix64(&mut state);
         ShingleHasher {
             word_key: (next(), next()),
             shingle_key: (next(), next()),

@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-/// Where one document's sets are: its main set, then (when the page had furniture that
-/// main-text extraction dropped) the shingle set of the whole page. A rewrite may keep another
-/// list there instead (see [`SetStore::rewrite`]).
+/// Where one document's lists are in its block: its main set, then a second list. As the
+/// store is filled, the second list is the shingle set of the whole page (when the page had
+/// furniture that main-text extraction dropped); a rewrite keeps there whatever its pass keeps
+/// beside the new set (see [`SetStore::rewrite`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Place {
     /// The block.
@@ -23,9 +24,9 @@ pub struct Place {
     pub start: u32,
     /// Keys in the main set.
     pub len: u32,
-    /// Keys in the list that follows it (the page set as read); 0 when there is none, and the
-    /// page set is the main set.
-    pub page: u32,
+    /// Keys in the second list, which follows the main set; 0 when there is none (the main set
+    /// then stands for it).
+    pub second: u32,
 }
 
 /// One block's keys: in memory, or in the file.
@@ -94,7 +95,7 @@ impl SetStore {
                 block: 0,
                 start: keys.len() as u32,
                 len: set.len() as u32,
-                page: 0,
+                second: 0,
             });
             keys.extend_from_slice(set);
         }
@@ -201,7 +202,7 @@ impl SetStore {
     pub fn page_keys(&self) -> usize {
         self.places
             .iter()
-            .map(|p| if p.page > 0 { p.page } else { p.len } as usize)
+            .map(|p| if p.second > 0 { p.second } else { p.len } as usize)
             .sum()
     }
 
@@ -399,7 +400,7 @@ fn remake_block(
                 block: block as u32,
                 start: start as u32,
                 len: (out.len() - start) as u32 - second,
-                page: second,
+                second,
             };
             (doc, place)
         })
@@ -412,8 +413,8 @@ fn split(keys: &[u32], p: Place) -> (&[u32], &[u32]) {
     let start = p.start as usize;
     let main_end = start + p.len as usize;
     let main = &keys[start..main_end];
-    let page = if p.page > 0 {
-        &keys[main_end..main_end + p.page as usize]
+    let page = if p.second > 0 {
+        &keys[main_end..main_end + p.second as usize]
     } else {
         main
     };
@@ -529,7 +530,7 @@ mod tests {
             block: 0,
             start: 0,
             len: 3,
-            page: 0,
+            second: 0,
         }]);
         let mut buffer = Vec::new();
         assert_eq!(store.set(0, &mut buffer), [1, 2, 3]);
@@ -563,7 +564,7 @@ mod tests {
                     block: block as u32,
                     start,
                     len: set.len() as u32,
-                    page: page.len() as u32,
+                    second: page.len() as u32,
                 });
             }
             assert_eq!(store.push_block(keys).unwrap(), block as u32);

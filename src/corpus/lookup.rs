@@ -182,7 +182,7 @@ impl<V> FromIterator<(u32, V)> for KeyMap<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signature::splitmix64;
+    use crate::sketch::signature::splitmix64;
 
     #[test]
     fn filtered_look_ups_match_the_hash_set() {

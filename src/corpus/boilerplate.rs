@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::keyset::{KeyMap, KeySet};
+use crate::corpus::lookup::{KeyMap, KeySet};
 
 /// Most keys counted at once by one thread in [`document_counts`], about: the key space is cut
 /// into `MIN_KEY_RANGES` ranges, or more when a range would hold more keys of all the sets than
@@ -334,7 +334,7 @@ mod tests {
         let sets: Vec<Vec<u32>> = (0..200)
             .map(|_| {
                 let mut set: Vec<u32> = (0..300)
-                    .map(|_| (low + crate::signature::splitmix64(&mut state) % 5000) as u32)
+                    .map(|_| (low + crate::sketch::signature::splitmix64(&mut state) % 5000) as u32)
                     .collect();
                 set.sort_unstable();
                 set.dedup();
@@ -389,14 +389,16 @@ mod tests {
     fn spread_sets() -> Vec<Vec<u32>> {
         let mut state = 1u64;
         let pool: Vec<u32> = (0..300)
-            .map(|_| crate::signature::splitmix64(&mut state) as u32)
+            .map(|_| crate::sketch::signature::splitmix64(&mut state) as u32)
             .chain([0, 1, u32::MAX - 1, u32::MAX])
             .collect();
         (0..200)
             .map(|_| {
-                let n = crate::signature::splitmix64(&mut state) % 60;
+                let n = crate::sketch::signature::splitmix64(&mut state) % 60;
                 let mut set: Vec<u32> = (0..n)
-                    .map(|_| pool[(crate::signature::splitmix64(&mut state) % 304) as usize])
+                    .map(|_| {
+                        pool[(crate::sketch::signature::splitmix64(&mut state) % 304) as usize]
+                    })
                     .collect();
                 set.sort_unstable();
                 set.dedup();

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::tune::Grouping;
+use crate::sketch::grouping::Grouping;
 
 /// A language with stop-word lists and a Snowball stemmer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -245,7 +245,7 @@ impl SupershingleConfig {
     /// The grouping in force: chosen for `target-similarity` when it is set, else as given.
     pub fn grouping(&self, minima: usize) -> Grouping {
         if self.target_similarity > 0.0 {
-            crate::tune::choose(self.target_similarity, minima)
+            crate::sketch::grouping::choose(self.target_similarity, minima)
         } else {
             Grouping {
                 groups: self.groups,

@@ -1,0 +1,263 @@
+//! Candidate pairs: the candidate index (each document's candidate keys, a sorted list of
+//! `(key, document)` entries whose runs of equal keys are buckets), made and read one key range
+//! at a time for a large collection, and the bucket rules that turn buckets into pairs: all
+//! pairs of a small bucket, a star from the first fresh member of a larger one, nothing from a
+//! bucket of more than `cluster.max-bucket` distinct documents (boilerplate, counted as cut).
+//! Copies stand in their originals' buckets.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::copies::Copies;
+use super::ClusterStats;
+use crate::config::Config;
+use crate::sketch::keys::KeyMaker;
+use crate::sketch::Sketch;
+
+/// Buckets up to this size give all their pairs.
+pub const ALL_PAIRS_BUCKET: usize = 16;
+
+/// One entry of the candidate index: a candidate key and a document that has it. Packed, it
+/// takes 12 bytes where a `(u64, u32)` takes 16. Entries order by key, then document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(C, packed(4))]
+pub struct IndexEntry {
+    /// The candidate key.
+    pub key: u64,
+    /// The document.
+    pub doc: u32,
+}
+
+/// Most entries of the candidate index made at once, about: the keys are cut into as many
+/// ranges as it takes for each range's share of the index to stay below this, and the ranges
+/// are indexed one after another (see [`indexed_pairs`]). A million documents have tens of
+/// millions of entries, 12 bytes each ([`IndexEntry`]); made whole, the index alone would take
+/// half a gigabyte, and in ranges of 2^24 (192 MiB) it is made in three.
+pub(super) const INDEX_ENTRIES_PER_RANGE: usize = 1 << 24;
+
+/// Documents whose entries of one part of the key values one task makes.
+pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;
+
+/// The deduplicated candidate pairs of the sketches (see [`candidate_pairs`]), their candidate
+/// index made one range at a time, each range holding about `per_range` entries, and each
+/// range's pairs merged into those of the ranges before. A range is a run of key numbers (a
+/// key's number is hashed into it, so equal keys share it), so each key is made once; past
+/// one range per key number, each number's keys are also cut by value, and made again for
+/// each part.
+pub(super) fn indexed_pairs(
+    sketches: &[Sketch],
+    config: &Config,
+    bucketing: &mut Bucketing,
+    per_range: usize,
+) -> Vec<(u32, u32)> {
+    let grouping = config.supershingle.grouping(config.signature.minima);
+    let maker = KeyMaker::new(&grouping, config.signature.seed);
+    let comparable: Vec<u32> = (0..sketches.len() as u32)
+        .filter(|&d| sketches[d as usize].is_comparable() && !bucketing.copies.is_copy(d))
+        .collect();
+    let per_document = maker.keys_per_signature().max(1);
+    let ranges = (comparable.len() * per_document)
+        .div_ceil(per_range.max(1))
+        .max(1);
+    let runs = ranges.min(per_document);
+    let parts = ranges.div_ceil(runs) as u64;
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for run in 0..runs {
+        let keys = run * per_document / runs..(run + 1) * per_document / runs;
+        for part in 0..parts {
+            let index = candidate_index(sketches, &comparable, &maker, keys.clone(), (part, parts));
+            let found = candidate_pairs(index, bucketing);
+            pairs = merge_distinct(&pairs, &found);
+        }
+    }
+    pairs
+}
+
+/// The union of two sorted lists of distinct pairs, sorted.
+pub(super) fn merge_distinct(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                merged.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                merged.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                merged.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    merged.extend_from_slice(&a[i..]);
+    merged.extend_from_slice(&b[j..]);
+    merged
+}
+
+/// The candidate index of the `comparable` documents: their keys numbered `keys`, of those
+/// whose value falls in part `part.0` of `part.1` equal parts of the key space.
+pub(super) fn candidate_index(
+    sketches: &[Sketch],
+    comparable: &[u32],
+    maker: &KeyMaker,
+    keys: Range<usize>,
+    (part, parts): (u64, u64),
+) -> Vec<IndexEntry> {
+    // A document's keys, made into a list each thread keeps.
+    let keys_of = |doc: u32, made: &mut Vec<u64>| {
+        made.clear();
+        let signature = &sketches[doc as usize].signature;
+        maker.append_candidate_keys_in(signature, keys.clone(), made);
+    };
+    if parts == 1 {
+        // Filled in place, each document's keys in its own slots: no list is grown.
+        let per_document = keys.len();
+        let mut index = vec![IndexEntry { key: 0, doc: 0 }; comparable.len() * per_document];
+        index
+            .par_chunks_mut(per_document.max(1))
+            .zip(comparable)
+            .for_each_init(Vec::new, |made, (slots, &doc)| {
+                keys_of(doc, made);
+                debug_assert_eq!(made.len(), slots.len());
+                for (slot, &key) in slots.iter_mut().zip(made.iter()) {
+                    *slot = IndexEntry { key, doc };
+                }
+            });
+        return index;
+    }
+    // Each thread's share of the part's entries in one list, the lists then joined.
+    let in_part = |key: u64| ((u128::from(key) * u128::from(parts)) >> 64) as u64 == part;
+    let lists: Vec<Vec<IndexEntry>> = comparable
+        .par_chunks(RANGE_CHUNK_DOCUMENTS)
+        .map(|documents| {
+            let (mut entries, mut made) = (Vec::new(), Vec::new());
+            for &doc in documents {
+                keys_of(doc, &mut made);
+                let keys = made.iter().copied().filter(|&key| in_part(key));
+                entries.extend(keys.map(|key| IndexEntry { key, doc }));
+            }
+            entries
+        })
+        .collect();
+    lists.concat()
+}
+
+/// How candidate generation turns buckets into pairs, and what it counts as it goes.
+#[derive(Debug)]
+pub(super) struct Bucketing<'c> {
+    /// A bucket of more distinct documents than this is cut.
+    max_bucket: usize,
+    /// Pairs of two documents before this one are left out.
+    fresh_from: u32,
+    /// The copies: each stands in its original's buckets, and takes no part itself.
+    copies: &'c Copies,
+    /// Distinct candidate keys.
+    keys: usize,
+    /// Buckets cut.
+    cut_buckets: usize,
+    /// The documents in cut buckets, one bit each.
+    cut_documents: Vec<u64>,
+}
+
+impl<'c> Bucketing<'c> {
+    pub(super) fn new(config: &Config, fresh_from: u32, copies: &'c Copies) -> Bucketing<'c> {
+        Bucketing {
+            max_bucket: config.cluster.max_bucket,
+            fresh_from,
+            copies,
+            keys: 0,
+            cut_buckets: 0,
+            cut_documents: Vec::new(),
+        }
+    }
+
+    /// Counts a cut bucket and marks its documents.
+    pub(super) fn cut(&mut self, bucket: &[IndexEntry]) {
+        self.cut_buckets += 1;
+        for entry in bucket {
+            let doc = entry.doc as usize;
+            if self.cut_documents.len() <= doc / 64 {
+                self.cut_documents.resize(doc / 64 + 1, 0);
+            }
+            self.cut_documents[doc / 64] |= 1 << (doc % 64);
+        }
+    }
+
+    /// The documents in cut buckets, each with its copies.
+    pub(super) fn documents_in_cut_buckets(&self) -> usize {
+        let mut documents = 0;
+        for (word_index, &word) in self.cut_documents.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let doc = word_index * 64 + bits.trailing_zeros() as usize;
+                documents += self.copies.weight(doc as u32) as usize;
+                bits &= bits - 1;
+            }
+        }
+        documents
+    }
+
+    /// Puts its counts into `stats`.
+    pub(super) fn count_into(&self, stats: &mut ClusterStats) {
+        stats.keys = self.keys;
+        stats.cut_buckets = self.cut_buckets;
+        stats.cut_bucket_documents = self.documents_in_cut_buckets();
+    }
+}
+
+/// Deduplicated candidate pairs `(a, b)` with `a < b` and `b >= fresh_from` from a candidate
+/// index whose copies are left out: pairs of two known documents are left out, a bucket of
+/// more than `max_bucket` distinct documents is cut, and a bucket that stands for more than
+/// `ALL_PAIRS_BUCKET` documents (with the copies of its own) is anchored at its first fresh
+/// member. Counting a bucket with its copies pairs it as it would be paired with its copies in
+/// it, less the pairs of copies, which their originals stand for.
+pub(super) fn candidate_pairs(
+    mut index: Vec<IndexEntry>,
+    bucketing: &mut Bucketing,
+) -> Vec<(u32, u32)> {
+    index.par_sort_unstable();
+    index.dedup();
+    let fresh_from = bucketing.fresh_from;
+    let mut pairs = Vec::new();
+    for bucket in index.chunk_by(|a, b| { a.key } == { b.key }) {
+        bucketing.keys += 1;
+        if bucket.len() > bucketing.max_bucket {
+            bucketing.cut(bucket);
+            continue;
+        }
+        let documents: usize = bucket
+            .iter()
+            .map(|e| bucketing.copies.weight(e.doc) as usize)
+            .sum();
+        if documents <= ALL_PAIRS_BUCKET {
+            for (i, a) in bucket.iter().enumerate() {
+                pairs.extend(
+                    bucket[i + 1..]
+                        .iter()
+                        .map(|b| b.doc)
+                        .filter(|&b| b >= fresh_from)
+                        .map(|b| (a.doc, b)),
+                );
+            }
+        } else if let Some(anchor) = bucket.iter().map(|e| e.doc).find(|&d| d >= fresh_from) {
+            // Documents are sorted within the bucket, so the anchor is the first fresh one.
+            pairs.extend(
+                bucket
+                    .iter()
+                    .map(|e| e.doc)
+                    .filter(|&d| d != anchor)
+                    .map(|d| (d.min(anchor), d.max(anchor))),
+            );
+        }
+    }
+    drop(index);
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs
+}

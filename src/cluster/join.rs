@@ -1,0 +1,431 @@
+//! Joining verified pairs into stories: union-find over the documents, pairs joined strongest
+//! first, two clusters merged only when their representatives also pass a relaxed check, then
+//! lone documents attached on weak links. Each union is recorded as a [`Link`], from which
+//! [`joined_via`] tells how each member came into its cluster. [`join`] runs candidates,
+//! verification and joining in order, and can start from stories already formed ([`Known`]).
+
+use rayon::prelude::*;
+
+use super::candidates::{
+    candidate_pairs, indexed_pairs, Bucketing, IndexEntry, INDEX_ENTRIES_PER_RANGE,
+};
+use super::copies::{find_copies, Copies};
+use super::verify::{open_alike, Buffers, KeptSets, Verifier};
+use super::{Cluster, ClusterStats};
+use crate::config::Config;
+use crate::corpus::set_store::SetsView;
+use crate::sketch::Sketch;
+
+/// Disjoint sets over `0..n` with path compression (halving) and union by size.
+#[derive(Debug, Clone)]
+pub struct UnionFind {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl UnionFind {
+    /// `n` singleton sets.
+    pub fn new(n: usize) -> UnionFind {
+        UnionFind {
+            parent: (0..n as u32).collect(),
+            size: vec![1; n],
+        }
+    }
+
+    /// The representative of `x`'s set.
+    pub fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let grandparent = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = grandparent;
+            x = grandparent;
+        }
+        x
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// Counts `more` members that are not among the elements in the set whose representative
+    /// is `root` (a known story's members that are not loaded).
+    pub fn count_more(&mut self, root: u32, more: u32) {
+        self.size[root as usize] += more;
+    }
+
+    /// The number of members of the set whose representative is `root`.
+    pub fn size_of(&self, root: u32) -> u32 {
+        self.size[root as usize]
+    }
+
+    /// Joins the sets of `a` and `b`; true when they were apart.
+    pub fn union(&mut self, a: u32, b: u32) -> bool {
+        let (mut ra, mut rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return false;
+        }
+        if self.size[ra as usize] < self.size[rb as usize] {
+            std::mem::swap(&mut ra, &mut rb);
+        }
+        self.parent[rb as usize] = ra;
+        self.size[ra as usize] += self.size[rb as usize];
+        true
+    }
+
+    /// The sets, each sorted, in order of their smallest member.
+    pub fn sets(&mut self) -> Vec<Vec<u32>> {
+        let n = self.parent.len();
+        let mut index_of_root = vec![u32::MAX; n];
+        let mut sets: Vec<Vec<u32>> = Vec::new();
+        for x in 0..n as u32 {
+            let root = self.find(x) as usize;
+            if index_of_root[root] == u32::MAX {
+                index_of_root[root] = sets.len() as u32;
+                sets.push(Vec::new());
+            }
+            sets[index_of_root[root] as usize].push(x);
+        }
+        sets
+    }
+}
+
+/// Documents already placed in stories before this run, such as an index's stories around
+/// tonight's documents. Documents `0..fresh_from` are known: pairs among them are never
+/// checked again, and each known story starts as one set with its own representative.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    /// The first document that is not known.
+    pub fresh_from: u32,
+    /// The known stories; every known document belongs to one.
+    pub stories: Vec<KnownStory>,
+    /// The candidate index of all documents, known and fresh, when the caller has it (an
+    /// index's postings); made from the signatures when `None`.
+    pub index: Option<Vec<IndexEntry>>,
+}
+
+/// One known story, as far as it is loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownStory {
+    /// Its representative (a known document).
+    pub representative: u32,
+    /// Its other loaded members.
+    pub members: Vec<u32>,
+    /// How many of its members are not loaded: they count for its size.
+    pub unloaded: u32,
+}
+
+/// The sets that verified pairs join, before they are ordered as clusters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joined {
+    /// Each set's members, sorted; sets in order of their smallest member.
+    pub sets: Vec<Vec<u32>>,
+    /// Each set's representative: the one its joins were checked against.
+    pub representatives: Vec<u32>,
+    /// Counts from the run.
+    pub stats: ClusterStats,
+    /// The links that joined the sets, in the order they were made: a tree over each set.
+    pub links: Vec<Link>,
+}
+
+/// A link that joined the sets of two documents: a verified pair, or the weak link that
+/// attached a lone document to a story. Each union makes one, so the links of a clustering
+/// form a tree over each cluster (a known story's members are not linked).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Link {
+    /// One document.
+    pub a: u32,
+    /// The other.
+    pub b: u32,
+    /// The pair's score: its Jaccard or containment for a verified pair, its Jaccard for a
+    /// weak link.
+    pub score: f64,
+    /// True for a weak link (a lone document attached, `cluster.attach-similarity`).
+    pub weak: bool,
+}
+
+/// How a member came into its cluster, seen from the representative: linked to it directly,
+/// or the first link on its way there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Via {
+    /// The document at the other end of that link: the representative itself for a member
+    /// whose pair with it passes, else the member it joined through.
+    pub partner: u32,
+    /// The link's score (see [`Link::score`]).
+    pub score: f64,
+    /// True when that link is weak.
+    pub weak: bool,
+    /// Links between the member and the representative: 1 for a direct link.
+    pub depth: u32,
+}
+
+/// How each document came into its cluster, by document number: `None` for a representative
+/// and for a document no link reaches (one alone). `links` are those of the clustering that
+/// made `clusters` from `sketches` and `sets` (see [`cluster_with_links`]).
+///
+/// The links are followed from each representative. A member whose own pair with the
+/// representative passes the pair check (as verification checks pairs) is linked to it
+/// directly, whichever link joined it first; any other member joined through the member its
+/// links lead through, and a member attached on a weak link keeps that link.
+pub fn joined_via(
+    clusters: &[Cluster],
+    links: &[Link],
+    sketches: &[Sketch],
+    shingles: SetsView,
+    config: &Config,
+) -> Vec<Option<Via>> {
+    let documents = sketches.len();
+    // Each document's links, in one list cut by offsets.
+    let mut offsets = vec![0u32; documents + 1];
+    for link in links {
+        offsets[link.a as usize + 1] += 1;
+        offsets[link.b as usize + 1] += 1;
+    }
+    for i in 0..documents {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut filled = offsets.clone();
+    let mut adjacent = vec![0u32; 2 * links.len()];
+    for (number, link) in links.iter().enumerate() {
+        for end in [link.a, link.b] {
+            adjacent[filled[end as usize] as usize] = number as u32;
+            filled[end as usize] += 1;
+        }
+    }
+    let mut via: Vec<Option<Via>> = vec![None; documents];
+    let verifier = Verifier::new(config);
+    let mut buffers = Buffers::default();
+    let mut reached: Vec<u32> = Vec::new();
+    for cluster in clusters {
+        // The members in the order the links reach them from the representative.
+        let root = cluster.representative();
+        reached.clear();
+        reached.push(root);
+        let mut next = 0;
+        while let Some(&doc) = reached.get(next) {
+            next += 1;
+            let (from, to) = (offsets[doc as usize], offsets[doc as usize + 1]);
+            for &number in &adjacent[from as usize..to as usize] {
+                let link = links[number as usize];
+                let other = if link.a == doc { link.b } else { link.a };
+                if other == root || via[other as usize].is_some() {
+                    continue;
+                }
+                via[other as usize] = Some(Via {
+                    partner: doc,
+                    score: link.score,
+                    weak: link.weak,
+                    depth: 0,
+                });
+                reached.push(other);
+            }
+        }
+        // A member whose own pair with the representative passes is linked to it directly;
+        // the others are as many links away as the member they joined through, and one.
+        for &doc in &reached[1..] {
+            let mut v = via[doc as usize].expect("reached by a link");
+            let (a, b) = (&sketches[doc as usize], &sketches[root as usize]);
+            let direct = (!v.weak && v.partner != root)
+                .then(|| verifier.score(a, b, || buffers.sets(shingles, doc, root)))
+                .flatten();
+            if let Some(score) = direct {
+                (v.partner, v.score) = (root, score);
+            }
+            v.depth = match via[v.partner as usize] {
+                Some(partner) if v.partner != root => partner.depth + 1,
+                _ => 1,
+            };
+            via[doc as usize] = Some(v);
+        }
+    }
+    via
+}
+
+/// Joins documents into sets: candidate pairs, verified, joined strongest first with the
+/// representative check, then lone documents attached. `known` documents start in their
+/// stories, and only pairs with at least one other document are checked. Documents with a set
+/// in `shingles` are compared exactly, pairs with any other by their estimate.
+pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Known) -> Joined {
+    let mut stats = ClusterStats::default();
+    let copies = find_copies(sketches, shingles, known.fresh_from);
+    let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
+    let pairs = match &known.index {
+        Some(index) => {
+            let originals = index.iter().filter(|e| !copies.is_copy(e.doc));
+            candidate_pairs(originals.copied().collect(), &mut bucketing)
+        }
+        None => indexed_pairs(sketches, config, &mut bucketing, INDEX_ENTRIES_PER_RANGE),
+    };
+    bucketing.count_into(&mut stats);
+    stats.candidate_pairs = pairs.len();
+    stats.copies = copies.len();
+    let verifier = Verifier::new(config);
+    let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
+    // Each candidate pair with its Jaccard, its score when it passes, and whether it may be a
+    // weak link for attaching a lone document.
+    let scored: Vec<(f64, Option<f64>, bool, u32, u32)> = pairs
+        .into_par_iter()
+        .map_init(Buffers::default, |buffers, (a, b)| {
+            let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
+            let jaccard = verifier.jaccard(sa, sb, || buffers.sets(shingles, a, b))?;
+            let score = verifier.score_with(jaccard, sa, sb);
+            // A pair that passes may attach a document left alone by the representative
+            // check; one that passes only the attach threshold is a weak link.
+            let weak = attach > 0.0
+                && jaccard >= attach
+                && (score.is_some()
+                    || open_alike(sa, sb, buffers.sets(shingles, a, b), attach_lead));
+            (score.is_some() || weak).then_some((jaccard, score, weak, a, b))
+        })
+        .flatten()
+        .chain(copy_pairs_scored(&copies, attach))
+        .collect();
+    let mut verified: Vec<(f64, u32, u32)> = scored
+        .iter()
+        .filter_map(|&(_, score, _, a, b)| score.map(|s| (s, a, b)))
+        .collect();
+    stats.verified_pairs = verified.len();
+    verified
+        .par_sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    let relaxed = verifier.relaxed();
+    let mut kept = KeptSets::default();
+    let mut sets = UnionFind::new(sketches.len());
+    let mut representative: Vec<u32> = (0..sketches.len() as u32).collect();
+    for story in &known.stories {
+        for &member in &story.members {
+            sets.union(story.representative, member);
+        }
+        let root = sets.find(story.representative);
+        sets.count_more(root, story.unloaded);
+        representative[root as usize] = story.representative;
+    }
+    let mut links = Vec::new();
+    for (score, a, b) in verified {
+        let (ra, rb) = (sets.find(a), sets.find(b));
+        if ra == rb {
+            continue;
+        }
+        let (pa, pb) = (representative[ra as usize], representative[rb as usize]);
+        if config.cluster.check_representatives
+            && (pa, pb) != (a, b)
+            && relaxed
+                .score(&sketches[pa as usize], &sketches[pb as usize], || {
+                    kept.sets(shingles, pa, pb)
+                })
+                .is_none()
+        {
+            stats.representative_rejections += 1;
+            continue;
+        }
+        // The larger cluster keeps its representative, so a newcomer, however full, never
+        // speaks for a story it has just joined.
+        let keep = match sets.size_of(ra).cmp(&sets.size_of(rb)) {
+            std::cmp::Ordering::Greater => pa,
+            std::cmp::Ordering::Less => pb,
+            std::cmp::Ordering::Equal => fuller(pa, pb, sketches),
+        };
+        sets.union(a, b);
+        links.push(Link {
+            a,
+            b,
+            score,
+            weak: false,
+        });
+        let root = sets.find(a);
+        representative[root as usize] = keep;
+    }
+    if attach > 0.0 {
+        let weak = scored
+            .iter()
+            .filter(|pair| pair.2)
+            .map(|&(jaccard, _, _, a, b)| (jaccard, a, b));
+        stats.attached = attach_lone_documents(&mut sets, weak, attach, &mut links);
+    }
+    let members = sets.sets();
+    let representatives = members
+        .iter()
+        .map(|set| representative[sets.find(set[0]) as usize])
+        .collect();
+    Joined {
+        sets: members,
+        representatives,
+        stats,
+        links,
+    }
+}
+
+/// The joins of the copies to their originals, scored as verification scores a pair of equal
+/// sets: Jaccard 1, passing, and (with attaching on) a link a lone document may attach by.
+pub(super) fn copy_pairs_scored(
+    copies: &Copies,
+    attach: f64,
+) -> Vec<(f64, Option<f64>, bool, u32, u32)> {
+    let weak = attach > 0.0 && attach <= 1.0;
+    copies
+        .pairs
+        .iter()
+        .map(|&(original, copy)| (1.0, Some(1.0), weak, original, copy))
+        .collect()
+}
+
+/// Joins each document that is still alone to the cluster of its most similar candidate, when
+/// that candidate is in a cluster of two or more and their estimated Jaccard is at least
+/// `attach`. A lone document can only join one story, never bridge two, and two lone documents
+/// are never joined on a weak link. Each attachment is added to `links`. Returns the number of
+/// documents attached.
+pub(super) fn attach_lone_documents(
+    sets: &mut UnionFind,
+    pairs: impl Iterator<Item = (f64, u32, u32)>,
+    attach: f64,
+    links: &mut Vec<Link>,
+) -> usize {
+    let n = sets.len();
+    let size: Vec<u32> = (0..n as u32)
+        .map(|d| {
+            let root = sets.find(d);
+            sets.size_of(root)
+        })
+        .collect();
+    let mut best: Vec<Option<(f64, u32)>> = vec![None; n];
+    for (jaccard, a, b) in pairs.filter(|p| p.0 >= attach) {
+        for (lone, other) in [(a, b), (b, a)] {
+            if size[lone as usize] != 1 || size[other as usize] < 2 {
+                continue;
+            }
+            let better = best[lone as usize].is_none_or(|(j, o)| {
+                jaccard.total_cmp(&j).then(o.cmp(&other)) == std::cmp::Ordering::Greater
+            });
+            if better {
+                best[lone as usize] = Some((jaccard, other));
+            }
+        }
+    }
+    let mut attached = 0;
+    for (lone, choice) in best.into_iter().enumerate() {
+        if let Some((jaccard, other)) = choice {
+            sets.union(lone as u32, other);
+            links.push(Link {
+                a: lone as u32,
+                b: other,
+                score: jaccard,
+                weak: true,
+            });
+            attached += 1;
+        }
+    }
+    attached
+}
+
+/// Of two documents, the one with more shingles; on a tie, the one with the smaller number.
+pub(super) fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
+    let key = |d: u32| (sketches[d as usize].shingles, std::cmp::Reverse(d));
+    if key(a) >= key(b) {
+        a
+    } else {
+        b
+    }
+}

@@ -1,0 +1,213 @@
+//! Verification of a candidate pair: its Jaccard similarity or containment, exact from the
+//! two shingle sets where the store holds them, else estimated from the minima less a margin;
+//! a pair whose estimate is far below every threshold is rejected before any set is read. Also
+//! the lead check of weak links ([`open_alike`]) and the buffers that hold sets read from file.
+
+use crate::cluster::intersection::intersection_size;
+use crate::config::Config;
+use crate::corpus::set_store::SetsView;
+use crate::sketch::signature::estimate_jaccard;
+use crate::sketch::Sketch;
+
+/// The pair checks of a configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct Verifier {
+    /// Least Jaccard.
+    pub min_similarity: f64,
+    /// Least containment.
+    pub min_containment: f64,
+    /// Below this estimated Jaccard a pair is not worth an exact check: half the lowest
+    /// threshold, two standard errors and more below it for 84 minima.
+    pub prefilter: f64,
+    /// Standard errors taken off a similarity that is only estimated.
+    pub estimate_margin: f64,
+}
+
+/// Fewest shingles a text needs for its containment in another to count.
+pub const MIN_CONTAINED_SHINGLES: u32 = 25;
+
+impl Verifier {
+    /// The checks of `config`.
+    pub fn new(config: &Config) -> Verifier {
+        let attach = config.cluster.attach_similarity;
+        let lowest = if attach > 0.0 {
+            attach.min(config.cluster.min_similarity)
+        } else {
+            config.cluster.min_similarity
+        };
+        Verifier {
+            min_similarity: config.cluster.min_similarity,
+            min_containment: config.cluster.min_containment,
+            prefilter: lowest / 2.0,
+            estimate_margin: config.cluster.estimate_margin,
+        }
+    }
+
+    /// The same checks at half the thresholds.
+    pub fn relaxed(&self) -> Verifier {
+        Verifier {
+            min_similarity: self.min_similarity / 2.0,
+            min_containment: self.min_containment / 2.0,
+            prefilter: self.prefilter / 2.0,
+            estimate_margin: self.estimate_margin,
+        }
+    }
+
+    /// The pair's Jaccard similarity: exact when `sets` gives both shingle sets (it is asked
+    /// only when the estimate passes the prefilter), else estimated from the minima less
+    /// `estimate_margin` standard errors; `None` when the estimate is below the prefilter.
+    pub fn jaccard<'s>(
+        &self,
+        a: &Sketch,
+        b: &Sketch,
+        sets: impl FnOnce() -> PairSets<'s>,
+    ) -> Option<f64> {
+        let estimate = estimate_jaccard(&a.signature, &b.signature);
+        if estimate < self.prefilter {
+            return None;
+        }
+        Some(match sets() {
+            Some((x, y)) => exact_jaccard(x, y),
+            None => {
+                let k = a.signature.len() as f64;
+                let error = (estimate * (1.0 - estimate) / k).sqrt();
+                (estimate - self.estimate_margin * error).max(0.0)
+            }
+        })
+    }
+
+    /// The pair's score when it passes: its Jaccard, or its containment.
+    pub fn score<'s>(
+        &self,
+        a: &Sketch,
+        b: &Sketch,
+        sets: impl FnOnce() -> PairSets<'s>,
+    ) -> Option<f64> {
+        self.score_with(self.jaccard(a, b, sets)?, a, b)
+    }
+
+    /// [`Verifier::score`] with the pair's Jaccard already known.
+    pub fn score_with(&self, jaccard: f64, a: &Sketch, b: &Sketch) -> Option<f64> {
+        if jaccard >= self.min_similarity {
+            return Some(jaccard);
+        }
+        let smaller = a.shingles.min(b.shingles);
+        if smaller < MIN_CONTAINED_SHINGLES {
+            return None;
+        }
+        let containment = estimate_containment(jaccard, a.shingles, b.shingles);
+        (containment >= self.min_containment).then_some(containment)
+    }
+}
+
+/// Whether two texts open alike: at least `min_share` of the lead of one is found in the
+/// other's shingle set. Where that cannot be told (no sets: an estimated pair; no lead: a
+/// document read from an index) it counts as yes, and so it does with `min_share` 0 (the
+/// check off).
+pub fn open_alike(a: &Sketch, b: &Sketch, sets: PairSets, min_share: f64) -> bool {
+    let Some((x, y)) = sets.filter(|_| min_share > 0.0) else {
+        return true;
+    };
+    match (a.lead.share_in(y), b.lead.share_in(x)) {
+        (Some(s), Some(t)) => s.max(t) >= min_share,
+        _ => true,
+    }
+}
+
+/// The shingle sets of a pair, when verification can compare them exactly.
+pub type PairSets<'s> = Option<(&'s [u32], &'s [u32])>;
+
+/// The exact Jaccard similarity of two sorted sets.
+pub fn exact_jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let common = intersection_size(a, b);
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        0.0
+    } else {
+        common as f64 / union as f64
+    }
+}
+
+/// The share of the smaller set inside the larger, from their Jaccard and sizes:
+/// `|A∩B| = J(|A|+|B|)/(1+J)`.
+pub fn estimate_containment(jaccard: f64, a: u32, b: u32) -> f64 {
+    let smaller = a.min(b);
+    if smaller == 0 {
+        return 0.0;
+    }
+    let common = jaccard * f64::from(a + b) / (1.0 + jaccard);
+    (common / f64::from(smaller)).min(1.0)
+}
+
+/// Room for the shingle sets of a pair read from a store's file. Pairs come sorted, so the
+/// first document of a pair is often the one before's: a set still held is not read again.
+#[derive(Debug, Default)]
+pub(super) struct Buffers {
+    first: HeldSet,
+    second: HeldSet,
+}
+
+/// A set read from file, and whose it is.
+#[derive(Debug, Default)]
+pub(super) struct HeldSet {
+    doc: Option<u32>,
+    keys: Vec<u32>,
+}
+
+impl HeldSet {
+    /// The set of `doc`, when it has one: from memory, from this buffer, or read into it.
+    fn get<'s>(&'s mut self, sets: SetsView<'s>, doc: u32) -> Option<&'s [u32]> {
+        if !sets.on_file() {
+            return sets.get(doc, &mut self.keys);
+        }
+        if self.doc != Some(doc) {
+            self.doc = None;
+            sets.get(doc, &mut self.keys)?;
+            self.doc = Some(doc);
+        }
+        Some(&self.keys)
+    }
+}
+
+impl Buffers {
+    /// The shingle sets of documents `a` and `b`, when both have one.
+    pub(super) fn sets<'s>(&'s mut self, sets: SetsView<'s>, a: u32, b: u32) -> PairSets<'s> {
+        let Buffers { first, second } = self;
+        first.get(sets, a).zip(second.get(sets, b))
+    }
+}
+
+/// Most keys of sets read from file that [`KeptSets`] keeps.
+pub(super) const KEPT_KEYS: usize = 1 << 24;
+
+/// The sets of the representative checks, which are made one after another and mostly name
+/// the same representatives: sets read from file are kept (up to `KEPT_KEYS` keys, then all
+/// dropped at once) rather than read again for each check.
+#[derive(Debug, Default)]
+pub(super) struct KeptSets {
+    sets: rustc_hash::FxHashMap<u32, Box<[u32]>>,
+    keys: usize,
+    buffers: Buffers,
+}
+
+impl KeptSets {
+    /// The shingle sets of documents `a` and `b`, when both have one.
+    pub(super) fn sets<'s>(&'s mut self, sets: SetsView<'s>, a: u32, b: u32) -> PairSets<'s> {
+        if !sets.on_file() {
+            return self.buffers.sets(sets, a, b);
+        }
+        if self.keys > KEPT_KEYS {
+            self.sets.clear();
+            self.keys = 0;
+        }
+        for doc in [a, b] {
+            if !self.sets.contains_key(&doc) {
+                let set: Box<[u32]> = sets.get(doc, &mut self.buffers.first.keys)?.into();
+                self.buffers.first.doc = None;
+                self.keys += set.len();
+                self.sets.insert(doc, set);
+            }
+        }
+        Some((&self.sets[&a], &self.sets[&b]))
+    }
+}

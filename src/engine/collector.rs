@@ -1,0 +1,426 @@
+//! Taking documents in: a [`Collector`] takes documents one at a time from any source (the
+//! readers, an embedding program) and sends them in batches over a bounded channel to rayon
+//! workers that canonicalize and shingle them (a document's text is dropped as soon as its
+//! shingle set is made), each batch's sets stored as one block of the set store. Once every
+//! document is in, documents are put in id order (a repeated id keeps its first record), so
+//! clusters and output do not depend on input order or thread count, and the collection is
+//! sketched, with corpus statistics when the configuration asks for them.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crossbeam_channel::{bounded, Sender};
+use rayon::prelude::*;
+
+use super::allocator::{give_back_free_pages, give_back_large_blocks};
+use super::statistics::sketch_with_statistics;
+use super::{thread_pool, Collection, Timings};
+use crate::config::{Config, Verify};
+use crate::corpus::boilerplate::Boilerplate;
+use crate::corpus::set_store::{Place, SetStore};
+use crate::error::Error;
+use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
+use crate::progress::{Progress, Stage};
+use crate::sketch::{Sketch, SketchBuffers, Sketcher, TextOutline};
+
+/// Records per batch sent to the workers.
+const BATCH_RECORDS: usize = 256;
+/// Text bytes per batch sent to the workers.
+const BATCH_BYTES: usize = 4 << 20;
+
+/// A document read and shingled.
+struct ShingledDocument {
+    id: String,
+    time: Option<i64>,
+    origin: Origin,
+    /// Where its sets are in the store.
+    place: Place,
+    /// Its sketch, or what it is made of once the corpus statistics are known.
+    sketch: PendingSketch,
+}
+
+/// A shingled document's sketch: made at once when no corpus statistics are wanted, else
+/// waiting for them with the text's outline (its sets are in the store).
+enum PendingSketch {
+    /// The finished sketch.
+    Made(Sketch),
+    /// The outline the sketch will be made of.
+    Waiting(TextOutline),
+}
+
+/// How a [`Collector`] runs.
+#[derive(Clone)]
+pub struct CollectOptions {
+    /// Worker threads; 0 for one per core.
+    pub threads: usize,
+    /// Make a second document with an already-seen id an error instead of a warning.
+    pub strict: bool,
+    /// Boilerplate shingles found in earlier collections, left out besides those the corpus
+    /// statistics of this one find.
+    pub known: Arc<Boilerplate>,
+    /// Where progress and warnings go.
+    pub progress: Arc<dyn Progress>,
+}
+
+impl Default for CollectOptions {
+    fn default() -> Self {
+        CollectOptions {
+            threads: 0,
+            strict: false,
+            known: Arc::new(Boilerplate::none()),
+            progress: Arc::new(crate::progress::Quiet),
+        }
+    }
+}
+
+/// The shingled batches the workers made, each a result of storing its sets.
+type Batches = Vec<std::io::Result<Vec<ShingledDocument>>>;
+
+/// Takes documents in and sketches them: each [`Collector::add`] queues a document, full
+/// batches go to the workers at once, and [`Collector::finish`] waits for them and makes the
+/// sketches of the whole collection.
+pub struct Collector {
+    config: Config,
+    options: CollectOptions,
+    pool: Arc<rayon::ThreadPool>,
+    sketcher: Arc<Sketcher>,
+    store: Arc<Mutex<SetStore>>,
+    batch: Vec<Record>,
+    batch_bytes: usize,
+    sender: Option<Sender<Vec<Record>>>,
+    workers: Option<JoinHandle<Batches>>,
+    read: ReadSummary,
+    added: u64,
+    started: Instant,
+}
+
+impl Collector {
+    /// A collector for documents to sketch under `config` (validated by the caller); its worker
+    /// threads start at once and wait for batches.
+    pub fn new(config: &Config, options: CollectOptions) -> Result<Collector, Error> {
+        give_back_large_blocks();
+        let pool = Arc::new(thread_pool(options.threads, "sketch")?);
+        let sketcher = Arc::new(Sketcher::new(config));
+        let store = Arc::new(Mutex::new(SetStore::new(
+            config.cluster.set_memory_mb << 20,
+        )));
+        let (sender, receiver) = bounded::<Vec<Record>>(2 * pool.current_num_threads() + 2);
+        let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
+        let exact = config.cluster.verify == Verify::Exact;
+        let pages = config.boilerplate.min_documents > 0;
+        let workers = {
+            let (pool, sketcher, store) = (pool.clone(), sketcher.clone(), store.clone());
+            let (known, progress) = (options.known.clone(), options.progress.clone());
+            std::thread::Builder::new()
+                .name("shingling".into())
+                .spawn(move || {
+                    pool.install(|| {
+                        receiver
+                            .into_iter()
+                            .par_bridge()
+                            .map_init(SketchBuffers::default, |scratch, batch| {
+                                let documents = shingle_batch(
+                                    batch, &sketcher, scratch, &known, statistics, pages, exact,
+                                    &store,
+                                );
+                                if let Ok(documents) = &documents {
+                                    progress.advance(Stage::Shingling, documents.len() as u64);
+                                }
+                                documents
+                            })
+                            .collect()
+                    })
+                })
+                .map_err(|source| Error::Threads {
+                    threads: 1,
+                    message: source.to_string(),
+                })?
+        };
+        Ok(Collector {
+            config: config.clone(),
+            options,
+            pool,
+            sketcher,
+            store,
+            batch: Vec::with_capacity(BATCH_RECORDS),
+            batch_bytes: 0,
+            sender: Some(sender),
+            workers: Some(workers),
+            read: ReadSummary::default(),
+            added: 0,
+            started: Instant::now(),
+        })
+    }
+
+    /// Queues one document; a full batch goes to the workers.
+    pub fn add(&mut self, record: Record) {
+        self.options.progress.advance(Stage::Reading, 1);
+        self.added += 1;
+        self.batch_bytes += record.text.len();
+        self.batch.push(record);
+        if self.batch.len() >= BATCH_RECORDS || self.batch_bytes >= BATCH_BYTES {
+            self.send_batch();
+        }
+    }
+
+    /// Queues one document given by a program rather than read from a file: its origin is
+    /// its position among the documents added (`document:N` in messages).
+    pub fn add_document(&mut self, id: String, text: &str, time: Option<i64>) -> Result<(), Error> {
+        let position = self.added + 1;
+        if id.is_empty() {
+            return Err(Error::EmptyId { position });
+        }
+        self.add(Record {
+            id,
+            text: text.to_owned(),
+            time,
+            columns: Vec::new(),
+            origin: Origin {
+                order: (u32::MAX, position),
+                source: Arc::from("document"),
+                line: position,
+            },
+        });
+        Ok(())
+    }
+
+    /// Documents added so far.
+    pub fn added(&self) -> u64 {
+        self.added
+    }
+
+    fn send_batch(&mut self) {
+        self.batch_bytes = 0;
+        let full = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_RECORDS));
+        if let Some(sender) = &self.sender {
+            // A closed channel means the workers stopped; finish reports why.
+            let _ = sender.send(full);
+        }
+    }
+
+    /// Reads every input and adds its records; each skipped record's one-line report goes to
+    /// the progress as a warning. Fails on an input that cannot be read at all.
+    pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<(), ReadError> {
+        let progress = self.options.progress.clone();
+        let mut warn = |message: String| progress.warn(&message);
+        let summary = read_inputs(inputs, options, &mut |record| self.add(record), &mut warn)?;
+        self.read.records += summary.records;
+        self.read.skipped += summary.skipped;
+        self.read.ignored_files += summary.ignored_files;
+        Ok(())
+    }
+
+    /// Counts `records` skipped by a source of the caller's, for the summary.
+    pub fn count_skipped(&mut self, records: u64) {
+        self.read.skipped += records;
+    }
+
+    /// Waits for the workers and sketches the whole collection.
+    pub fn finish(mut self) -> Result<Collection, Error> {
+        if !self.batch.is_empty() {
+            self.send_batch();
+        }
+        // Dropping the sender closes the channel, so the workers end.
+        self.sender = None;
+        let batches = match self.workers.take().expect("finish runs once").join() {
+            Ok(batches) => batches,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let progress = self.options.progress.clone();
+        progress.finish(Stage::Reading);
+        progress.finish(Stage::Shingling);
+        let mut timings = Timings::default();
+        timings
+            .0
+            .push(("reading and shingling", self.started.elapsed()));
+        let store = Arc::into_inner(self.store)
+            .expect("the workers are done")
+            .into_inner()
+            .expect("no thread panics");
+        let mut documents: Vec<ShingledDocument> = Vec::new();
+        for batch in batches {
+            documents.extend(batch.map_err(Error::spill)?);
+        }
+        let strict = self.options.strict;
+        let duplicates = timings.time("ordering by id", || {
+            self.pool
+                .install(|| drop_duplicate_ids(&mut documents, strict, &*progress))
+        })?;
+        give_back_free_pages();
+        collect(
+            documents,
+            store,
+            &self.sketcher,
+            &self.config,
+            &self.pool,
+            &self.options,
+            self.read,
+            duplicates,
+            timings,
+        )
+    }
+}
+
+/// Canonicalizes and shingles one batch, storing its sets as one block of the store.
+#[allow(clippy::too_many_arguments)]
+fn shingle_batch(
+    batch: Vec<Record>,
+    sketcher: &Sketcher,
+    scratch: &mut SketchBuffers,
+    known: &Boilerplate,
+    statistics: bool,
+    pages: bool,
+    exact: bool,
+    store: &Mutex<SetStore>,
+) -> std::io::Result<Vec<ShingledDocument>> {
+    // The batch's sets, one after another: with statistics each main set and page set as
+    // read, else each sketch's set when verification is exact. A text has at most about one
+    // shingle per four bytes, and a page set adds about as many again.
+    let bytes: usize = batch.iter().map(|r| r.text.len()).sum();
+    let mut keys = Vec::with_capacity(if statistics { bytes / 4 } else { 0 });
+    let mut documents: Vec<ShingledDocument> = batch
+        .into_iter()
+        .map(|record| {
+            let start = keys.len() as u32;
+            let (place, sketch) = if statistics {
+                // The sets go straight into the batch's list.
+                let appended = sketcher.append_shingles(&record.text, scratch, pages, &mut keys);
+                let place = Place {
+                    block: 0,
+                    start,
+                    len: appended.set,
+                    second: appended.page,
+                };
+                (place, PendingSketch::Waiting(appended.outline))
+            } else {
+                let shingles = sketcher.shingles(&record.text, scratch, pages);
+                let (sketch, set) = sketcher.sketch_shingles(&shingles, known);
+                if exact {
+                    keys.extend_from_slice(&set);
+                }
+                let len = keys.len() as u32 - start;
+                let place = Place {
+                    block: 0,
+                    start,
+                    len,
+                    second: 0,
+                };
+                (place, PendingSketch::Made(sketch))
+            };
+            ShingledDocument {
+                id: record.id,
+                time: record.time,
+                origin: record.origin,
+                place,
+                sketch,
+            }
+        })
+        .collect();
+    keys.shrink_to_fit();
+    let block = store.lock().expect("no thread panics").push_block(keys)?;
+    documents.iter_mut().for_each(|d| d.place.block = block);
+    Ok(documents)
+}
+
+/// Makes the collection of shingled documents in id order: with corpus statistics, finds the
+/// boilerplate and sketches every document without it.
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    documents: Vec<ShingledDocument>,
+    mut store: SetStore,
+    sketcher: &Sketcher,
+    config: &Config,
+    pool: &rayon::ThreadPool,
+    options: &CollectOptions,
+    read: ReadSummary,
+    duplicates: u64,
+    mut timings: Timings,
+) -> Result<Collection, Error> {
+    let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
+    let exact = config.cluster.verify == Verify::Exact;
+    let mut ids = Vec::with_capacity(documents.len());
+    let mut origins = Vec::with_capacity(documents.len());
+    let mut times = Vec::with_capacity(documents.len());
+    let mut places = Vec::with_capacity(documents.len());
+    let mut sketches = Vec::with_capacity(if statistics { 0 } else { documents.len() });
+    let mut outlines = Vec::with_capacity(if statistics { documents.len() } else { 0 });
+    for d in documents {
+        ids.push(d.id);
+        origins.push(d.origin);
+        times.push(d.time);
+        places.push(d.place);
+        match d.sketch {
+            PendingSketch::Made(sketch) => sketches.push(sketch),
+            PendingSketch::Waiting(outline) => outlines.push(outline),
+        }
+    }
+    store.set_places(places);
+    let sketch_started = Instant::now();
+    let progress = &*options.progress;
+    let boilerplate = if statistics {
+        let (boilerplate, made) = pool.install(|| {
+            sketch_with_statistics(
+                &mut store,
+                outlines,
+                sketcher,
+                config,
+                &options.known,
+                progress,
+                &mut timings,
+            )
+        });
+        sketches = made;
+        boilerplate
+    } else {
+        timings
+            .0
+            .push(("collecting sketches", sketch_started.elapsed()));
+        (*options.known).clone()
+    };
+    progress.finish(Stage::Sketching);
+    if let Some(failure) = store.take_failure() {
+        return Err(Error::spill(failure));
+    }
+    Ok(Collection {
+        ids,
+        origins,
+        times,
+        sketches,
+        set_file_bytes: store.file_bytes(),
+        sets: exact.then_some(store),
+        read,
+        duplicates,
+        boilerplate,
+        timings,
+    })
+}
+
+/// Sorts documents by id and drops the later of two records with the same id, reporting it.
+fn drop_duplicate_ids(
+    documents: &mut Vec<ShingledDocument>,
+    strict: bool,
+    progress: &dyn Progress,
+) -> Result<u64, Error> {
+    documents.par_sort_unstable_by(|a, b| a.id.cmp(&b.id).then_with(|| a.origin.cmp(&b.origin)));
+    let before = documents.len();
+    let mut kept: Vec<ShingledDocument> = Vec::with_capacity(before);
+    for document in documents.drain(..) {
+        match kept.last() {
+            Some(first) if first.id == document.id => {
+                let message = format!(
+                    "{}: duplicate id {:?}, first seen at {}; ids must be unique",
+                    document.origin, document.id, first.origin
+                );
+                if strict {
+                    return Err(ReadError::Strict(message).into());
+                }
+                progress.warn(&format!("{message}; record skipped"));
+            }
+            _ => kept.push(document),
+        }
+    }
+    *documents = kept;
+    Ok((before - documents.len()) as u64)
+}
