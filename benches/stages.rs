@@ -236,7 +236,8 @@ fn stages(c: &mut Criterion) {
     sample::write_csv(&documents, &csv);
     let options = ReadOptions::default();
     let inputs = [csv.clone()];
-    let mut collector = Collector::new(&config, CollectOptions::default()).expect("a collector");
+    let resolved = config.resolve();
+    let mut collector = Collector::new(&resolved, CollectOptions::default()).expect("a collector");
     collector.read(&inputs, &options).expect("the sample reads");
     let collection = collector.finish().expect("the sample sketches");
     let mut group = c.benchmark_group("cluster");
@@ -247,7 +248,7 @@ fn stages(c: &mut Criterion) {
         .map_or(SetsView::none(), |store| SetsView::of(store, 0));
     group.bench_function("candidates_verify_union_find", |b| {
         b.iter(|| {
-            cluster(black_box(&collection.sketches), sets, &config)
+            cluster(black_box(&collection.sketches), sets, &resolved)
                 .0
                 .len()
         });

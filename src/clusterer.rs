@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::cluster::ClusterStats;
-use crate::config::Config;
+use crate::config::{Config, Resolved};
 use crate::engine::{
     cluster_collection, cut_buckets_note, Clustering, CollectOptions, Collection, Collector,
     Timings,
@@ -111,7 +111,7 @@ impl Default for RunOptions {
 /// # Ok::<(), megashingle::Error>(())
 /// ```
 pub struct Clusterer {
-    config: Config,
+    config: Resolved,
     threads: usize,
     progress: Arc<dyn Progress>,
     collector: Collector,
@@ -127,8 +127,9 @@ impl Clusterer {
     /// A clusterer under `config` with the given run options.
     pub fn with_options(config: &Config, options: RunOptions) -> Result<Clusterer> {
         config.validate()?;
+        let config = config.resolve();
         let collector = Collector::new(
-            config,
+            &config,
             CollectOptions {
                 threads: options.threads,
                 strict: options.strict,
@@ -137,7 +138,7 @@ impl Clusterer {
             },
         )?;
         Ok(Clusterer {
-            config: config.clone(),
+            config,
             threads: options.threads,
             progress: options.progress,
             collector,

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::cluster::intersection::intersection_size;
-use crate::config::Config;
+use crate::config::{Config, Resolved};
 use crate::sketch::keys::{shared_slots, KeyMaker};
 use crate::sketch::shingle::{key, shingle_set, Lead};
 use crate::sketch::signature::estimate_jaccard;
@@ -116,11 +116,10 @@ pub struct Comparer {
 
 impl Comparer {
     /// A comparer for `config`.
-    pub fn new(config: &Config) -> Comparer {
-        let grouping = config.supershingle.grouping(config.signature.minima);
+    pub fn new(config: &Resolved) -> Comparer {
         Comparer {
             sketcher: Sketcher::new(config),
-            maker: KeyMaker::new(&grouping, config.signature.seed),
+            maker: config.key_maker.clone(),
         }
     }
 
@@ -202,7 +201,7 @@ pub fn compare(
     (second, second_name): (&str, &str),
     config: &Config,
 ) -> Result<Comparison, TooShort> {
-    let comparer = Comparer::new(config);
+    let comparer = Comparer::new(&config.resolve());
     let a = comparer.prepare(first, first_name)?;
     let b = comparer.prepare(second, second_name)?;
     Ok(comparer.compare(&a, &b))
@@ -240,7 +239,7 @@ mod tests {
 
     #[test]
     fn shared_runs_are_word_ranges_on_each_side() {
-        let comparer = Comparer::new(&with_k(2));
+        let comparer = Comparer::new(&with_k(2).resolve());
         let a = comparer.prepare("x one two three y", "a").unwrap();
         let b = comparer.prepare("one two three q r", "b").unwrap();
         assert_eq!(a.shared_runs(&b), [Range { start: 1, end: 4 }]);

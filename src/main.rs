@@ -434,7 +434,7 @@ fn add_to_index(
     started: Instant,
 ) -> Result<Outcome> {
     use megashingle::index::add::{add, AddOptions};
-    let config = config.clone();
+    let config = config.resolve();
     store.check_comparable(&config)?;
     let loading = Instant::now();
     let known = megashingle::index::read::known_boilerplate(store)?;
@@ -535,7 +535,7 @@ fn run_index_query(args: IndexQueryArgs) -> Result<()> {
         return Err(megashingle::compare::TooShort { name, words, k }.into());
     }
     let store = Store::open(&args.db.db, Open::Existing, "index query")?;
-    let matches = megashingle::index::read::query(&store, &text, &config)?;
+    let matches = megashingle::index::read::query(&store, &text, &config.resolve())?;
     let rows = matches.into_iter().map(|m| {
         vec![
             m.doc_id,

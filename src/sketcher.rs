@@ -62,10 +62,9 @@ impl DocumentSketcher {
     /// A sketcher for `config` (checked first), with no boilerplate and one thread per core.
     pub fn new(config: &Config) -> Result<DocumentSketcher> {
         config.validate()?;
-        let grouping = config.supershingle.grouping(config.signature.minima);
         Ok(DocumentSketcher {
             sketcher: Sketcher::new(config),
-            maker: KeyMaker::new(&grouping, config.signature.seed),
+            maker: config.resolve().key_maker,
             boilerplate: Boilerplate::none(),
             pages: config.boilerplate.min_documents > 0,
             threads: 0,
@@ -236,7 +235,7 @@ pub fn cluster_group(
     } else {
         SetsView::none()
     };
-    let (clusters, _) = cluster(&sketches, view, config);
+    let (clusters, _) = cluster(&sketches, view, &config.resolve());
     Ok(clusters
         .iter()
         .enumerate()

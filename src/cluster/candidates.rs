@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::copies::Copies;
 use super::ClusterStats;
-use crate::config::Config;
+use crate::config::{Config, Resolved};
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::Sketch;
 
@@ -47,12 +47,11 @@ pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;
 /// each part.
 pub(super) fn indexed_pairs(
     sketches: &[Sketch],
-    config: &Config,
+    config: &Resolved,
     bucketing: &mut Bucketing,
     per_range: usize,
 ) -> Vec<(u32, u32)> {
-    let grouping = config.supershingle.grouping(config.signature.minima);
-    let maker = KeyMaker::new(&grouping, config.signature.seed);
+    let maker = &config.key_maker;
     let comparable: Vec<u32> = (0..sketches.len() as u32)
         .filter(|&d| sketches[d as usize].is_comparable() && !bucketing.copies.is_copy(d))
         .collect();
@@ -66,7 +65,7 @@ pub(super) fn indexed_pairs(
     for run in 0..runs {
         let keys = run * per_document / runs..(run + 1) * per_document / runs;
         for part in 0..parts {
-            let index = candidate_index(sketches, &comparable, &maker, keys.clone(), (part, parts));
+            let index = candidate_index(sketches, &comparable, maker, keys.clone(), (part, parts));
             let found = candidate_pairs(index, bucketing);
             pairs = merge_distinct(&pairs, &found);
         }

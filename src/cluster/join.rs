@@ -10,9 +10,9 @@ use super::candidates::{
     candidate_pairs, indexed_pairs, Bucketing, IndexEntry, INDEX_ENTRIES_PER_RANGE,
 };
 use super::copies::{find_copies, Copies};
-use super::verify::{open_alike, Buffers, KeptSets, Verifier};
+use super::verify::{open_alike, Buffers, KeptSets};
 use super::{Cluster, ClusterStats};
-use crate::config::Config;
+use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::sketch::Sketch;
 
@@ -176,7 +176,7 @@ pub fn joined_via(
     links: &[Link],
     sketches: &[Sketch],
     shingles: SetsView,
-    config: &Config,
+    config: &Resolved,
 ) -> Vec<Option<Via>> {
     let documents = sketches.len();
     // Each document's links, in one list cut by offsets.
@@ -197,7 +197,7 @@ pub fn joined_via(
         }
     }
     let mut via: Vec<Option<Via>> = vec![None; documents];
-    let verifier = Verifier::new(config);
+    let verifier = config.verifier;
     let mut buffers = Buffers::default();
     let mut reached: Vec<u32> = Vec::new();
     for cluster in clusters {
@@ -249,7 +249,7 @@ pub fn joined_via(
 /// representative check, then lone documents attached. `known` documents start in their
 /// stories, and only pairs with at least one other document are checked. Documents with a set
 /// in `shingles` are compared exactly, pairs with any other by their estimate.
-pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Known) -> Joined {
+pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &Known) -> Joined {
     let mut stats = ClusterStats::default();
     let copies = find_copies(sketches, shingles, known.fresh_from);
     let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
@@ -263,7 +263,7 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Config, known: &Kn
     bucketing.count_into(&mut stats);
     stats.candidate_pairs = pairs.len();
     stats.copies = copies.len();
-    let verifier = Verifier::new(config);
+    let verifier = config.verifier;
     let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
     // Each candidate pair with its Jaccard, its score when it passes, and whether it may be a
     // weak link for attaching a lone document.

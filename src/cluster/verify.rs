@@ -29,16 +29,10 @@ pub const MIN_CONTAINED_SHINGLES: u32 = 25;
 impl Verifier {
     /// The checks of `config`.
     pub fn new(config: &Config) -> Verifier {
-        let attach = config.cluster.attach_similarity;
-        let lowest = if attach > 0.0 {
-            attach.min(config.cluster.min_similarity)
-        } else {
-            config.cluster.min_similarity
-        };
         Verifier {
             min_similarity: config.cluster.min_similarity,
             min_containment: config.cluster.min_containment,
-            prefilter: lowest / 2.0,
+            prefilter: config.cluster.weakest_link() / 2.0,
             estimate_margin: config.cluster.estimate_margin,
         }
     }

@@ -48,7 +48,13 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
             let (collection, clustering) = clusters.into_parts();
             let sets = (collection.sets.as_ref()).map_or(SetsView::none(), |s| SetsView::of(s, 0));
             let (clusters, links) = (clustering.clusters, &clustering.links);
-            let via = joined_via(&clusters, links, &collection.sketches, sets, &config);
+            let via = joined_via(
+                &clusters,
+                links,
+                &collection.sketches,
+                sets,
+                &config.resolve(),
+            );
             let stories = Stories {
                 clusters,
                 names: None,
@@ -150,7 +156,7 @@ fn collect(
     if let Some(known) = known {
         collect.known = std::sync::Arc::new(known);
     }
-    let mut collector = Collector::new(config, collect)?;
+    let mut collector = Collector::new(&config.resolve(), collect)?;
     collector.read(inputs, options)?;
     Ok(collector.finish()?)
 }
@@ -191,9 +197,10 @@ fn write_report(
     let texts = timings.time("reading texts", || {
         read_texts(inputs, options, &collection, &stories.clusters, config)
     })?;
+    let resolved = config.resolve();
     let setting = Setting {
         inputs,
-        config,
+        config: &resolved,
         time_column: report.time_column.clone(),
         columns: report.columns.clone(),
         text_bytes: text_bytes(&stories.clusters, report.text_bytes),

@@ -2,6 +2,10 @@
 //! how it is loaded. Layers apply in one order: built-in defaults < the file < command-line flags.
 //! Unknown keys and out-of-range values are errors that name the key and what is allowed.
 
+pub mod resolved;
+
+pub use resolved::Resolved;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -294,6 +298,18 @@ pub struct ClusterConfig {
     pub max_bucket: usize,
     /// Shingle sets that take more than this many MiB are all kept in a temporary file.
     pub set_memory_mb: usize,
+}
+
+impl ClusterConfig {
+    /// The lowest similarity at which a pair can link two documents: `min-similarity`, or
+    /// `attach-similarity` when weak links are on and it is lower.
+    pub fn weakest_link(&self) -> f64 {
+        if self.attach_similarity > 0.0 {
+            self.attach_similarity.min(self.min_similarity)
+        } else {
+            self.min_similarity
+        }
+    }
 }
 
 impl Default for ClusterConfig {

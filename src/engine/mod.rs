@@ -12,7 +12,7 @@ pub use collector::{CollectOptions, Collector};
 use std::time::{Duration, Instant};
 
 use crate::cluster::{cluster_with_links, Cluster, ClusterStats, Link};
-use crate::config::Config;
+use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::{SetStore, SetsView};
 use crate::error::Error;
@@ -108,7 +108,7 @@ pub struct Clustering {
 /// Clusters a collection with `threads` threads (0: one per core).
 pub fn cluster_collection(
     collection: &Collection,
-    config: &Config,
+    config: &Resolved,
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Clustering, Error> {

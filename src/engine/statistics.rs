@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use super::allocator::give_back_free_pages;
 use super::Timings;
 use crate::cluster::cluster;
-use crate::config::Config;
+use crate::config::Resolved;
 use crate::corpus::boilerplate::{
     document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
 };
@@ -26,7 +26,7 @@ pub(super) fn sketch_with_statistics(
     store: &mut SetStore,
     outlines: Vec<TextOutline>,
     sketcher: &Sketcher,
-    config: &Config,
+    config: &Resolved,
     known: &Boilerplate,
     progress: &dyn Progress,
     timings: &mut Timings,
@@ -193,7 +193,7 @@ pub(super) const MIN_KEYS_PER_PART: usize = 1 << 24;
 /// Its pairs are verified from the minima, whatever `cluster.verify` says: these stories only
 /// decide how many stories share a shingle, and the estimate (lowered by the margin) spares
 /// reading every candidate pair's two sets, from a file for a large collection.
-pub(super) fn preliminary_stories(sketches: &[Sketch], config: &Config) -> Vec<u32> {
+pub(super) fn preliminary_stories(sketches: &[Sketch], config: &Resolved) -> Vec<u32> {
     let (clusters, _) = cluster(sketches, SetsView::none(), config);
     let mut story = vec![0u32; sketches.len()];
     for (index, c) in clusters.iter().enumerate() {
@@ -207,6 +207,7 @@ pub(super) fn preliminary_stories(sketches: &[Sketch], config: &Config) -> Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use crate::config::Verify;
     use crate::corpus::set_store::Place;
     use crate::sketch::ShingleSets;
@@ -276,7 +277,7 @@ mod tests {
                 &mut store,
                 outlines.clone(),
                 &sketcher,
-                &config,
+                &config.resolve(),
                 &Boilerplate::none(),
                 &crate::progress::Quiet,
                 &mut Timings::default(),

@@ -23,7 +23,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cluster::{join, IndexEntry, Joined, Known, KnownStory};
 use crate::clusterer::Status;
-use crate::config::Config;
+use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::engine::{Collection, Timings};
 use crate::index::store::{
@@ -31,7 +31,6 @@ use crate::index::store::{
     IDS,
 };
 use crate::io::time::{format_time, now};
-use crate::sketch::keys::KeyMaker;
 use crate::sketch::shingle::Lead;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
@@ -92,7 +91,7 @@ pub struct AddOptions {
 pub fn add(
     store: &mut Store,
     collection: Collection,
-    config: &Config,
+    config: &Resolved,
     options: AddOptions,
 ) -> Result<AddReport> {
     let mut clock = Instant::now();
@@ -102,8 +101,7 @@ pub fn add(
         refuse_indexed_ids(store, &collection)?;
     }
     let is_new = store.is_new()?;
-    let grouping = config.supershingle.grouping(config.signature.minima);
-    let maker = KeyMaker::new(&grouping, config.signature.seed);
+    let maker = &config.key_maker;
     let started = now();
     let path = store.path.clone();
     timings.lap("index: checks", &mut clock);
@@ -139,7 +137,7 @@ pub fn add(
             .par_iter()
             .map(|s| {
                 if s.is_comparable() {
-                    posting_keys(&maker, &s.signature)
+                    posting_keys(maker, &s.signature)
                 } else {
                     Vec::new()
                 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::Config;
+use crate::config::{Config, Resolved};
 use crate::engine::{thread_pool, CollectOptions, Collector};
 use crate::error::{Error, Result};
 use crate::index::add::{add, AddOptions, AddReport};
@@ -53,8 +53,9 @@ impl Index {
         config.validate()?;
         self.store.check_comparable(config).map_err(Error::Index)?;
         let known = known_boilerplate(&self.store).map_err(Error::Index)?;
+        let config = config.resolve();
         let collector = Collector::new(
-            config,
+            &config,
             CollectOptions {
                 threads: options.threads,
                 strict: options.strict,
@@ -64,7 +65,7 @@ impl Index {
         )?;
         Ok(IndexAddition {
             index: self,
-            config: config.clone(),
+            config,
             threads: options.threads,
             upsert,
             collector,
@@ -73,7 +74,7 @@ impl Index {
 
     /// The indexed near-duplicates of `text`, most similar first.
     pub fn query(&self, config: &Config, text: &str) -> Result<Vec<Match>> {
-        query(&self.store, text, config).map_err(Error::Index)
+        query(&self.store, text, &config.resolve()).map_err(Error::Index)
     }
 
     /// Every indexed document with its story, story by story, as `index export` writes them.
@@ -86,7 +87,7 @@ impl Index {
 /// [`IndexAddition::commit`].
 pub struct IndexAddition<'a> {
     index: &'a mut Index,
-    config: Config,
+    config: Resolved,
     threads: usize,
     upsert: bool,
     collector: Collector,

@@ -6,8 +6,8 @@ use anyhow::Result;
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
 use rustc_hash::FxHashMap;
 
-use crate::cluster::{estimate_containment, Verifier};
-use crate::config::Config;
+use crate::cluster::estimate_containment;
+use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
 use crate::index::postings::{directories, look_up, CHUNKS, DEAD, SEGMENTS};
 use crate::index::store::{
@@ -15,7 +15,6 @@ use crate::index::store::{
     Store, StoryRecord, BOILERPLATE, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
 };
 use crate::io::time::format_time;
-use crate::sketch::keys::KeyMaker;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::{SketchBuffers, Sketcher};
 
@@ -211,7 +210,7 @@ pub struct Match {
 /// Jaccard, less `cluster.estimate-margin` standard errors, reaches
 /// `cluster.attach-similarity` (or `cluster.min-similarity` when attaching is off), or whose
 /// containment passes; most similar first.
-pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
+pub fn query(store: &Store, text: &str, config: &Resolved) -> Result<Vec<Match>> {
     store.check_comparable(config)?;
     let sketcher = Sketcher::new(config);
     let shingles = sketcher.shingles(text, &mut SketchBuffers::default(), false);
@@ -229,19 +228,13 @@ pub fn query(store: &Store, text: &str, config: &Config) -> Result<Vec<Match>> {
     ) else {
         return Ok(Vec::new());
     };
-    let grouping = config.supershingle.grouping(config.signature.minima);
-    let maker = KeyMaker::new(&grouping, config.signature.seed);
-    let keys = posting_keys(&maker, &sketch.signature);
+    let keys = posting_keys(&config.key_maker, &sketch.signature);
     sketch.signature = widen(&short_minima(&sketch.signature));
     let found = look_up(&segments, &chunks, &dead, &keys, config.cluster.max_bucket)?;
     let mut candidates: Vec<u32> = found.into_iter().map(|(_, doc)| doc).collect();
     candidates.sort_unstable();
     candidates.dedup();
-    let verifier = Verifier::new(config);
-    let weakest = match config.cluster.attach_similarity {
-        a if a > 0.0 => a.min(config.cluster.min_similarity),
-        _ => config.cluster.min_similarity,
-    };
+    let (verifier, weakest) = (config.verifier, config.weakest_link);
     let mut names: FxHashMap<u32, String> = FxHashMap::default();
     let mut matches = Vec::new();
     for number in candidates {

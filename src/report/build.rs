@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cluster::{Cluster, Via};
 use crate::compare::{Comparer, Prepared};
-use crate::config::Config;
+use crate::config::{Config, Resolved};
 use crate::engine::Collection;
 use crate::io::read::{read_inputs, ReadError, ReadOptions};
 use crate::io::time::format_time;
@@ -22,7 +22,6 @@ use crate::report::model::{
     Grouping, Join, Member, Pair, ReportModel, Story, StorySource, Summary,
 };
 use crate::report::text::{Keep, Shown};
-use crate::sketch::keys::KeyMaker;
 
 /// Bytes of text a report holds for the documents of stories of two or more, shared out
 /// evenly among them (see [`text_bytes`]).
@@ -153,7 +152,7 @@ pub struct Setting<'a> {
     /// The inputs, as named on the command line.
     pub inputs: &'a [PathBuf],
     /// The configuration the stories were made with.
-    pub config: &'a Config,
+    pub config: &'a Resolved,
     /// The time column, when one is read.
     pub time_column: Option<String>,
     /// Other columns shown (read into each record's columns).
@@ -210,8 +209,7 @@ pub fn model(
             }
         })
         .collect();
-    let grouping = config.supershingle.grouping(config.signature.minima);
-    let maker = KeyMaker::new(&grouping, config.signature.seed);
+    let maker = &config.key_maker;
     let supershingles = maker.supershingles(&vec![0; config.signature.minima]);
     let mut columns: Vec<String> = setting.time_column.iter().cloned().collect();
     columns.extend(setting.columns.iter().cloned());
@@ -421,7 +419,7 @@ mod tests {
             &clustering.links,
             &collection.sketches,
             sets,
-            &config,
+            &config.resolve(),
         );
         let stories = Stories {
             clusters: clustering.clusters,
@@ -431,9 +429,10 @@ mod tests {
             source: StorySource::Clustered,
         };
         let texts = read_texts(&inputs, &options, &collection, &stories.clusters, &config);
+        let resolved = config.resolve();
         let setting = Setting {
             inputs: &inputs,
-            config: &config,
+            config: &resolved,
             time_column: None,
             columns: vec!["site".into()],
             text_bytes,
