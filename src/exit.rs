@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Command, IndexCommand};
 use crate::cmd::files::input_names;
-use crate::{bars, panics};
+use crate::{bars, hints, panics};
 
 /// How a command ended when it did not fail.
 pub enum Outcome {
@@ -34,7 +34,7 @@ pub fn failed(error: &anyhow::Error) -> ExitCode {
     if is_broken_pipe(error) {
         return ExitCode::SUCCESS;
     }
-    error_line(&message_of(error))
+    error_line(&hints::message_of(error))
 }
 
 /// The exit code of a command that panicked (a bug), after its error line: 2.
@@ -59,27 +59,6 @@ fn error_line(message: &str) -> ExitCode {
     bars::clear();
     eprintln!("megashingle: error: {message}");
     ExitCode::from(2)
-}
-
-/// The error's one line, with the flag that made a bad record fatal named, and the flag that
-/// gives the format of an input whose format was guessed.
-fn message_of(error: &anyhow::Error) -> String {
-    use megashingle::io::read::ReadError;
-    let read_error = |is: fn(&ReadError) -> bool| {
-        error
-            .chain()
-            .any(|cause| match cause.downcast_ref::<megashingle::Error>() {
-                Some(megashingle::Error::Input(e)) => is(e),
-                _ => cause.downcast_ref::<ReadError>().is_some_and(is),
-            })
-    };
-    if read_error(|e| matches!(e, ReadError::Strict(_))) {
-        format!("{error:#} (--strict makes this fatal)")
-    } else if read_error(|e| matches!(e, ReadError::Guessed { .. })) {
-        format!("{error:#}; give the format with --input-format csv or jsonl")
-    } else {
-        format!("{error:#}")
-    }
 }
 
 /// True when the error is, or was caused by, a closed stdout: the reader went away, which is

@@ -7,6 +7,7 @@ mod bars;
 mod cli;
 mod cmd;
 mod exit;
+mod hints;
 mod panics;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

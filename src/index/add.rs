@@ -25,8 +25,8 @@ use crate::cluster::{join, IndexEntry, Joined, Known, KnownStory};
 use crate::clusterer::Status;
 use crate::config::Config;
 use crate::index::store::{
-    posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS,
-    IDS,
+    posting_keys, short_minima, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord,
+    Tables, DOCS, IDS,
 };
 use crate::io::time::{format_time, now};
 use crate::pipeline::{Collection, Timings};
@@ -529,11 +529,12 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
             Some(bytes) => DocRecord::decode(bytes.value())?.added_at,
             None => bail!("the index lost document {number}; restore it from a copy"),
         };
-        bail!(
-            "{}: id {id:?} is already in the index (added {}); give --upsert to replace it, or leave the record out (nothing was added)",
-            collection.origins[i],
-            format_time(added)
-        );
+        return Err(IndexError::AlreadyIndexed {
+            origin: collection.origins[i].to_string(),
+            id: id.clone(),
+            added: format_time(added),
+        }
+        .into());
     }
     Ok(())
 }
