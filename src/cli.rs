@@ -364,8 +364,9 @@ impl ConfigArgs {
         }
     }
 
-    /// The effective configuration: defaults < file < flags.
-    pub fn resolve(&self) -> Result<Config, ConfigError> {
+    /// The effective configuration: defaults < file < flags. A bad setting is named as the
+    /// `--set` that gave it.
+    pub fn resolve(&self) -> anyhow::Result<Config> {
         let default_file = PathBuf::from("pipeline.toml");
         let mut config = match &self.config {
             Some(path) => Config::load(path)?,
@@ -388,7 +389,12 @@ impl ConfigArgs {
             config.canonicalize.html = html;
         }
         for setting in &self.settings {
-            config = config.with_setting(setting)?;
+            config = config.with_setting(setting).map_err(|e| match e {
+                ConfigError::Setting { setting, message } => {
+                    anyhow::anyhow!("--set {setting}: {message}")
+                }
+                e => e.into(),
+            })?;
         }
         config.validate()?;
         Ok(config)

@@ -53,7 +53,7 @@ pub struct Comparison {
 
 /// A text that cannot be compared.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{name} has {words} words, fewer than the shingle size k = {k}: it has no shingles, and two empty sets prove nothing; use a smaller -k or a longer text")]
+#[error("{name} has {words} words, fewer than the shingle size k = {k}: it has no shingles, and two empty sets prove nothing; use a smaller shingle size (shingle.size) or a longer text")]
 pub struct TooShort {
     /// Which text: a file name or "first text"/"second text".
     pub name: String,

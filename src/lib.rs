@@ -53,8 +53,6 @@ pub mod io;
 pub mod report;
 #[doc(hidden)]
 pub mod sketch;
-#[doc(hidden)]
-pub mod tune;
 
 pub use clusterer::{Assignment, Clusterer, Clusters, RunOptions, Status, Summary};
 pub use compare::Comparison;

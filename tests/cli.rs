@@ -347,8 +347,8 @@ fn missing_id_column_is_fatal_and_lists_the_columns_found() {
     let line = single_error_line(assert.get_output());
     assert_eq!(
         line,
-        "megashingle: error: noid.csv: no column `id` (choose it with --id-column); \
-         columns found: key, text"
+        "megashingle: error: noid.csv: no column `id` (the id column); \
+         columns found: key, text; --id-column chooses the id column"
     );
     // The flag named in the message does choose the column.
     megashingle(dir.path())
@@ -370,8 +370,8 @@ fn missing_text_column_is_fatal_and_lists_the_columns_found() {
     let line = single_error_line(assert.get_output());
     assert_eq!(
         line,
-        "megashingle: error: notext.csv: no column `text` (choose it with --text-column); \
-         columns found: id, body, extra"
+        "megashingle: error: notext.csv: no column `text` (the text column); \
+         columns found: id, body, extra; --text-column chooses the text column"
     );
 }
 

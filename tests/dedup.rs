@@ -212,6 +212,11 @@ fn refused_inputs_name_the_problem() {
             vec!["a.csv", "--keep", "earliest"],
             "--keep earliest needs the column or field of each record's time: give --time-column NAME",
         ),
+        (
+            vec!["a.csv", "--keep", "earliest", "--time-column", "when"],
+            "a.csv: no column `when` (the time column); columns found: id, text; \
+             --time-column chooses the time column",
+        ),
     ] {
         let output = megashingle(d)
             .arg("dedup")

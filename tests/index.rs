@@ -931,6 +931,11 @@ fn a_missing_index_is_not_made_by_readers() {
         assert_eq!(out.status.code(), Some(2), "{sub}: {}", stderr_of(&out));
         let line = single_error_line(&out);
         assert!(line.contains("no index there"), "{sub}: {line}");
+        assert!(
+            line.contains("; make one with `megashingle index add --db ")
+                && line.ends_with("stories.db INPUT`"),
+            "{sub}: {line}"
+        );
         assert!(line.contains("stories.db"), "{sub}: {line}");
         assert_eq!(stdout_of(&out), "", "{sub}");
     }
@@ -950,6 +955,8 @@ fn a_different_shingle_size_is_refused_and_named() {
     let line = single_error_line(&out);
     assert!(line.contains("shingle.size"), "{line}");
     assert!(line.contains('3') && line.contains('4'), "{line}");
+    assert!(line.contains("` shows the index's settings"), "{line}");
+    assert!(line.contains("`megashingle index stats --db "), "{line}");
     assert_eq!(index.export_text(), export_before);
     // So is a query made with it; a setting outside the sketch sections is not.
     let out = index.run("query", &["-k", "4", "--text", &text(&[&block(1, 200)])]);

@@ -122,7 +122,7 @@ fn short_texts_and_errors_are_reported() {
     let err = megashingle::compare(&config, "two words", "three more words").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "the first text has 2 words, fewer than the shingle size k = 3: it has no shingles, and two empty sets prove nothing; use a smaller -k or a longer text"
+        "the first text has 2 words, fewer than the shingle size k = 3: it has no shingles, and two empty sets prove nothing; use a smaller shingle size (shingle.size) or a longer text"
     );
     let mut bad = Config::default();
     bad.shingle.size = 0;
@@ -222,11 +222,16 @@ fn index_facade_adds_documents_night_by_night_and_finds_them() {
     night.add("b", other, None).unwrap();
     let err = night.commit().unwrap_err().to_string();
     assert!(err.contains("id \"b\" is already in the index"), "{err}");
+    assert!(
+        !err.contains("--"),
+        "a library message names no flag: {err}"
+    );
     assert_eq!(index.export().unwrap().len(), 3);
     drop(index);
     let missing = dir.path().join("none.db");
     let err = megashingle::Index::open_existing(&missing).err().unwrap();
     assert!(err.to_string().contains("none.db: no index there"), "{err}");
+    assert!(!err.to_string().contains("megashingle index"), "{err}");
 }
 
 /// The fenced Rust block after `marker` in `text`, each line with `prefix` taken off.

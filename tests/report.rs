@@ -235,7 +235,10 @@ fn columns_and_times_are_shown_with_each_document() {
         .unwrap();
     let line = single_error_line(&output);
     assert!(
-        line.ends_with("no column `source` (choose it with --column); columns found: id, text, published, site"),
+        line.ends_with(
+            "no column `source` (one of the columns asked for); columns found: id, text, \
+             published, site; check the names given to --column"
+        ),
         "{line}"
     );
 }

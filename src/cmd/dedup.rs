@@ -14,7 +14,9 @@ use megashingle::io::write::write_atomically;
 use megashingle::{Clusterer, Keep};
 
 use crate::cli::DedupArgs;
-use crate::{emit_csv, input_names, output_file, refuse_same_file, run_options, Outcome};
+use crate::cmd::files::{emit_csv, input_names, output_file, refuse_same_file};
+use crate::cmd::run_options;
+use crate::exit::Outcome;
 
 /// Runs the command.
 pub fn run(args: DedupArgs) -> Result<Outcome> {

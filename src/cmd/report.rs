@@ -21,8 +21,11 @@ use megashingle::report::model::StorySource;
 use megashingle::report::table::{self, Row};
 use megashingle::Clusterer;
 
+use crate::bars;
 use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
-use crate::{bars, collect_options, input_names, refuse_same_file, run_options, Outcome};
+use crate::cmd::files::{input_names, refuse_same_file};
+use crate::cmd::{collect_options, run_options};
+use crate::exit::Outcome;
 
 /// Runs `report`: the stories of the inputs, clustered here or read from `--clusters`.
 pub fn run(args: ReportArgs) -> Result<Outcome> {

@@ -347,8 +347,8 @@ pub enum ConfigError {
         /// What the parser said, with the key and line.
         message: String,
     },
-    /// A `--set KEY=VALUE` that names no key or gives a value of the wrong type.
-    #[error("--set {setting}: {message}")]
+    /// A setting `KEY=VALUE` that names no key or gives a value of the wrong type.
+    #[error("setting {setting}: {message}")]
     Setting {
         /// The assignment as given.
         setting: String,
@@ -633,7 +633,7 @@ mod tests {
         let err = base.with_setting("clustr.min-similarity=1").unwrap_err();
         assert!(
             err.to_string()
-                .starts_with("--set clustr.min-similarity=1: no section `clustr`"),
+                .starts_with("setting clustr.min-similarity=1: no section `clustr`"),
             "{err}"
         );
         let err = base.with_setting("cluster.min-simlarity=0.4").unwrap_err();

@@ -27,8 +27,8 @@ use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::engine::{Collection, Timings};
 use crate::index::store::{
-    posting_keys, short_minima, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS,
-    IDS,
+    posting_keys, short_minima, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord,
+    Tables, DOCS, IDS,
 };
 use crate::io::time::{format_time, now};
 use crate::sketch::shingle::Lead;
@@ -527,11 +527,12 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
             Some(bytes) => DocRecord::decode(bytes.value())?.added_at,
             None => bail!("the index lost document {number}; restore it from a copy"),
         };
-        bail!(
-            "{}: id {id:?} is already in the index (added {}); give --upsert to replace it, or leave the record out (nothing was added)",
-            collection.origins[i],
-            format_time(added)
-        );
+        return Err(IndexError::AlreadyIndexed {
+            origin: collection.origins[i].to_string(),
+            id: id.clone(),
+            added: format_time(added),
+        }
+        .into());
     }
     Ok(())
 }

@@ -48,6 +48,42 @@ pub(crate) const BOILERPLATE: TableDefinition<u32, ()> = TableDefinition::new("b
 /// make sketches that cannot be compared.
 pub const SKETCH_SECTIONS: [&str; 4] = ["canonicalize", "shingle", "signature", "supershingle"];
 
+/// An index that cannot be used as asked. The messages speak of the index file and its
+/// settings; a program adds how its users do what they say (the CLI names its commands).
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// There is no index where one must be.
+    #[error("{path}: no index there (an index is made by the first add to it)")]
+    Missing {
+        /// The index file, as given.
+        path: String,
+    },
+    /// The configuration's sketch settings differ from those the index was made with.
+    #[error(
+        "{path}: the index was made with {differences}; its sketches cannot be compared with \
+         this configuration's. Run with the index's settings (stored in the index) or use a new index"
+    )]
+    Incomparable {
+        /// The index file.
+        path: String,
+        /// Each differing key with its two values.
+        differences: String,
+    },
+    /// A document to add has an id the index holds already, and is not to replace it.
+    #[error(
+        "{origin}: id {id:?} is already in the index (added {added}); add it with replacement \
+         (upsert) to replace it, or leave the record out (nothing was added)"
+    )]
+    AlreadyIndexed {
+        /// The record.
+        origin: String,
+        /// Its id.
+        id: String,
+        /// When the indexed document was added.
+        added: String,
+    },
+}
+
 /// An open index: the database and the lock that keeps other processes out while it is open.
 pub struct Store {
     /// The index file.
@@ -80,12 +116,12 @@ impl Store {
     /// Opens (or makes) the index at `path` for `command` (named in the lock, e.g. "index
     /// add"). Refuses a file that is not a megashingle index, without writing to it.
     pub fn open(path: &Path, how: Open, command: &str) -> Result<Store> {
-        let shown = path.display();
         let exists = path.exists();
         if how == Open::Existing && !exists {
-            bail!(
-                "{shown}: no index there; make one with `megashingle index add --db {shown} INPUT`"
-            );
+            return Err(IndexError::Missing {
+                path: path.display().to_string(),
+            }
+            .into());
         }
         if exists {
             check_magic(path)?;
@@ -245,12 +281,11 @@ impl Store {
         if differences.is_empty() {
             return Ok(());
         }
-        bail!(
-            "{}: the index was made with {}; its sketches cannot be compared with this configuration's. Run with the index's settings (`megashingle index stats --db {}` shows them) or use a new index",
-            self.path.display(),
-            differences.join(", "),
-            self.path.display()
-        )
+        Err(IndexError::Incomparable {
+            path: self.path.display().to_string(),
+            differences: differences.join(", "),
+        }
+        .into())
     }
 }
 

@@ -111,7 +111,7 @@ pub enum ReadError {
         source: std::io::Error,
     },
     /// The id, text or another column asked for is missing.
-    #[error("{path}: no {kind} `{column}` (choose it with {flag}); {kind}s found: {found}")]
+    #[error("{path}: no {kind} `{column}` ({}); {kind}s found: {found}", .role.named(.kind))]
     MissingColumn {
         /// The input.
         path: String,
@@ -119,8 +119,8 @@ pub enum ReadError {
         kind: &'static str,
         /// The missing name.
         column: String,
-        /// The flag that chooses it.
-        flag: &'static str,
+        /// What it was to be read as.
+        role: ColumnRole,
         /// What the input has.
         found: String,
     },
@@ -155,6 +155,31 @@ pub enum ReadError {
     /// A bad record under `--strict`.
     #[error("{0}")]
     Strict(String),
+}
+
+/// What a column (CSV) or field (JSONL) named in [`ReadOptions`] is read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnRole {
+    /// Each record's id ([`ReadOptions::id_column`]).
+    Id,
+    /// Each record's text ([`ReadOptions::text_column`]).
+    Text,
+    /// Each record's time ([`ReadOptions::time_column`]).
+    Time,
+    /// One of [`ReadOptions::columns`], carried along with each record.
+    Extra,
+}
+
+impl ColumnRole {
+    /// The role in a message, for a `kind` of "column" or "field": "the id column".
+    pub fn named(self, kind: &str) -> String {
+        match self {
+            ColumnRole::Id => format!("the id {kind}"),
+            ColumnRole::Text => format!("the text {kind}"),
+            ColumnRole::Time => format!("the time {kind}"),
+            ColumnRole::Extra => format!("one of the {kind}s asked for"),
+        }
+    }
 }
 
 /// Counts from reading.
@@ -433,7 +458,7 @@ impl Reader<'_> {
                 message: "empty input: no header row and no records".into(),
             });
         }
-        let column = |name: &str, flag: &'static str| {
+        let column = |name: &str, role: ColumnRole| {
             names
                 .iter()
                 .position(|n| n == name)
@@ -441,18 +466,18 @@ impl Reader<'_> {
                     path: source.to_string(),
                     kind: "column",
                     column: name.to_owned(),
-                    flag,
+                    role,
                     found: shown_names(&names),
                 })
         };
-        let id_at = column(&self.options.id_column, "--id-column")?;
-        let text_at = column(&self.options.text_column, "--text-column")?;
+        let id_at = column(&self.options.id_column, ColumnRole::Id)?;
+        let text_at = column(&self.options.text_column, ColumnRole::Text)?;
         let time_at = match &self.options.time_column {
-            Some(name) => Some(column(name, "--time-column")?),
+            Some(name) => Some(column(name, ColumnRole::Time)?),
             None => None,
         };
         let columns_at = (self.options.columns.iter())
-            .map(|name| column(name, "--column"))
+            .map(|name| column(name, ColumnRole::Extra))
             .collect::<Result<Vec<usize>, ReadError>>()?;
         csv.expect_shape(RecordShape {
             fields: names.len(),
@@ -558,16 +583,16 @@ impl Reader<'_> {
             let first = !seen_object;
             seen_object = true;
             let fields = [
-                (&self.options.id_column, "--id-column"),
-                (&self.options.text_column, "--text-column"),
+                (&self.options.id_column, ColumnRole::Id),
+                (&self.options.text_column, ColumnRole::Text),
             ];
-            if let Some((missing, flag)) = fields.iter().find(|(f, _)| !object.contains_key(*f)) {
+            if let Some(&(missing, role)) = fields.iter().find(|(f, _)| !object.contains_key(*f)) {
                 if first {
                     return Err(ReadError::MissingColumn {
                         path: source.to_string(),
                         kind: "field",
                         column: missing.to_string(),
-                        flag,
+                        role,
                         found: shown_names(&object.keys().cloned().collect::<Vec<_>>()),
                     });
                 }
@@ -1101,7 +1126,17 @@ mod tests {
         let (result, _, _) = read(&path, &ReadOptions::default());
         let err = result.unwrap_err().to_string();
         assert!(
-            err.ends_with("no column `id` (choose it with --id-column); columns found: key, body"),
+            err.ends_with("no column `id` (the id column); columns found: key, body"),
+            "{err}"
+        );
+        let options = ReadOptions {
+            id_column: "key".into(),
+            text_column: "content".into(),
+            ..ReadOptions::default()
+        };
+        let err = read(&path, &options).0.unwrap_err().to_string();
+        assert!(
+            err.ends_with("no column `content` (the text column); columns found: key, body"),
             "{err}"
         );
     }
@@ -1229,7 +1264,9 @@ mod tests {
         let path = file_with(&dir, "e.csv", b"id,text\na,x\n");
         let err = read(&path, &options).0.unwrap_err().to_string();
         assert!(
-            err.ends_with("no column `source` (choose it with --column); columns found: id, text"),
+            err.ends_with(
+                "no column `source` (one of the columns asked for); columns found: id, text"
+            ),
             "{err}"
         );
     }

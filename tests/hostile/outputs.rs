@@ -749,7 +749,7 @@ fn a_query_shorter_than_a_shingle_is_refused_like_compare() {
     let line = single_error_line(&out);
     assert_eq!(
         line,
-        "megashingle: error: the text has 2 words, fewer than the shingle size k = 3: it has no shingles, and two empty sets prove nothing; use a smaller -k or a longer text"
+        "megashingle: error: the text has 2 words, fewer than the shingle size k = 3: it has no shingles, and two empty sets prove nothing; use a smaller shingle size (shingle.size) or a longer text; -k sets the shingle size"
     );
     let out = run(root, &["index", "query", "--db", "s.db", "short.txt"], b"");
     let line = single_error_line(&out);

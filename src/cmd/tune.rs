@@ -1,11 +1,92 @@
-//! The S-curve of a grouping drawn for `megashingle tune --plot`: the probability that two
-//! texts become candidates against their Jaccard similarity, with the target marked.
+//! `megashingle tune`: the candidate grouping the library chooses for a target similarity
+//! (`--threshold`, else supershingle.target-similarity), its S-curve as a table next to the
+//! classic 6 supershingles of 14 minima, and with `--plot FILE.svg` the curve drawn as an SVG
+//! chart, written atomically.
 
-use crate::config::Matching;
-use crate::sketch::grouping::Grouping;
+use std::io::Write;
+
+use anyhow::Result;
+use megashingle::config::Matching;
+use megashingle::io::write::write_atomically;
+use megashingle::sketch::grouping::{choose, Grouping};
+
+use crate::cli::TuneArgs;
+use crate::cmd::files::{print, refuse_same_file};
+use crate::exit::Outcome;
+
+/// Runs the command.
+pub fn run(args: TuneArgs) -> Result<Outcome> {
+    refuse_same_file(args.plot.as_deref(), &[], Some(&args.config), None)?;
+    let config = args.config.resolve()?;
+    let target = match args.threshold {
+        Some(t) => {
+            anyhow::ensure!(
+                t > 0.0 && t < 1.0,
+                "--threshold {t} is out of range: give a Jaccard similarity above 0 and below 1"
+            );
+            t
+        }
+        None => {
+            let t = config.supershingle.target_similarity;
+            anyhow::ensure!(
+                t > 0.0,
+                "supershingle.target-similarity is 0 (the grouping is given by hand): \
+                 give a target with --threshold T"
+            );
+            t
+        }
+    };
+    let minima = config.signature.minima;
+    let chosen = choose(target, minima);
+    let classic = Grouping {
+        groups: 6,
+        minima_per_group: 14,
+        matching: Matching::Megashingle,
+    };
+    let describe = |g: &Grouping| {
+        let kind = match g.matching {
+            Matching::Megashingle => "megashingles (pairs of supershingles)",
+            Matching::Supershingle => "single supershingles",
+        };
+        format!(
+            "{} supershingles of {} minima, matched as {kind}: {} keys per document",
+            g.groups,
+            g.minima_per_group,
+            g.keys()
+        )
+    };
+    let (fp, fneg) = chosen.areas(target);
+    let (cfp, cfn) = classic.areas(target);
+    let mut out = format!(
+        "target Jaccard {target:.2}, {minima} minima\n\
+         chosen:  {}\n         false-positive area {fp:.4}, false-negative area {fneg:.4}\n\
+         classic: {}\n         false-positive area {cfp:.4}, false-negative area {cfn:.4}\n\n\
+         Jaccard  P(candidate) chosen            classic\n",
+        describe(&chosen),
+        describe(&classic),
+    );
+    for i in 1..=20 {
+        let j = f64::from(i) * 0.05;
+        let (p, c) = (chosen.probability(j), classic.probability(j));
+        let bar = "#".repeat((p * 20.0).round() as usize);
+        let mark = if (j - target).abs() < 0.025 {
+            " <- target"
+        } else {
+            ""
+        };
+        out.push_str(&format!("  {j:.2}   {p:.3} {bar:<20}   {c:.3}{mark}\n"));
+    }
+    if let Some(path) = &args.plot {
+        let picture = svg(&chosen, target);
+        write_atomically(path, |file| file.write_all(picture.as_bytes()))?;
+        eprintln!("megashingle: S-curve written to {}", path.display());
+    }
+    print(&out)?;
+    Ok(Outcome::Clean)
+}
 
 /// The S-curve as an SVG line chart, with the target marked and the two areas shaded.
-pub fn svg(grouping: &Grouping, target: f64) -> String {
+fn svg(grouping: &Grouping, target: f64) -> String {
     let (w, h, pad) = (640.0, 400.0, 50.0);
     let x = |j: f64| pad + j * (w - 2.0 * pad);
     let y = |p: f64| h - pad - p * (h - 2.0 * pad);

@@ -1,0 +1,59 @@
+//! `megashingle cluster`: the story table of the inputs. The inputs are read and clustered
+//! through the library's `Clusterer`; the table (one row per document, in the library's row
+//! order) is written atomically to `-o` or to stdout, then the timings and the summary line go
+//! to stderr.
+
+use anyhow::{Context, Result};
+use megashingle::io::write::{write_atomically, write_rows, Row};
+use megashingle::Clusterer;
+
+use crate::cli::ClusterArgs;
+use crate::cmd::files::{input_names, output_file, refuse_same_file};
+use crate::cmd::run_options;
+use crate::exit::Outcome;
+use crate::{bars, panics};
+
+/// Runs the command.
+pub fn run(args: ClusterArgs) -> Result<Outcome> {
+    let output = output_file(&args.output);
+    refuse_same_file(output, &args.inputs, Some(&args.config), None)?;
+    let config = args.config.resolve()?;
+    let options = args.input.read_options(None);
+    let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
+    clusterer.read(&args.inputs, &options)?;
+    let clusters = clusterer.finish()?;
+    let summary = clusters.summary();
+    if clusters.is_empty() {
+        anyhow::bail!(
+            "no documents in {}: nothing to cluster, nothing written{}",
+            input_names(&args.inputs),
+            if summary.skipped > 0 {
+                " (every record was skipped)"
+            } else {
+                ""
+            }
+        );
+    }
+    panics::panic_for_tests("cluster");
+    let mut timings = clusters.timings().clone();
+    let table = clusters.assignments().map(Row::from);
+    timings.time("writing", || match output {
+        Some(path) => write_atomically(path, |file| write_rows(table, args.format, file))
+            .map_err(anyhow::Error::from),
+        None => write_rows(table, args.format, std::io::stdout().lock())
+            .context("cannot write to stdout"),
+    })?;
+    // The bars are cleared, so that the lines below start lines of their own.
+    bars::clear();
+    if args.run.timings {
+        eprintln!("megashingle: timings: {}", timings.line());
+    }
+    if !args.run.quiet {
+        eprintln!("megashingle: {}", summary.line(clusters.elapsed()));
+    }
+    Ok(if summary.skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Clean
+    })
+}

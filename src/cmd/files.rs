@@ -1,0 +1,108 @@
+//! What the commands share about files: the inputs as named in messages, reading a whole text
+//! file or stdin, the output file of `-o` (none, or `-`, for stdout), refusing an output that
+//! would replace a file the command reads, and writing a CSV table or a text to either.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use megashingle::io::write::{write_atomically, write_csv, Guarded};
+
+use crate::cli::ConfigArgs;
+
+/// The output file, or `None` for stdout (no `-o`, or `-o -`).
+pub fn output_file(output: &Option<PathBuf>) -> Option<&Path> {
+    output.as_deref().filter(|p| p.as_os_str() != "-")
+}
+
+/// Fails when `output` would replace one of the files the command reads: its inputs, the
+/// configuration file and the index.
+pub fn refuse_same_file(
+    output: Option<&Path>,
+    inputs: &[PathBuf],
+    config: Option<&ConfigArgs>,
+    index: Option<&Path>,
+) -> Result<()> {
+    let Some(output) = output else {
+        return Ok(());
+    };
+    let config = config.and_then(ConfigArgs::file);
+    let mut guarded: Vec<Guarded> = inputs
+        .iter()
+        .map(|path| Guarded {
+            role: "input",
+            path,
+        })
+        .collect();
+    if let Some(path) = index {
+        guarded.push(Guarded {
+            role: "index",
+            path,
+        });
+    }
+    if let Some(path) = &config {
+        guarded.push(Guarded {
+            role: "configuration",
+            path,
+        });
+    }
+    Ok(megashingle::io::write::refuse_same_file(output, &guarded)?)
+}
+
+/// The inputs as named on the command line, for messages.
+pub fn input_names(inputs: &[PathBuf]) -> String {
+    let names: Vec<String> = inputs
+        .iter()
+        .map(|p| match p.to_str() {
+            Some("-") => "<stdin>".to_owned(),
+            _ => p.display().to_string(),
+        })
+        .collect();
+    names.join(", ")
+}
+
+/// The whole text of a file, or of stdin for `-`; it must be UTF-8.
+pub fn read_text(path: &Path) -> Result<String> {
+    let stdin = path.as_os_str() == "-";
+    let bytes = if stdin {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("<stdin>: cannot read")?;
+        bytes
+    } else {
+        std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: invalid UTF-8 at byte {}; convert the file to UTF-8",
+            if stdin {
+                "<stdin>".into()
+            } else {
+                path.display().to_string()
+            },
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Writes `text` to stdout.
+pub fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes a CSV table to `output` (atomically) or to stdout.
+pub fn emit_csv(
+    output: Option<&Path>,
+    header: &[&str],
+    rows: impl IntoIterator<Item = Vec<String>>,
+) -> Result<()> {
+    match output {
+        Some(path) => write_atomically(path, |file| write_csv(header, rows, file))
+            .map_err(anyhow::Error::from),
+        None => write_csv(header, rows, std::io::stdout().lock()).context("cannot write to stdout"),
+    }
+}

@@ -1,0 +1,302 @@
+//! `megashingle index`: the story index on disk. `add` clusters new documents into the
+//! indexed stories (after checking the configuration's sketch settings match the index's) and
+//! writes their assignments; `query` lists the indexed documents similar to one text;
+//! `export`, `merges` and `stats` read the index; `remove` takes documents out by time or id.
+//! `index report` is in `report`.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use megashingle::config::Config;
+use megashingle::engine::{CollectOptions, Collector};
+use megashingle::index::store::{Open, Store};
+
+use crate::cli::{IndexAddArgs, IndexCommand, IndexOutputArgs, IndexQueryArgs, IndexRemoveArgs};
+use crate::cmd::files::{emit_csv, input_names, output_file, print, read_text, refuse_same_file};
+use crate::cmd::{collect_options, report};
+use crate::exit::Outcome;
+use crate::{bars, panics};
+
+/// Runs one index command.
+pub fn run(command: IndexCommand) -> Result<Outcome> {
+    match command {
+        IndexCommand::Add(args) => run_add(args),
+        IndexCommand::Query(args) => run_query(args),
+        IndexCommand::Export(args) => run_export(args),
+        IndexCommand::Merges(args) => run_merges(args),
+        IndexCommand::Stats(args) => run_stats(&args.db),
+        IndexCommand::Remove(args) => run_remove(args),
+        IndexCommand::Report(args) => report::run_index(args),
+    }
+}
+
+/// `index export`: one row per indexed document with its story.
+fn run_export(args: IndexOutputArgs) -> Result<Outcome> {
+    let output = output_file(&args.output);
+    refuse_same_file(output, &[], None, Some(&args.db.db))?;
+    let store = Store::open(&args.db.db, Open::Existing, "index export")?;
+    let rows = megashingle::index::read::export(&store)?
+        .into_iter()
+        .map(|r| vec![r.doc_id, r.story_id, r.story_size.to_string(), r.added_at]);
+    emit_csv(
+        output,
+        &["doc_id", "story_id", "story_size", "added_at"],
+        rows,
+    )?;
+    Ok(Outcome::Clean)
+}
+
+/// `index merges`: one row per merge of two indexed stories.
+fn run_merges(args: IndexOutputArgs) -> Result<Outcome> {
+    let output = output_file(&args.output);
+    refuse_same_file(output, &[], None, Some(&args.db.db))?;
+    let store = Store::open(&args.db.db, Open::Existing, "index merges")?;
+    let rows = megashingle::index::read::merges(&store)?
+        .into_iter()
+        .map(|m| {
+            vec![
+                megashingle::io::time::format_time(m.at),
+                m.absorbed,
+                m.absorbed_size.to_string(),
+                m.survivor,
+                m.via,
+            ]
+        });
+    emit_csv(
+        output,
+        &[
+            "merged_at",
+            "absorbed_story",
+            "absorbed_size",
+            "surviving_story",
+            "via_doc",
+        ],
+        rows,
+    )?;
+    Ok(Outcome::Clean)
+}
+
+/// `index stats`: the counts, the size on disk and the sketch settings of the index.
+fn run_stats(db: &std::path::Path) -> Result<Outcome> {
+    let store = Store::open(db, Open::Existing, "index stats")?;
+    let s = megashingle::index::read::stats(&store)?;
+    let per_document = if s.documents > 0 {
+        format!("{:.0}", s.file_bytes as f64 / s.documents as f64)
+    } else {
+        "-".into()
+    };
+    let mut out = format!(
+        "index: {}\ndocuments: {}\nstories: {} ({} of 2 or more documents; the largest has {})\nmerges: {}\npostings: {}\nboilerplate shingles: {}\non disk: {} bytes ({per_document} bytes per document)\ncreated: {}\nlast add: {}\n",
+        store.path.display(),
+        s.documents,
+        s.stories,
+        s.multi_stories,
+        s.largest_story,
+        s.merges,
+        s.postings,
+        s.boilerplate_shingles,
+        s.file_bytes,
+        s.created_at.as_deref().unwrap_or("-"),
+        s.last_add_at.as_deref().unwrap_or("-"),
+    );
+    out.push_str("sketch settings:\n");
+    for setting in s.sketch_settings {
+        out.push_str(&format!("  {setting}\n"));
+    }
+    print(&out)?;
+    Ok(Outcome::Clean)
+}
+
+/// `index add`: a new index file made by a first add that fails is taken away again.
+fn run_add(args: IndexAddArgs) -> Result<Outcome> {
+    let started = Instant::now();
+    refuse_same_file(
+        output_file(&args.output),
+        &args.inputs,
+        Some(&args.config),
+        Some(&args.db.db),
+    )?;
+    let config = args.config.resolve()?;
+    let made = !args.db.db.exists();
+    let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
+    let outcome = add_to_index(args, &mut store, &config, started);
+    if outcome.is_err() && made && store.is_new().unwrap_or(false) {
+        // A failed first add leaves no empty index behind, and no lock file beside it.
+        store.discard();
+    }
+    outcome
+}
+
+/// Reads and sketches the inputs, adds them to the open index, writes their assignments and
+/// prints the summary line.
+fn add_to_index(
+    args: IndexAddArgs,
+    store: &mut Store,
+    config: &Config,
+    started: Instant,
+) -> Result<Outcome> {
+    use megashingle::index::add::{add, AddOptions};
+    let config = config.resolve();
+    store.check_comparable(&config)?;
+    let loading = Instant::now();
+    let known = megashingle::index::read::known_boilerplate(store)?;
+    let loading = loading.elapsed();
+    let options = args.input.read_options(args.time_column.clone());
+    let collect = collect_options(&args.run, options.strict);
+    let threads = collect.threads;
+    let mut collector = Collector::new(
+        &config,
+        CollectOptions {
+            known: std::sync::Arc::new(known),
+            ..collect
+        },
+    )?;
+    collector.read(&args.inputs, &options)?;
+    let collection = collector.finish()?;
+    bars::clear();
+    if collection.ids.is_empty() {
+        anyhow::bail!(
+            "no documents in {}: nothing added to the index",
+            input_names(&args.inputs)
+        );
+    }
+    let skipped = collection.read.skipped + collection.duplicates;
+    let mut timings = collection.timings.clone();
+    timings.0.insert(0, ("index: known boilerplate", loading));
+    let pool = megashingle::engine::thread_pool(threads, "add")?;
+    let upsert = AddOptions {
+        upsert: args.upsert,
+    };
+    let report = pool.install(|| {
+        panics::panic_for_tests("index add");
+        add(store, collection, &config, upsert)
+    })?;
+    let rows = report.assignments.iter().map(|a| {
+        vec![
+            a.doc_id.clone(),
+            a.story_id.clone(),
+            a.new_story.to_string(),
+            a.similarity.map(|s| format!("{s:.4}")).unwrap_or_default(),
+            a.status.to_string(),
+        ]
+    });
+    let written = Instant::now();
+    emit_csv(
+        output_file(&args.output),
+        &["doc_id", "story_id", "new_story", "similarity", "status"],
+        rows,
+    )?;
+    timings.0.extend(report.timings.0.iter().copied());
+    timings.0.push(("writing", written.elapsed()));
+    if report.merged_postings {
+        timings.time("index: compaction", || store.compact_if_sparse())?;
+    }
+    if args.run.timings {
+        eprintln!("megashingle: timings: {}", timings.line());
+    }
+    if !args.run.quiet {
+        eprintln!(
+            "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped){}; the index holds {} documents; {:.2} s",
+            report.assignments.len(),
+            report.joined_existing,
+            report.new_stories,
+            report.merges.len(),
+            report.replaced,
+            skipped,
+            megashingle::engine::cut_buckets_note(
+                report.cut_buckets,
+                report.cut_bucket_documents
+            ),
+            report.documents,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// `index query`: the indexed documents similar to one text, as CSV on stdout.
+fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
+    let config = args.config.resolve()?;
+    let text = match (&args.text, &args.file) {
+        (Some(text), _) => text.clone(),
+        (None, Some(file)) => read_text(file)?,
+        (None, None) => anyhow::bail!("give a FILE or --text TEXT"),
+    };
+    let name = match &args.file {
+        Some(file) if args.text.is_none() => file.display().to_string(),
+        _ => "the text".to_owned(),
+    };
+    let words = megashingle::canonicalize::Canonicalizer::new(&config.canonicalize)
+        .words(&text)
+        .len();
+    let k = config.shingle.size;
+    if words < k {
+        return Err(megashingle::compare::TooShort { name, words, k }.into());
+    }
+    let store = Store::open(&args.db.db, Open::Existing, "index query")?;
+    let matches = megashingle::index::read::query(&store, &text, &config.resolve())?;
+    let rows = matches.into_iter().map(|m| {
+        vec![
+            m.doc_id,
+            m.story_id,
+            format!("{:.4}", m.similarity),
+            format!("{:.4}", m.containment),
+        ]
+    });
+    emit_csv(
+        None,
+        &["doc_id", "story_id", "similarity", "containment"],
+        rows,
+    )?;
+    Ok(Outcome::Clean)
+}
+
+/// `index remove`: takes out the documents added before a time and those of an id list.
+fn run_remove(args: IndexRemoveArgs) -> Result<Outcome> {
+    use megashingle::index::remove::{remove, Selection};
+    use megashingle::io::time::{format_time, has_offset, parse_time};
+    let before = match &args.before {
+        Some(text) => Some(parse_time(text).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--before {text:?} is not a date; write RFC 3339 (2026-11-30T06:00:00Z) or YYYY-MM-DD"
+            )
+        })?),
+        None => None,
+    };
+    let ids = match &args.ids {
+        Some(path) => read_text(path)?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut store = Store::open(&args.db.db, Open::Existing, "index remove")?;
+    if let (Some(text), Some(seconds)) = (&args.before, before) {
+        if !has_offset(text) {
+            eprintln!(
+                "megashingle: note: --before {text:?} has no UTC offset; taken as UTC: before {}",
+                format_time(seconds)
+            );
+        }
+    }
+    let removal = remove(&mut store, &Selection { before, ids })?;
+    store.compact_if_sparse()?;
+    for id in &removal.unknown_ids {
+        eprintln!("megashingle: warning: id {id:?} is not in the index");
+    }
+    eprintln!(
+        "megashingle: removed {} documents and {} emptied stories; the index holds {} documents",
+        removal.removed, removal.stories_removed, removal.documents
+    );
+    Ok(if removal.unknown_ids.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Skipped
+    })
+}
