@@ -1,6 +1,6 @@
-//! Writers. The cluster table (and the index's tables) goes to stdout or to a file; a file is written to a temporary
-//! file beside the target and renamed over it only when complete, so an interrupted run never
-//! leaves a truncated table and a failed run never replaces a good one.
+//! Writers. The cluster table (and the index's tables) goes to stdout or to a file; a file is
+//! written to a temporary file beside the target and renamed over it only when complete, so an
+//! interrupted run never leaves a truncated table and a failed run never replaces a good one.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;

@@ -1,11 +1,11 @@
-//! The grouping of minima into candidate keys, and how it is chosen for a target similarity. Two texts of Jaccard `J` share one
-//! supershingle of `r` minima with probability `q = J^r`; with `g` supershingles they become
-//! candidates with probability `1-(1-q)^g` (one shared supershingle) or
-//! `1-(1-q)^g-g·q·(1-q)^(g-1)` (a shared megashingle: two of them). That S-curve should rise
-//! steeply at the target `T`: the area under it below `T` is the false-positive area (pairs
-//! checked for nothing), the area above it beyond `T` the false-negative area (pairs never
-//! seen). A missed pair is lost while a needless one only costs a check, so the choice
-//! minimizes `FALSE_NEGATIVE_WEIGHT`·FN + (1-`FALSE_NEGATIVE_WEIGHT`)·FP.
+//! The grouping of minima into candidate keys, and how it is chosen for a target similarity.
+//! Two texts of Jaccard `J` share one supershingle of `r` minima with probability `q = J^r`;
+//! with `g` supershingles they become candidates with probability `1-(1-q)^g` (one shared
+//! supershingle) or `1-(1-q)^g-g·q·(1-q)^(g-1)` (a shared megashingle: two of them). That
+//! S-curve should rise steeply at the target `T`: the area under it below `T` is the false-
+//! positive area (pairs checked for nothing), the area above it beyond `T` the false-negative
+//! area (pairs never seen). A missed pair is lost while a needless one only costs a check, so
+//! the choice minimizes `FALSE_NEGATIVE_WEIGHT`·FN + (1-`FALSE_NEGATIVE_WEIGHT`)·FP.
 
 use crate::config::Matching;
 

@@ -1,8 +1,8 @@
 //! Sketching, the per-document stage: raw text → canonical words → shingle keys
 //! ([`shingle`]) → a signature of minima ([`signature`]) → candidate keys, supershingles or
-//! megashingles ([`keys`], grouped as [`grouping`] chooses). A `Sketch`
-//! is what is kept of a document once it is made, besides its shingle set where verification
-//! is exact (see [`crate::corpus::set_store`]); the text itself is dropped. Words are hashed and windows
+//! megashingles ([`keys`], grouped as [`grouping`] chooses). A `Sketch` is what is kept of a
+//! document once it is made, besides its shingle set where verification is exact (see
+//! [`crate::corpus::set_store`]); the text itself is dropped. Words are hashed and windows
 //! made as the text is read ([`crate::canonicalize::stream`]): a text of any length holds
 //! nothing of its own besides its shingle keys.
 
