@@ -462,11 +462,7 @@ impl<'a> SetsView<'a> {
 /// Writes keys (little-endian) at a byte offset.
 fn write_keys(file: &File, offset: u64, keys: &[u32]) -> io::Result<()> {
     if cfg!(target_endian = "little") {
-        // SAFETY: any four bytes are a valid u32 and u8 needs no alignment; the slice covers
-        // exactly the keys' memory.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<u8>(), 4 * keys.len()) };
-        return write_at(file, bytes, offset);
+        return write_at(file, bytemuck::cast_slice(keys), offset);
     }
     let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
     write_at(file, &bytes, offset)
@@ -474,10 +470,7 @@ fn write_keys(file: &File, offset: u64, keys: &[u32]) -> io::Result<()> {
 
 /// Reads `keys.len()` keys (little-endian) from a byte offset.
 fn read_keys(file: &File, offset: u64, keys: &mut [u32]) -> io::Result<()> {
-    // SAFETY: as in `write_keys`; every byte pattern is a valid u32.
-    let bytes =
-        unsafe { std::slice::from_raw_parts_mut(keys.as_mut_ptr().cast::<u8>(), 4 * keys.len()) };
-    read_at(file, bytes, offset)?;
+    read_at(file, bytemuck::cast_slice_mut(keys), offset)?;
     keys.iter_mut().for_each(|k| *k = u32::from_le(*k));
     Ok(())
 }
