@@ -9,7 +9,8 @@
 # (N=100000 by default, made by scripts/gen-corpus as scripts/bench.sh makes it). Each round
 # runs both binaries with -j 1 and with the default threads, in alternating order, under GNU
 # time; the medians of wall time and peak RSS are printed for each, with their ratio, and the
-# outputs of the two are compared byte for byte.
+# outputs of the two are compared byte for byte. Both run with the built-in configuration
+# (in an empty folder, so neither reads a pipeline.toml).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -29,8 +30,12 @@ if [ ! -s "$corpus" ]; then
   scripts/gen-corpus "$n" "$corpus"
 fi
 cat "$corpus" >/dev/null
+corpus=$(realpath "$corpus")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Both run in an empty folder, with the built-in defaults: an older build may not know every
+# section of this checkout's pipeline.toml.
+cd "$work"
 
 run() { # name binary threads-flag... ; appends "seconds kb" to $work/name
   local name=$1 bin=$2
@@ -64,5 +69,10 @@ for tag in j1 jN; do
   done
   printf '%-8s %-9s %10.3f %12.3f\n' "$tag" "ratio" "$(echo "$current_s / $baseline_s" | bc -l)" \
     "$(echo "$current_m / $baseline_m" | bc -l)"
+done
+for tag in j1 jN; do
+  for build in baseline current; do
+    echo "$tag $build runs (s): $(cut -d' ' -f1 "$work/$build-$tag.times" | tr '\n' ' ')"
+  done
 done
 echo "outputs identical: yes ($rounds rounds, $n documents)"

@@ -139,15 +139,9 @@ fn set_hash(set: Option<&[u32]>) -> u64 {
 mod tests {
     use super::*;
     use crate::corpus::set_store::SetStore;
-    use crate::sketch::shingle::Lead;
 
     fn sketch(signature: Vec<u32>, shingles: u32) -> Sketch {
-        Sketch {
-            words: shingles + 4,
-            shingles,
-            signature,
-            lead: Lead::default(),
-        }
+        Sketch::with_minima(signature, shingles)
     }
 
     #[test]

@@ -188,12 +188,7 @@ mod tests {
     }
 
     fn sketch(signature: Vec<u32>, shingles: u32) -> Sketch {
-        Sketch {
-            words: shingles + 4,
-            shingles,
-            signature,
-            lead: Lead::default(),
-        }
+        Sketch::with_minima(signature, shingles)
     }
 
     #[test]

@@ -34,6 +34,18 @@ pub struct Sketch {
 }
 
 impl Sketch {
+    /// A sketch with these minima and this many shingles (four more words, no lead), for
+    /// tests of the stages that read sketches.
+    #[cfg(test)]
+    pub(crate) fn with_minima(signature: Vec<u32>, shingles: u32) -> Sketch {
+        Sketch {
+            words: shingles + 4,
+            shingles,
+            signature,
+            lead: Lead::default(),
+        }
+    }
+
     /// True when the document has shingles and so can be compared.
     pub fn is_comparable(&self) -> bool {
         self.shingles > 0
