@@ -118,7 +118,7 @@ const LINK_DENSITY_BLOCKS: [&str; 11] = [
 /// `data/html-elements.txt`, with its source), or starts a document with `<!DOCTYPE html`.
 /// Inline markup alone is HTML (`<strong>Breaking:</strong> the mayor said <b>no</b>`); an
 /// angle bracket in prose is not (`a < b > c`, `x<y`, `<netinet/in.h>`,
-/// `<john@example.com>`). See [`is_html_tag`] for what counts as well formed.
+/// `<john@example.com>`). See `is_html_tag` for what counts as well formed.
 pub fn looks_like_html(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr_iter(b'<', bytes).any(|at| is_html_tag(&bytes[at..]))
@@ -136,7 +136,7 @@ const MAX_TAG_BYTES: usize = 1024;
 /// - `<!DOCTYPE html`.
 ///
 /// The start tag of an element whose content is hidden (`<script>`, `<title>`, `<style>`,
-/// ...) counts only through its end tag: in "use the <title> tag" it is prose, and taking the
+/// ...) counts only through its end tag: in "use the `<title>` tag" it is prose, and taking the
 /// text for HTML would drop everything after it.
 fn is_html_tag(bytes: &[u8]) -> bool {
     let inner = &bytes[1..bytes.len().min(MAX_TAG_BYTES)];

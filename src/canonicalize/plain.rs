@@ -18,7 +18,7 @@ pub fn clean(text: &str) -> String {
 const HELD_LINES: usize = 256;
 
 /// Calls `f` with [`clean`]'s text in pieces, in order: runs of kept lines (a slice of `text`
-/// where they follow one another with a bare `\n` between them) and the `\n` between runs. Only the last [`HELD_LINES`] kept lines are held, never a copy of the text (unless
+/// where they follow one another with a bare `\n` between them) and the `\n` between runs. Only the last `HELD_LINES` kept lines are held, never a copy of the text (unless
 /// signatures and footers cut more than those from the end, which no real text does).
 pub fn for_each_piece(text: &str, f: impl FnMut(&str)) {
     let mut held = std::collections::VecDeque::with_capacity(HELD_LINES.min(text.len() / 32 + 1));

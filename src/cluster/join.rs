@@ -165,7 +165,7 @@ pub struct Via {
 
 /// How each document came into its cluster, by document number: `None` for a representative
 /// and for a document no link reaches (one alone). `links` are those of the clustering that
-/// made `clusters` from `sketches` and `sets` (see [`cluster_with_links`]).
+/// made `clusters` from `sketches` and `sets` (see [`super::cluster_with_links`]).
 ///
 /// The links are followed from each representative. A member whose own pair with the
 /// representative passes the pair check (as verification checks pairs) is linked to it

@@ -37,7 +37,7 @@
 //! Documents are numbered in id order and ties are broken by number, so the result does not
 //! depend on the order of the input or the number of threads.
 //!
-//! [`join`] can start from stories already formed ([`Known`], an index's stories around a new
+//! [`join()`] can start from stories already formed ([`Known`], an index's stories around a new
 //! night's documents): those start as sets with their own representatives, count with their
 //! full size, and pairs of two known documents are not checked again.
 

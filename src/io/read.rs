@@ -714,7 +714,7 @@ fn utf8(bytes: &[u8]) -> Result<&str, usize> {
 }
 
 /// Opens a record or document file, decompressing `.gz` and `.zst` files as they are read;
-/// also gives the extension that tells its format (see [`compression_of`]).
+/// also gives the extension that tells its format (see `compression_of`).
 pub fn open_input(path: &Path) -> Result<(Box<dyn Read>, String), ReadError> {
     let (compression, extension) = compression_of(path);
     let name = path.display().to_string();
