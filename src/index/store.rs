@@ -150,7 +150,7 @@ impl Store {
         let path = self.path.clone();
         let empty = !exists || std::fs::metadata(&path)?.len() == 0;
         if !empty {
-            self.handle = match quietly(|| Builder::new().open_read_only(&path)) {
+            self.handle = match caught(|| Builder::new().open_read_only(&path)) {
                 // An index left open by a killed process needs a repair, which is a write.
                 Ok(Err(redb::DatabaseError::RepairAborted)) => {
                     Handle::Writing(open_writable(&path)?)
@@ -302,18 +302,16 @@ pub fn bytes_on_disk(metadata: &std::fs::Metadata) -> u64 {
     }
 }
 
-/// Runs `open` with panics caught and not printed: redb may panic on a damaged file.
-fn quietly<T>(open: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = std::panic::catch_unwind(open);
-    std::panic::set_hook(hook);
-    result
+/// Runs `open` with panics caught: redb may panic on a damaged file, which is then an error.
+/// The panic hook is the program's own (the library sets none): the `megashingle` binary's
+/// only records the message, so the user sees the error line alone.
+fn caught<T>(open: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+    std::panic::catch_unwind(open)
 }
 
 /// The database opened (or made) for writing.
 fn open_writable(path: &Path) -> Result<Database> {
-    let opened = quietly(|| Database::create(path));
+    let opened = caught(|| Database::create(path));
     opened_or_error(path, opened)
 }
 
