@@ -29,6 +29,7 @@ Run it as ``python -m megashingle.spark --input PATH --output DIR`` (see ``--hel
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Iterator, Optional
 
@@ -40,6 +41,13 @@ from megashingle import Config
 __all__ = ["cluster", "main"]
 
 ALL_PAIRS_BUCKET = 16
+
+log = logging.getLogger("megashingle.spark")
+
+
+def _phase(frame, name: str) -> None:
+    """Names the Spark jobs that follow (in the Spark UI and the event log)."""
+    frame.sparkSession.sparkContext.setJobDescription(f"megashingle: {name}")
 
 
 def _config_toml(config: Optional[Config]) -> str:
@@ -261,7 +269,7 @@ def _verified_links(pairs, sketches, config_toml: str):
     return joined.mapInArrow(verify, schema)
 
 
-def _components(edges, max_rounds: int = 64):
+def _components(edges, max_rounds: int = 64, phase: str = ""):
     """Connected components of an undirected edge list (columns a, b: longs): each vertex in
     an edge with its component's smallest vertex, as columns ``node, root``. Large-star and
     small-star rounds alternate until the edges stop changing; nothing is collected but one
@@ -292,7 +300,9 @@ def _components(edges, max_rounds: int = 64):
             .distinct()
         )
 
+    _phase(edges, f"{phase}candidates and verification")
     current = edges.select("a", "b").where(F.col("a") != F.col("b")).distinct().localCheckpoint()
+    _phase(edges, f"{phase}components")
     for _ in range(max_rounds):
         after = small_star(large_star(current)).localCheckpoint()
         changed = after.exceptAll(current).limit(1).count() + current.exceptAll(after).limit(1).count()
@@ -359,7 +369,7 @@ def _place(sketches, components, config_toml: str):
     return grouped.unionByName(alone)
 
 
-def _stories(sketches, config: Config):
+def _stories(sketches, config: Config, phase: str = ""):
     """Each sketched document's cluster (the columns of ``_place``): candidate pairs, their
     verification, connected components of the links, and each component clustered."""
     from pyspark.sql import functions as F
@@ -372,7 +382,7 @@ def _stories(sketches, config: Config):
     na = numbers.select(F.col("doc_id").alias("a"), F.col("num").alias("na"))
     nb = numbers.select(F.col("doc_id").alias("b"), F.col("num").alias("nb"))
     numbered = links.join(na, "a").join(nb, "b").select(F.col("na").alias("a"), F.col("nb").alias("b"))
-    components = _components(numbered)
+    components = _components(numbered, phase=phase)
     by_id = components.join(numbers, components.node == numbers.num).select("doc_id", "root")
     return _place(sketches, by_id, config_toml)
 
@@ -399,6 +409,7 @@ def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Con
     min_documents = int(config.get("boilerplate.min-documents"))
     min_stories = int(config.get("boilerplate.min-stories"))
     floor = min([n for n in (min_documents, min_stories) if n > 0], default=0)
+    _phase(docs, "reading and document frequency")
     shingles, counts = (
         _page_counts(docs, _config_toml(config), floor) if floor > 0 else (np.zeros(0, np.uint32),) * 2
     )
@@ -408,20 +419,27 @@ def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Con
     frequent = np.sort(
         shingles[(counts >= min_stories) & ((counts < min_documents) | (min_documents == 0))]
     )
+    log.info(
+        "%d boilerplate shingles by document frequency; %d more in %d pages or more, for story frequency",
+        len(boilerplate), len(frequent), min_stories,
+    )
     if min_stories > 0 and len(frequent) > 0:
         # The first clustering, as the command makes it: pairs verified from the minima.
         first = config.replace({"cluster.verify": "estimate"})
         sketches = _sketches(docs, _config_toml(first), spark.sparkContext.broadcast(boilerplate)).persist()
-        placed = _stories(sketches, first)
+        placed = _stories(sketches, first, phase="first clustering: ")
         # A story is named by its representative's id, hashed to 64 bits for the count.
         stories = placed.select("doc_id", F.xxhash64("cluster_id").alias("story"))
         frequent_broadcast = spark.sparkContext.broadcast(frequent)
+        _phase(docs, "first clustering: stories; story frequency")
         spread = _spread_across_stories(sketches, stories, frequent_broadcast, min_stories)
         sketches.unpersist()
         frequent_broadcast.unpersist()
         boilerplate = np.union1d(boilerplate, spread)
+        log.info("%d boilerplate shingles by story frequency", len(spread))
     sketches = _sketches(docs, _config_toml(config), spark.sparkContext.broadcast(boilerplate)).persist()
     placed = _stories(sketches, config)
+    _phase(docs, "stories")
     if ordered:
         placed = placed.orderBy(F.col("cluster_size").desc(), "cluster_id", "position")
     return placed.drop("position")
@@ -464,6 +482,11 @@ def main(argv: Optional[list] = None) -> int:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
+    if not log.handlers:  # what was found, on stderr; other loggers are left as they are
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("megashingle.spark: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
     try:
         config = Config.from_file(args.config) if args.config else Config()
         for setting in args.set:
