@@ -5,15 +5,20 @@
 1. document frequency: each partition's page shingle sets (``Sketcher.page_sets``) counted
    per partition, summed by shingle (a shuffle of distinct shingles), and the shingles in at
    least ``boilerplate.min-documents`` documents broadcast to the executors;
-2. sketches per partition with ``mapInArrow`` (minima, candidate keys, shingle set, lead);
-3. candidate pairs: the candidate keys exploded and grouped by key, with the library's bucket
+2. story frequency (``boilerplate.min-stories``), as the command finds it: a first pass of
+   stages 3 to 7 with the document-frequency boilerplate, pairs verified from the minima,
+   gives provisional stories; the (shingle, story) pairs of the sketches' sets, for the
+   shingles of ``min-stories`` pages or more, are counted by distinct story; those in
+   ``min-stories`` stories join the boilerplate, broadcast again;
+3. sketches per partition with ``mapInArrow`` (minima, candidate keys, shingle set, lead);
+4. candidate pairs: the candidate keys exploded and grouped by key, with the library's bucket
    rules (all pairs up to 16 documents, a star from the first one up to
    ``cluster.max-bucket``, none past it);
-4. verification of each pair on the executors (``verify_pairs``: the library's check);
-5. connected components of the linked pairs with the large-star/small-star iteration
+5. verification of each pair on the executors (``verify_pairs``: the library's check);
+6. connected components of the linked pairs with the large-star/small-star iteration
    (Kiveris et al., "Connected Components in MapReduce and Beyond", 2014): no edge list is
    ever collected to the driver;
-6. each component with two or more documents is clustered on one executor exactly as the
+7. each component with two or more documents is clustered on one executor exactly as the
    command clusters documents (``cluster_group``: joins strongest first with the
    representative check, lone documents attached), giving representatives, sizes and
    similarities.
@@ -24,6 +29,7 @@ Run it as ``python -m megashingle.spark --input PATH --output DIR`` (see ``--hel
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Iterator, Optional
 
@@ -35,6 +41,13 @@ from megashingle import Config
 __all__ = ["cluster", "main"]
 
 ALL_PAIRS_BUCKET = 16
+
+log = logging.getLogger("megashingle.spark")
+
+
+def _phase(frame, name: str) -> None:
+    """Names the Spark jobs that follow (in the Spark UI and the event log)."""
+    frame.sparkSession.sparkContext.setJobDescription(f"megashingle: {name}")
 
 
 def _config_toml(config: Optional[Config]) -> str:
@@ -70,10 +83,10 @@ def _sketch_schema():
     )
 
 
-def _boilerplate(docs, config_toml: str, min_documents: int) -> np.ndarray:
-    """The shingles in the page sets of at least ``min_documents`` documents: counted per
-    partition, summed by shingle across the cluster; the (small) result comes to the driver
-    to be broadcast."""
+def _page_counts(docs, config_toml: str, at_least: int) -> tuple:
+    """The shingles in the page sets of at least ``at_least`` documents and their counts:
+    counted per partition, summed by shingle across the cluster; the result (far smaller
+    than the corpus) comes to the driver to be broadcast."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -97,11 +110,53 @@ def _boilerplate(docs, config_toml: str, min_documents: int) -> np.ndarray:
         .mapInArrow(count, schema)
         .groupBy("shingle")
         .agg(F.sum("n").alias("n"))
-        .where(F.col("n") >= min_documents)
+        .where(F.col("n") >= at_least)
+        .collect()
+    )
+    shingles = np.array([r.shingle for r in common], dtype=np.int32).view(np.uint32)
+    counts = np.array([r.n for r in common], dtype=np.int64)
+    return shingles, counts
+
+
+def _spread_across_stories(sketches, stories, frequent_broadcast, min_stories: int) -> np.ndarray:
+    """The shingles of ``frequent_broadcast`` (sorted) found in the sets of at least
+    ``min_stories`` different stories: each document's set, cut to the frequent shingles on
+    the executors, gives (shingle, story) rows, counted by distinct story (Spark's aggregation
+    removes repeats within each partition before it shuffles)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    def pairs(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        frequent = frequent_broadcast.value
+        for batch in batches:
+            sets = batch.column("shingles")
+            values = sets.values.to_numpy(zero_copy_only=False).view(np.uint32)
+            offsets = sets.offsets.to_numpy()
+            story = np.repeat(batch.column("story").to_numpy(), np.diff(offsets))
+            at = np.searchsorted(frequent, values).clip(max=max(len(frequent) - 1, 0))
+            hit = frequent[at] == values if len(frequent) else np.zeros(len(values), bool)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(values[hit].view(np.int32)), pa.array(story[hit])],
+                names=["shingle", "story"],
+            )
+
+    schema = T.StructType(
+        [T.StructField("shingle", T.IntegerType()), T.StructField("story", T.LongType())]
+    )
+    spread = (
+        sketches.select("doc_id", "shingles")
+        .join(stories, "doc_id")
+        .select("shingles", "story")
+        .mapInArrow(pairs, schema)
+        .groupBy("shingle")
+        .agg(F.countDistinct("story").alias("stories"))
+        .where(F.col("stories") >= min_stories)
         .select("shingle")
         .collect()
     )
-    return np.array([r.shingle for r in common], dtype=np.int32).view(np.uint32)
+    return np.array([r.shingle for r in spread], dtype=np.int32).view(np.uint32)
 
 
 def _sketches(docs, config_toml: str, boilerplate_broadcast):
@@ -214,7 +269,7 @@ def _verified_links(pairs, sketches, config_toml: str):
     return joined.mapInArrow(verify, schema)
 
 
-def _components(edges, max_rounds: int = 64):
+def _components(edges, max_rounds: int = 64, phase: str = ""):
     """Connected components of an undirected edge list (columns a, b: longs): each vertex in
     an edge with its component's smallest vertex, as columns ``node, root``. Large-star and
     small-star rounds alternate until the edges stop changing; nothing is collected but one
@@ -245,7 +300,9 @@ def _components(edges, max_rounds: int = 64):
             .distinct()
         )
 
+    _phase(edges, f"{phase}candidates and verification")
     current = edges.select("a", "b").where(F.col("a") != F.col("b")).distinct().localCheckpoint()
+    _phase(edges, f"{phase}components")
     for _ in range(max_rounds):
         after = small_star(large_star(current)).localCheckpoint()
         changed = after.exceptAll(current).limit(1).count() + current.exceptAll(after).limit(1).count()
@@ -312,6 +369,24 @@ def _place(sketches, components, config_toml: str):
     return grouped.unionByName(alone)
 
 
+def _stories(sketches, config: Config, phase: str = ""):
+    """Each sketched document's cluster (the columns of ``_place``): candidate pairs, their
+    verification, connected components of the links, and each component clustered."""
+    from pyspark.sql import functions as F
+
+    config_toml = _config_toml(config)
+    pairs = _candidate_pairs(sketches, int(config.get("cluster.max-bucket")))
+    links = _verified_links(pairs, sketches, config_toml)
+    # Components over numbered documents: longs shuffle cheaper than ids.
+    numbers = sketches.select("doc_id").withColumn("num", F.monotonically_increasing_id()).persist()
+    na = numbers.select(F.col("doc_id").alias("a"), F.col("num").alias("na"))
+    nb = numbers.select(F.col("doc_id").alias("b"), F.col("num").alias("nb"))
+    numbered = links.join(na, "a").join(nb, "b").select(F.col("na").alias("a"), F.col("nb").alias("b"))
+    components = _components(numbered, phase=phase)
+    by_id = components.join(numbers, components.node == numbers.num).select("doc_id", "root")
+    return _place(sketches, by_id, config_toml)
+
+
 def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Config] = None, *, ordered: bool = True):
     """Clusters the documents of a Spark DataFrame into stories.
 
@@ -323,31 +398,48 @@ def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Con
     from pyspark.sql import functions as F
 
     config = config or Config()
-    config_toml = _config_toml(config)
     spark = df.sparkSession
     docs = (
         df.select(F.col(id_col).cast("string").alias("doc_id"), F.col(text_col).cast("string").alias("text"))
         .where(F.col("doc_id").isNotNull() & (F.col("doc_id") != ""))
         .fillna({"text": ""})
         .dropDuplicates(["doc_id"])
+        .persist()  # read by each pass: kept rather than read and shuffled again
     )
     min_documents = int(config.get("boilerplate.min-documents"))
-    boilerplate = (
-        _boilerplate(docs, config_toml, min_documents) if min_documents > 0 else np.zeros(0, np.uint32)
+    min_stories = int(config.get("boilerplate.min-stories"))
+    floor = min([n for n in (min_documents, min_stories) if n > 0], default=0)
+    _phase(docs, "reading and document frequency")
+    shingles, counts = (
+        _page_counts(docs, _config_toml(config), floor) if floor > 0 else (np.zeros(0, np.uint32),) * 2
     )
-    broadcast = spark.sparkContext.broadcast(boilerplate)
-    sketches = _sketches(docs, config_toml, broadcast).persist()
-    max_bucket = int(config.get("cluster.max-bucket"))
-    pairs = _candidate_pairs(sketches, max_bucket)
-    links = _verified_links(pairs, sketches, config_toml)
-    # Components over numbered documents: longs shuffle cheaper than ids.
-    numbers = sketches.select("doc_id").withColumn("num", F.monotonically_increasing_id()).persist()
-    na = numbers.select(F.col("doc_id").alias("a"), F.col("num").alias("na"))
-    nb = numbers.select(F.col("doc_id").alias("b"), F.col("num").alias("nb"))
-    numbered = links.join(na, "a").join(nb, "b").select(F.col("na").alias("a"), F.col("nb").alias("b"))
-    components = _components(numbered)
-    by_id = components.join(numbers, components.node == numbers.num).select("doc_id", "root")
-    placed = _place(sketches, by_id, config_toml)
+    boilerplate = shingles[counts >= min_documents] if min_documents > 0 else np.zeros(0, np.uint32)
+    # Story frequency can only add shingles found in `min-stories` pages that are not
+    # boilerplate already.
+    frequent = np.sort(
+        shingles[(counts >= min_stories) & ((counts < min_documents) | (min_documents == 0))]
+    )
+    log.info(
+        "%d boilerplate shingles by document frequency; %d more in %d pages or more, for story frequency",
+        len(boilerplate), len(frequent), min_stories,
+    )
+    if min_stories > 0 and len(frequent) > 0:
+        # The first clustering, as the command makes it: pairs verified from the minima.
+        first = config.replace({"cluster.verify": "estimate"})
+        sketches = _sketches(docs, _config_toml(first), spark.sparkContext.broadcast(boilerplate)).persist()
+        placed = _stories(sketches, first, phase="first clustering: ")
+        # A story is named by its representative's id, hashed to 64 bits for the count.
+        stories = placed.select("doc_id", F.xxhash64("cluster_id").alias("story"))
+        frequent_broadcast = spark.sparkContext.broadcast(frequent)
+        _phase(docs, "first clustering: stories; story frequency")
+        spread = _spread_across_stories(sketches, stories, frequent_broadcast, min_stories)
+        sketches.unpersist()
+        frequent_broadcast.unpersist()
+        boilerplate = np.union1d(boilerplate, spread)
+        log.info("%d boilerplate shingles by story frequency", len(spread))
+    sketches = _sketches(docs, _config_toml(config), spark.sparkContext.broadcast(boilerplate)).persist()
+    placed = _stories(sketches, config)
+    _phase(docs, "stories")
     if ordered:
         placed = placed.orderBy(F.col("cluster_size").desc(), "cluster_id", "position")
     return placed.drop("position")
@@ -390,6 +482,11 @@ def main(argv: Optional[list] = None) -> int:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
+    if not log.handlers:  # what was found, on stderr; other loggers are left as they are
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("megashingle.spark: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
     try:
         config = Config.from_file(args.config) if args.config else Config()
         for setting in args.set:

@@ -94,6 +94,25 @@ fn dotted_key(config: &Config, name: &str) -> PyResult<String> {
     }
 }
 
+/// Every setting of a configuration as its dotted key and TOML value, in key order.
+fn settings_of(config: &Config) -> std::collections::BTreeMap<String, String> {
+    let table = toml::Table::try_from(config).expect("a Config always serializes");
+    let mut out = std::collections::BTreeMap::new();
+    for (section, keys) in &table {
+        match keys.as_table() {
+            Some(keys) => {
+                for (key, value) in keys {
+                    out.insert(format!("{section}.{key}"), value.to_string());
+                }
+            }
+            None => {
+                out.insert(section.clone(), keys.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// Applies settings (name → value) to a configuration and checks the result.
 fn apply_settings(mut config: Config, settings: &Bound<'_, PyDict>) -> PyResult<Config> {
     for (name, value) in settings.iter() {
@@ -166,14 +185,13 @@ impl PyConfig {
         self.config.to_toml()
     }
 
+    /// The settings that differ from the defaults, as dotted keys.
     fn __repr__(&self) -> String {
-        let changed: Vec<String> = megashingle::index::store::sketch_settings_of(&self.config)
+        let defaults = settings_of(&Config::default());
+        let changed: Vec<String> = settings_of(&self.config)
             .into_iter()
-            .zip(megashingle::index::store::sketch_settings_of(
-                &Config::default(),
-            ))
-            .filter(|(a, b)| a != b)
-            .map(|((k, v), _)| format!("{k}={v}"))
+            .filter(|(key, value)| defaults.get(key) != Some(value))
+            .map(|(key, value)| format!("{key}={value}"))
             .collect();
         format!("Config({})", changed.join(", "))
     }

@@ -22,6 +22,15 @@ def test_config_keywords_map_to_the_dotted_keys():
     assert pickle.loads(pickle.dumps(config)).to_toml() == config.to_toml()
 
 
+def test_config_repr_names_the_changed_settings():
+    assert repr(megashingle.Config()) == "Config()"
+    changed = repr(megashingle.Config(min_similarity=0.4, verify="estimate", shingle_size=4))
+    assert changed.startswith("Config(") and changed.endswith(")")
+    assert sorted(changed[len("Config("):-1].split(", ")) == [
+        'cluster.min-similarity=0.4', 'cluster.verify="estimate"', "shingle.size=4"
+    ]
+
+
 def test_config_errors_carry_the_library_message(tmp_path):
     with pytest.raises(ValueError, match="no such setting"):
         megashingle.Config(min_similarityy=0.4)

@@ -94,6 +94,43 @@ def test_small_corpus_matches_the_package(spark):
             assert abs(g["similarity"] - e["similarity"]) < 1e-9
 
 
+def _rows(rows):
+    """Rows as tuples, similarities rounded (the job's and the package's may differ in the
+    last bits)."""
+    return [
+        (r["doc_id"], r["cluster_id"], r["cluster_size"], r["similarity"] and round(r["similarity"], 9), r["status"])
+        for r in rows
+    ]
+
+
+def test_story_frequency_finds_a_footer_shared_by_stories(spark):
+    # Three stories of three pages each, all with the same footer: in 9 pages, too few for
+    # document frequency (100), but in 3 stories of the first clustering: boilerplate.
+    footer = "subscribe to our newsletter for the latest headlines delivered to your inbox every morning"
+    stories = [
+        STORY,
+        "a local bakery won the national bread competition with a sourdough loaf made from "
+        "heritage wheat grown on a nearby farm by two brothers who took over last year",
+        "heavy rain flooded several streets in the old town overnight and firefighters pumped "
+        "water from dozens of basements while the river rose close to the record level",
+    ]
+    ids, texts = [], []
+    for i, story in enumerate(stories):
+        ids += [f"s{i}a", f"s{i}b", f"s{i}c"]
+        texts += [f"{story} {footer}", f"{story.replace(' the ', ' a ', 1)} {footer}", f"{footer} {story} in the end"]
+    settings = {"boilerplate.min-documents": 100}
+    with_stories = megashingle.Config(settings, min_stories=3)
+    expected = megashingle.cluster(ids, texts, with_stories)
+    # The footer counts: without story frequency the similarities differ.
+    without = megashingle.cluster(ids, texts, megashingle.Config(settings, min_stories=0))
+    assert [r["similarity"] for r in without] != [r["similarity"] for r in expected]
+    df = spark.createDataFrame(list(zip(ids, texts)), ["id", "text"])
+    got = [r.asDict() for r in megashingle.spark.cluster(df, config=with_stories).collect()]
+    assert _rows(got) == _rows(expected)
+    got = [r.asDict() for r in megashingle.spark.cluster(df, config=megashingle.Config(settings, min_stories=0)).collect()]
+    assert _rows(got) == _rows(without)
+
+
 def test_components_join_long_chains(spark):
     from megashingle.spark import _components
 

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The Spark job against `megashingle cluster` on the same generated corpus: time, peak memory
+# and (for Spark) shuffle bytes per document.
+#
+#   scripts/spark-bench.sh [N]     (default N=100000 documents, ~2.5 KB each)
+#
+# Needs the Python package with its Spark extra installed in the Python found first on PATH
+# (or PYTHON=/path/to/python) and the release binary (built here with `cargo build --release`).
+#
+# 1. Generates target/bench/corpus-N.csv with scripts/gen-corpus (seed 1) unless it exists.
+# 2. `megashingle cluster CORPUS --quiet` under GNU time: wall time and peak RSS.
+# 3. `python -m megashingle.spark --input CORPUS --output DIR --master local[2]` with Spark's
+#    event log on: wall time; peak memory as the largest sum of the RSS of the whole process
+#    tree (Python driver, the JVM that is driver and executor in local mode, and its Python
+#    workers), sampled every second; shuffle bytes written, summed over the tasks of the event
+#    log (SparkListenerTaskEnd, "Shuffle Bytes Written"), in total and per phase of the job.
+# 4. Prints a table and keeps it in target/bench/spark-N.txt (the shuffle bytes per phase too);
+#    the event log stays in target/bench/spark-events-N.
+#
+# Settings (environment): MASTER (default local[2]), DRIVER_MEMORY (default 4g: in local mode
+# the driver is the executor), SHUFFLE_PARTITIONS (default 32), CONFIG (a pipeline.toml, given
+# to both), SKIP_CLI=1 to time the Spark job only.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+n=${1:-100000}
+if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -eq 0 ]; then
+  echo "usage: scripts/spark-bench.sh [N]   (N documents, default 100000)" >&2
+  exit 2
+fi
+python=${PYTHON:-python3}
+master=${MASTER:-local[2]}
+driver_memory=${DRIVER_MEMORY:-4g}
+partitions=${SHUFFLE_PARTITIONS:-32}
+if ! "$python" -c 'import megashingle.spark, pyspark' 2>/dev/null; then
+  echo "spark-bench.sh: $python cannot import megashingle.spark and pyspark; run pip install \"./python[spark]\" (or set PYTHON)" >&2
+  exit 2
+fi
+if [ ! -x /usr/bin/time ]; then
+  echo "spark-bench.sh: /usr/bin/time (GNU time) is missing; install the 'time' package" >&2
+  exit 2
+fi
+
+mkdir -p target/bench
+corpus=target/bench/corpus-$n.csv
+if [ ! -s "$corpus" ]; then
+  echo "spark-bench.sh: generating $corpus" >&2
+  scripts/gen-corpus "$n" "$corpus"
+fi
+file_bytes=$(stat -L -c %s "$corpus")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+config_args=()
+if [ -n "${CONFIG:-}" ]; then
+  config_args=(-c "$CONFIG")
+fi
+
+wall_seconds() {
+  local t
+  t=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$1")
+  awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.1f", s }' <<<"$t"
+}
+
+# The RSS (kB) of a process and all its descendants, summed.
+tree_rss() {
+  ps -e -o pid=,ppid=,rss= | awk -v top="$1" '
+    { parent[$1] = $2; rss[$1] = $3 }
+    END {
+      for (p in rss) {
+        q = p
+        while (q != "" && q != top && q != 0 && q != 1) q = parent[q]
+        if (q == top) total += rss[p]
+      }
+      print total + 0
+    }'
+}
+
+cli_seconds=- cli_mb=-
+if [ "${SKIP_CLI:-0}" != 1 ]; then
+  echo "spark-bench.sh: building the release binary" >&2
+  cargo build --release --quiet
+  cat "$corpus" >/dev/null
+  echo "spark-bench.sh: megashingle cluster $corpus" >&2
+  /usr/bin/time -v -o "$work/cli.time" target/release/megashingle cluster "$corpus" --quiet \
+    "${config_args[@]}" >"$work/cli.csv"
+  cli_seconds=$(wall_seconds "$work/cli.time")
+  cli_mb=$(awk '/Maximum resident set size/ { printf "%.0f", $NF * 1024 / 1e6 }' "$work/cli.time")
+fi
+
+# The event log is kept (target/bench/spark-events-N) for a closer look at the stages.
+events=$root/target/bench/spark-events-$n
+rm -rf "$events"
+mkdir -p "$events"
+cat "$corpus" >/dev/null
+echo "spark-bench.sh: python -m megashingle.spark --input $corpus --master $master" >&2
+start=$(date +%s.%N)
+PYSPARK_PYTHON=$("$python" -c 'import sys; print(sys.executable)') \
+PYSPARK_SUBMIT_ARGS="--driver-memory $driver_memory --conf spark.eventLog.enabled=true --conf spark.eventLog.dir=file://$events --conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled=false --conf spark.sql.shuffle.partitions=$partitions --conf spark.ui.enabled=false pyspark-shell" \
+  "$python" -m megashingle.spark --input "$corpus" --output "$work/out" --master "$master" \
+  "${config_args[@]}" 2>"$work/spark.err" &
+pid=$!
+peak=0
+while kill -0 "$pid" 2>/dev/null; do
+  rss=$(tree_rss "$pid")
+  [ "$rss" -gt "$peak" ] && peak=$rss
+  sleep 1
+done
+rc=0
+wait "$pid" || rc=$?
+end=$(date +%s.%N)
+if [ "$rc" -ne 0 ]; then
+  tail -30 "$work/spark.err" >&2
+  echo "spark-bench.sh: the Spark job failed (exit $rc)" >&2
+  exit 1
+fi
+spark_seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+spark_mb=$(awk -v k="$peak" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }')
+rows=$(cat "$work"/out/part-*.csv | grep -vc '^doc_id,' || true)
+
+# Shuffle bytes written per phase of the job (the job descriptions it sets) and in total.
+"$python" - "$events" >"$work/shuffle.txt" <<'EOF'
+import json, os, sys
+from collections import defaultdict
+names, written, records = {}, defaultdict(int), defaultdict(int)
+folder = sys.argv[1]
+paths = [os.path.join(d, f) for d, _, files in os.walk(folder) for f in files]
+for path in paths:
+    with open(path) as f:
+        for line in f:
+            e = json.loads(line)
+            kind = e.get("Event")
+            if kind == "SparkListenerStageSubmitted":
+                info = e["Stage Info"]
+                # The job's description (the job's phase) where it set one.
+                props = e.get("Properties") or {}
+                names[info["Stage ID"]] = props.get("spark.job.description") or info["Stage Name"]
+            elif kind == "SparkListenerTaskEnd":
+                m = (e.get("Task Metrics") or {}).get("Shuffle Write Metrics") or {}
+                written[e["Stage ID"]] += m.get("Shuffle Bytes Written", 0)
+                records[e["Stage ID"]] += m.get("Shuffle Records Written", 0)
+by_name = defaultdict(lambda: [0, 0])
+for stage, b in written.items():
+    by_name[names.get(stage, "?")][0] += b
+    by_name[names.get(stage, "?")][1] += records[stage]
+print(sum(written.values()))
+for name, (b, r) in sorted(by_name.items(), key=lambda x: -x[1][0]):
+    if b:
+        print(f"  {b / 1e6:10.1f} MB {r:12d} records  {name}")
+EOF
+shuffle_bytes=$(head -1 "$work/shuffle.txt")
+
+{
+  echo "corpus: $corpus ($(awk -v b="$file_bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB, $n documents); $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "Spark: --master $master, driver memory $driver_memory, spark.sql.shuffle.partitions=$partitions; $rows rows written"
+  echo
+  printf '%-28s %9s %14s %16s\n' run seconds "peak MB" "shuffle B/doc"
+  printf '%-28s %9s %14s %16s\n' "megashingle cluster" "$cli_seconds" "$cli_mb" -
+  printf '%-28s %9s %14s %16s\n' "megashingle.spark ($master)" "$spark_seconds" "$spark_mb" \
+    "$(awk -v b="$shuffle_bytes" -v n="$n" 'BEGIN { printf "%.0f", b / n }')"
+  echo
+  grep '^megashingle.spark: ' "$work/spark.err" || true
+  echo "shuffle bytes written: $shuffle_bytes in all; by phase:"
+  tail -n +2 "$work/shuffle.txt"
+} | tee "target/bench/spark-$n.txt"
