@@ -48,6 +48,7 @@ if [ ! -s "$corpus" ]; then
   scripts/gen-corpus "$n" "$corpus"
 fi
 file_bytes=$(stat -L -c %s "$corpus")
+started="$(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 config_args=()
@@ -150,7 +151,8 @@ EOF
 shuffle_bytes=$(head -1 "$work/shuffle.txt")
 
 {
-  echo "corpus: $corpus ($(awk -v b="$file_bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB, $n documents); $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "corpus: $corpus ($(awk -v b="$file_bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB, $n documents); $(nproc) cores"
+  echo "started $started; ended $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "Spark: --master $master, driver memory $driver_memory, spark.sql.shuffle.partitions=$partitions; $rows rows written"
   echo
   printf '%-28s %9s %14s %16s\n' run seconds "peak MB" "shuffle B/doc"
