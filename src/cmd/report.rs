@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use megashingle::cluster::joined_via;
-use megashingle::config::Config;
+use megashingle::config::Resolved;
 use megashingle::corpus::set_store::SetsView;
 use megashingle::engine::{Collection, Collector, Timings};
 use megashingle::index::store::{Open, Store};
@@ -39,7 +39,8 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
         Some(&args.config),
         None,
     )?;
-    let config = args.config.resolve()?;
+    // The settings every stage derives, worked out once for the whole command.
+    let config = args.config.resolve()?.resolve();
     let options = read_options(&args.input, &args.report);
     let (collection, stories, timings) = match &args.clusters {
         None => {
@@ -51,13 +52,7 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
             let (collection, clustering) = clusters.into_parts();
             let sets = (collection.sets.as_ref()).map_or(SetsView::none(), |s| SetsView::of(s, 0));
             let (clusters, links) = (clustering.clusters, &clustering.links);
-            let via = joined_via(
-                &clusters,
-                links,
-                &collection.sketches,
-                sets,
-                &config.resolve(),
-            );
+            let via = joined_via(&clusters, links, &collection.sketches, sets, &config);
             let stories = Stories {
                 clusters,
                 names: None,
@@ -102,7 +97,7 @@ pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
         Some(&args.config),
         Some(&args.db.db),
     )?;
-    let config = args.config.resolve()?;
+    let config = args.config.resolve()?.resolve();
     let db = args.db.db.display().to_string();
     let (known, rows) = {
         let store = Store::open(&args.db.db, Open::Existing, "index report")?;
@@ -151,7 +146,7 @@ fn read_options(input: &InputArgs, report: &ReportOutputArgs) -> ReadOptions {
 fn collect(
     inputs: &[PathBuf],
     options: &ReadOptions,
-    config: &Config,
+    config: &Resolved,
     run: &RunArgs,
     known: Option<megashingle::corpus::boilerplate::Boilerplate>,
 ) -> Result<Collection> {
@@ -159,7 +154,7 @@ fn collect(
     if let Some(known) = known {
         collect.known = std::sync::Arc::new(known);
     }
-    let mut collector = Collector::new(&config.resolve(), collect)?;
+    let mut collector = Collector::new(config, collect)?;
     collector.read(inputs, options)?;
     Ok(collector.finish()?)
 }
@@ -179,7 +174,7 @@ fn write_report(
     how: Run,
     mut collection: Collection,
     stories: &Stories,
-    config: &Config,
+    config: &Resolved,
 ) -> Result<Outcome> {
     let Run {
         inputs,
@@ -200,10 +195,9 @@ fn write_report(
     let texts = timings.time("reading texts", || {
         read_texts(inputs, options, &collection, &stories.clusters, config)
     })?;
-    let resolved = config.resolve();
     let setting = Setting {
         inputs,
-        config: &resolved,
+        config,
         time_column: report.time_column.clone(),
         columns: report.columns.clone(),
         text_bytes: text_bytes(&stories.clusters, report.text_bytes),
