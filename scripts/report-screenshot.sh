@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes docs/report.png (the report on fixtures/news, its largest story open) and
 # docs/report-side-by-side.png (a member and its representative side by side) with headless
-# Chromium, for the README.
+# Chromium, for README.md and docs/GUIDE.md.
 #
 #   scripts/report-screenshot.sh
 #
