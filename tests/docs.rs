@@ -1,0 +1,433 @@
+//! The documentation against the software: every relative link and every `#anchor` in
+//! README.md and docs/*.md resolves (anchors as GitHub makes them from headings); the
+//! `console` examples of README.md and docs/*.md, run in order with the built binary in a
+//! scratch folder that holds the fixtures, print the lines they show; and the table of
+//! docs/CONFIGURATION.md holds every key that `megashingle config` prints with its built-in
+//! default, and no other key.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[allow(dead_code)]
+mod common;
+use common::{megashingle, stdout_of, temp, BIN};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// README.md and every Markdown file of docs/, as paths relative to the crate root.
+fn documents() -> Vec<PathBuf> {
+    let mut files = vec![PathBuf::from("README.md")];
+    let mut docs: Vec<PathBuf> = fs::read_dir(root().join("docs"))
+        .expect("the docs folder")
+        .map(|entry| entry.expect("a docs entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .map(|path| Path::new("docs").join(path.file_name().unwrap()))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+}
+
+fn read(relative: &Path) -> String {
+    fs::read_to_string(root().join(relative))
+        .unwrap_or_else(|e| panic!("{}: {e}", relative.display()))
+}
+
+/// The lines of a Markdown text outside fenced code blocks, with their line numbers.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut lines = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            lines.push((number + 1, line));
+        }
+    }
+    lines
+}
+
+/// The anchor GitHub gives a heading: lower case, every character but letters, digits,
+/// spaces, `-` and `_` dropped, spaces made `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown text: one per heading, a repeated one numbered as GitHub does
+/// (`name`, `name-1`, `name-2`).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut anchors = BTreeSet::new();
+    for (_, line) in prose_lines(text) {
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
+            continue;
+        }
+        let base = slug(&line[hashes..]);
+        let count = seen.entry(base.clone()).or_insert(0);
+        let anchor = if *count == 0 {
+            base.clone()
+        } else {
+            format!("{base}-{count}")
+        };
+        *count += 1;
+        anchors.insert(anchor);
+    }
+    anchors
+}
+
+/// A line without its inline code spans, where a `](` is not a link.
+fn without_code_spans(line: &str) -> String {
+    let mut kept = String::new();
+    let mut in_code = false;
+    for c in line.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        } else if !in_code {
+            kept.push(c);
+        }
+    }
+    kept
+}
+
+/// The targets of the inline links and images of a Markdown text, with their line numbers.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (number, line) in prose_lines(text) {
+        let line = without_code_spans(line);
+        let mut rest = line.as_str();
+        while let Some(start) = rest.find("](") {
+            let after = &rest[start + 2..];
+            let end = after.find(')').unwrap_or(after.len());
+            found.push((number, after[..end].trim().to_owned()));
+            rest = &after[end..];
+        }
+    }
+    found
+}
+
+#[test]
+fn github_anchors_are_made_as_github_makes_them() {
+    assert_eq!(
+        slug(" The S-curve: what the classic parameters can and cannot find"),
+        "the-s-curve-what-the-classic-parameters-can-and-cannot-find"
+    );
+    assert_eq!(slug(" `cluster`"), "cluster");
+    assert_eq!(
+        slug(" A news desk's nightly run"),
+        "a-news-desks-nightly-run"
+    );
+    assert_eq!(
+        slug(" Configuration: `pipeline.toml`"),
+        "configuration-pipelinetoml"
+    );
+    let repeated = anchors("# A\n## Notes\n```\n## Not a heading\n```\n### Notes\n");
+    let expected: BTreeSet<String> = ["a", "notes", "notes-1"].map(String::from).into();
+    assert_eq!(repeated, expected);
+    assert_eq!(
+        links("[a](x.md#y) and ![b](docs/p.png), not `[c](z)`\n```\n[d](w)\n```\n"),
+        vec![(1, "x.md#y".to_owned()), (1, "docs/p.png".to_owned())]
+    );
+}
+
+#[test]
+fn every_relative_link_and_anchor_resolves() {
+    let files = documents();
+    assert!(
+        files.len() >= 10,
+        "README.md and the docs/ pages: {files:?}"
+    );
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for file in &files {
+        let text = read(file);
+        let folder = file.parent().unwrap_or(Path::new(""));
+        for (line, target) in links(&text) {
+            if target.starts_with("http://")
+                || target.starts_with("https://")
+                || target.starts_with("mailto:")
+            {
+                continue;
+            }
+            checked += 1;
+            let (path, anchor) = match target.split_once('#') {
+                Some((path, anchor)) => (path, Some(anchor)),
+                None => (target.as_str(), None),
+            };
+            let linked = if path.is_empty() {
+                file.clone()
+            } else {
+                folder.join(path)
+            };
+            if !root().join(&linked).exists() {
+                broken.push(format!(
+                    "{}:{line}: {target}: no file {}",
+                    file.display(),
+                    linked.display()
+                ));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let is_markdown = linked.extension().is_some_and(|ext| ext == "md");
+                if !is_markdown || !anchors(&read(&linked)).contains(anchor) {
+                    broken.push(format!(
+                        "{}:{line}: {target}: no heading with the anchor #{anchor} in {}",
+                        file.display(),
+                        linked.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 50, "only {checked} relative links were found");
+}
+
+/// One command of a `console` block and the lines shown after it.
+struct Example {
+    file: PathBuf,
+    line: usize,
+    command: String,
+    shown: Vec<String>,
+}
+
+/// The `$ ` commands of the ```console blocks of a Markdown text, in order.
+fn console_examples(file: &Path, text: &str) -> Vec<Example> {
+    let mut examples: Vec<Example> = Vec::new();
+    let mut in_console = false;
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            in_console = !in_console && trimmed == "```console";
+            continue;
+        }
+        if !in_console {
+            continue;
+        }
+        if let Some(command) = line.strip_prefix("$ ") {
+            examples.push(Example {
+                file: file.to_owned(),
+                line: number + 1,
+                command: command.to_owned(),
+                shown: Vec::new(),
+            });
+        } else if let Some(example) = examples.last_mut() {
+            example.shown.push(line.to_owned());
+        }
+    }
+    examples
+}
+
+/// The command for `sh -c`, with the built binary wherever `megashingle` is the program.
+fn with_binary(command: &str) -> String {
+    let mut words = Vec::new();
+    let mut program = true;
+    for word in command.split(' ') {
+        if program && word == "megashingle" {
+            words.push(format!("'{BIN}'"));
+        } else {
+            words.push(word.to_owned());
+        }
+        program = matches!(word, "|" | "&&" | "||" | ";");
+    }
+    words.join(" ")
+}
+
+/// A line with a trailing duration (`; 0.26 s`) made comparable: a run takes its own time.
+fn normalized(line: &str) -> String {
+    if let Some(before) = line.strip_suffix(" s") {
+        let number = before.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if number.len() < before.len() && number.ends_with(' ') {
+            return format!("{number}<seconds> s");
+        }
+    }
+    line.to_owned()
+}
+
+/// Whether the printed lines show the shown ones: each run of shown lines between `...`
+/// lines is printed as it stands, in order; the first starts the output unless `...` comes
+/// before it, and the last ends it unless `...` comes after it.
+fn shows(printed: &[String], shown: &[String]) -> bool {
+    let printed: Vec<String> = printed.iter().map(|l| normalized(l)).collect();
+    let shown: Vec<String> = shown.iter().map(|l| normalized(l)).collect();
+    if shown.is_empty() {
+        return printed.is_empty();
+    }
+    let runs: Vec<&[String]> = shown.split(|l| l == "...").collect();
+    let mut at = 0;
+    for (i, run) in runs.iter().enumerate() {
+        let first = i == 0;
+        let last = i == runs.len() - 1;
+        if run.is_empty() {
+            continue;
+        }
+        let found = if first {
+            printed.get(..run.len()).filter(|p| p == run).map(|_| 0)
+        } else {
+            (at..=printed.len().saturating_sub(run.len()))
+                .find(|&s| printed.get(s..s + run.len()).is_some_and(|p| p == *run))
+        };
+        let Some(start) = found else {
+            return false;
+        };
+        at = start + run.len();
+        if last && at != printed.len() {
+            return false;
+        }
+    }
+    // The last run ends the output, unless the shown lines end in `...`.
+    runs.last().is_some_and(|run| run.is_empty()) || at == printed.len()
+}
+
+#[test]
+fn printed_lines_are_matched_run_by_run() {
+    let lines = |text: &str| text.lines().map(str::to_owned).collect::<Vec<_>>();
+    let printed = lines("a\nb\nc; 1.25 s\nd");
+    assert!(shows(&printed, &lines("a\nb\nc; 0.30 s\nd")));
+    assert!(shows(&printed, &lines("a\n...\nd")));
+    assert!(shows(&printed, &lines("a\nb\n...")));
+    assert!(!shows(&printed, &lines("a\nb")));
+    assert!(!shows(&printed, &lines("b\n...")));
+    assert!(!shows(&printed, &lines("a\nc; 1.25 s\n...")));
+    assert!(!shows(&printed, &lines("")));
+    assert!(shows(&[], &lines("")));
+    assert_eq!(
+        with_binary("megashingle a | cut -f1 megashingle"),
+        format!("'{BIN}' a | cut -f1 megashingle")
+    );
+}
+
+#[test]
+fn the_console_examples_print_what_they_show() {
+    let mut run = 0;
+    for file in documents() {
+        let examples = console_examples(&file, &read(&file));
+        if examples.is_empty() {
+            continue;
+        }
+        // Each page's examples run in order in a folder of their own, as a user runs them in
+        // the repository: the fixtures and scripts are there, what they write stays here.
+        let scratch = temp();
+        for name in ["fixtures", "scripts"] {
+            std::os::unix::fs::symlink(root().join(name), scratch.path().join(name))
+                .expect("a link in the scratch folder");
+        }
+        for example in examples {
+            let output = Command::new("sh")
+                .arg("-c")
+                .arg(with_binary(&example.command))
+                .current_dir(scratch.path())
+                .env_remove("RUST_BACKTRACE")
+                .output()
+                .expect("sh runs");
+            let place = format!("{}:{}", example.file.display(), example.line);
+            assert!(
+                output.status.success(),
+                "{place}: `{}` failed ({}):\n{}",
+                example.command,
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let printed: Vec<String> = String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .chain(String::from_utf8_lossy(&output.stderr).lines())
+                .map(str::to_owned)
+                .collect();
+            assert!(
+                shows(&printed, &example.shown),
+                "{place}: `{}` printed\n{}\n\nbut the page shows\n{}",
+                example.command,
+                printed.join("\n"),
+                example.shown.join("\n")
+            );
+            run += 1;
+        }
+    }
+    assert!(run >= 10, "only {run} console examples were run");
+}
+
+/// `key = value` lines of a TOML text, under their `[section]`, as `section.key` → value.
+fn toml_keys(text: &str) -> BTreeMap<String, String> {
+    let mut section = String::new();
+    let mut keys = BTreeMap::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = name.to_owned();
+        } else if let Some((key, value)) = line.split_once(" = ") {
+            keys.insert(format!("{section}.{key}"), value.to_owned());
+        }
+    }
+    keys
+}
+
+/// The rows of the key table of docs/CONFIGURATION.md: `section.key` → default, as written.
+fn documented_keys(text: &str) -> BTreeMap<String, String> {
+    let mut keys = BTreeMap::new();
+    for (_, line) in prose_lines(text) {
+        let cells: Vec<&str> = line.split(" | ").map(str::trim).collect();
+        let Some(key) = cells.first().and_then(|c| c.strip_prefix("| `")) else {
+            continue;
+        };
+        let Some(key) = key.strip_suffix('`') else {
+            continue;
+        };
+        if !key.contains('.') {
+            continue;
+        }
+        let default = cells.get(1).copied().unwrap_or("");
+        let default = default
+            .strip_prefix('`')
+            .and_then(|d| d.strip_suffix('`'))
+            .unwrap_or(default);
+        let previous = keys.insert(key.to_owned(), default.to_owned());
+        assert!(
+            previous.is_none(),
+            "`{key}` has two rows in CONFIGURATION.md"
+        );
+    }
+    keys
+}
+
+#[test]
+fn the_configuration_page_lists_every_default() {
+    // A folder without pipeline.toml: `megashingle config` prints the built-in defaults.
+    let scratch = temp();
+    let output = megashingle(scratch.path()).arg("config").output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let defaults = toml_keys(&stdout_of(&output));
+    assert!(defaults.len() >= 20, "{defaults:?}");
+    let documented = documented_keys(&read(Path::new("docs/CONFIGURATION.md")));
+
+    let mut wrong = Vec::new();
+    for (key, value) in &defaults {
+        match documented.get(key) {
+            None => wrong.push(format!("`{key}` (default {value}) has no row")),
+            Some(shown) if shown != value => {
+                wrong.push(format!("`{key}` shows `{shown}`, the default is {value}"))
+            }
+            Some(_) => {}
+        }
+    }
+    for key in documented.keys() {
+        if !defaults.contains_key(key) {
+            wrong.push(format!("`{key}` is not a key of `megashingle config`"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/CONFIGURATION.md against the built-in defaults:\n{}",
+        wrong.join("\n")
+    );
+}
