@@ -14,7 +14,7 @@ use megashingle::io::write::write_atomically;
 use megashingle::{Clusterer, Keep};
 
 use crate::cli::DedupArgs;
-use crate::cmd::files::{emit_csv, input_names, output_file, refuse_same_file};
+use crate::cmd::files::{check_outputs, emit_csv, input_names, output_file};
 use crate::cmd::run_options;
 use crate::exit::Outcome;
 
@@ -22,9 +22,8 @@ use crate::exit::Outcome;
 pub fn run(args: DedupArgs) -> Result<Outcome> {
     let started = Instant::now();
     let output = output_file(&args.output);
-    refuse_same_file(output, &args.inputs, Some(&args.config), None)?;
-    refuse_same_file(
-        args.dropped.as_deref(),
+    check_outputs(
+        &[("-o", output), ("--dropped", args.dropped.as_deref())],
         &args.inputs,
         Some(&args.config),
         None,

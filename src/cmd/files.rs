@@ -1,6 +1,7 @@
 //! What the commands share about files: the inputs as named in messages, reading a whole text
 //! file or stdin, the output file of `-o` (none, or `-`, for stdout), refusing an output that
-//! would replace a file the command reads, and writing a CSV table or a text to either.
+//! would replace a file the command reads or another output, and writing a CSV table or a
+//! text to either.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -15,9 +16,33 @@ pub fn output_file(output: &Option<PathBuf>) -> Option<&Path> {
     output.as_deref().filter(|p| p.as_os_str() != "-")
 }
 
+/// An output file of a command, with the flag that names it ("-o", "--dropped", "--plot"), or
+/// `None` for stdout.
+pub type Output<'a> = (&'static str, Option<&'a Path>);
+
+/// Checks, before anything is read, the output files of a command: that none would replace a
+/// file the command reads (its inputs, the configuration file, the index and the index's lock
+/// file), and that no two are the same file.
+pub fn check_outputs(
+    outputs: &[Output<'_>],
+    inputs: &[PathBuf],
+    config: Option<&ConfigArgs>,
+    index: Option<&Path>,
+) -> Result<()> {
+    let files: Vec<Guarded> = outputs
+        .iter()
+        .filter_map(|&(role, path)| path.map(|path| Guarded { role, path }))
+        .collect();
+    for output in &files {
+        refuse_same_file(Some(output.path), inputs, config, index)?;
+    }
+    megashingle::io::write::refuse_same_outputs(&files)?;
+    Ok(())
+}
+
 /// Fails when `output` would replace one of the files the command reads: its inputs, the
-/// configuration file and the index.
-pub fn refuse_same_file(
+/// configuration file, the index and its lock file.
+fn refuse_same_file(
     output: Option<&Path>,
     inputs: &[PathBuf],
     config: Option<&ConfigArgs>,
@@ -27,6 +52,7 @@ pub fn refuse_same_file(
         return Ok(());
     };
     let config = config.and_then(ConfigArgs::file);
+    let lock = index.map(megashingle::index::store::lock_path);
     let mut guarded: Vec<Guarded> = inputs
         .iter()
         .map(|path| Guarded {
@@ -37,6 +63,12 @@ pub fn refuse_same_file(
     if let Some(path) = index {
         guarded.push(Guarded {
             role: "index",
+            path,
+        });
+    }
+    if let Some(path) = &lock {
+        guarded.push(Guarded {
+            role: "index's lock file",
             path,
         });
     }

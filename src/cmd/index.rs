@@ -12,7 +12,7 @@ use megashingle::engine::{CollectOptions, Collector};
 use megashingle::index::store::{Open, Store};
 
 use crate::cli::{IndexAddArgs, IndexCommand, IndexOutputArgs, IndexQueryArgs, IndexRemoveArgs};
-use crate::cmd::files::{emit_csv, input_names, output_file, print, read_text, refuse_same_file};
+use crate::cmd::files::{check_outputs, emit_csv, input_names, output_file, print, read_text};
 use crate::cmd::{collect_options, report};
 use crate::exit::Outcome;
 use crate::{bars, panics};
@@ -33,7 +33,7 @@ pub fn run(command: IndexCommand) -> Result<Outcome> {
 /// `index export`: one row per indexed document with its story.
 fn run_export(args: IndexOutputArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
-    refuse_same_file(output, &[], None, Some(&args.db.db))?;
+    check_outputs(&[("-o", output)], &[], None, Some(&args.db.db))?;
     let store = Store::open(&args.db.db, Open::Existing, "index export")?;
     let rows = megashingle::index::read::export(&store)?
         .into_iter()
@@ -49,7 +49,7 @@ fn run_export(args: IndexOutputArgs) -> Result<Outcome> {
 /// `index merges`: one row per merge of two indexed stories.
 fn run_merges(args: IndexOutputArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
-    refuse_same_file(output, &[], None, Some(&args.db.db))?;
+    check_outputs(&[("-o", output)], &[], None, Some(&args.db.db))?;
     let store = Store::open(&args.db.db, Open::Existing, "index merges")?;
     let rows = megashingle::index::read::merges(&store)?
         .into_iter()
@@ -110,8 +110,8 @@ fn run_stats(db: &std::path::Path) -> Result<Outcome> {
 /// `index add`: a new index file made by a first add that fails is taken away again.
 fn run_add(args: IndexAddArgs) -> Result<Outcome> {
     let started = Instant::now();
-    refuse_same_file(
-        output_file(&args.output),
+    check_outputs(
+        &[("-o", output_file(&args.output))],
         &args.inputs,
         Some(&args.config),
         Some(&args.db.db),

@@ -23,7 +23,7 @@ use megashingle::Clusterer;
 
 use crate::bars;
 use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
-use crate::cmd::files::{input_names, refuse_same_file};
+use crate::cmd::files::{check_outputs, input_names};
 use crate::cmd::{collect_options, run_options};
 use crate::exit::Outcome;
 
@@ -33,8 +33,8 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
     rereadable(&args.inputs)?;
     let mut read_too = args.inputs.clone();
     read_too.extend(args.clusters.iter().cloned());
-    refuse_same_file(
-        Some(&args.report.output),
+    check_outputs(
+        &[("-o", Some(&args.report.output))],
         &read_too,
         Some(&args.config),
         None,
@@ -91,8 +91,8 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
 pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
     let started = Instant::now();
     rereadable(&args.inputs)?;
-    refuse_same_file(
-        Some(&args.report.output),
+    check_outputs(
+        &[("-o", Some(&args.report.output))],
         &args.inputs,
         Some(&args.config),
         Some(&args.db.db),

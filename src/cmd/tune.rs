@@ -11,12 +11,17 @@ use megashingle::io::write::write_atomically;
 use megashingle::sketch::grouping::{choose, Grouping};
 
 use crate::cli::TuneArgs;
-use crate::cmd::files::{print, refuse_same_file};
+use crate::cmd::files::{check_outputs, print};
 use crate::exit::Outcome;
 
 /// Runs the command.
 pub fn run(args: TuneArgs) -> Result<Outcome> {
-    refuse_same_file(args.plot.as_deref(), &[], Some(&args.config), None)?;
+    check_outputs(
+        &[("--plot", args.plot.as_deref())],
+        &[],
+        Some(&args.config),
+        None,
+    )?;
     let config = args.config.resolve()?;
     let target = match args.threshold {
         Some(t) => {

@@ -171,10 +171,12 @@ pub fn write_atomically(
     Ok(())
 }
 
-/// A file the command reads, which its output must not replace.
+/// A file the command reads, which its output must not replace; or one of its outputs, which
+/// another output must not replace.
 #[derive(Debug, Clone, Copy)]
 pub struct Guarded<'a> {
-    /// What the file is to the command, for the message: "input", "index", "configuration".
+    /// What the file is to the command, for the message: "input", "index", "configuration",
+    /// or the flag that names an output ("-o", "--dropped").
     pub role: &'a str,
     /// The file (or folder) as given.
     pub path: &'a Path,
@@ -226,6 +228,47 @@ pub fn refuse_same_file(output: &Path, guarded: &[Guarded<'_>]) -> Result<(), Sa
             || (output_canonical.is_some() && output_canonical == canonical(g.path));
         if same {
             return Err(refuse(g, "is the same file as the"));
+        }
+    }
+    Ok(())
+}
+
+/// Two outputs of one command are the same file: the one written last would replace the other.
+#[derive(Debug, thiserror::Error)]
+#[error("the outputs {first} ({first_role}) and {second} ({second_role}) are the same file: the one written last would replace the other; give two different files (nothing was read or written)")]
+pub struct SameOutputs {
+    /// The first output as given.
+    pub first: String,
+    /// Its flag.
+    pub first_role: String,
+    /// The second output as given.
+    pub second: String,
+    /// Its flag.
+    pub second_role: String,
+}
+
+/// Fails when two of `outputs` are the same file: the same canonical path (for a file not
+/// made yet, its folder's canonical path and its name), or the same device and inode. Outputs
+/// that exist and are not regular files (`/dev/null`, a pipe) are written to, not replaced,
+/// and are never refused.
+pub fn refuse_same_outputs(outputs: &[Guarded<'_>]) -> Result<(), SameOutputs> {
+    let replaced: Vec<(&Guarded<'_>, Option<std::path::PathBuf>)> = outputs
+        .iter()
+        .filter(|o| !std::fs::metadata(o.path).is_ok_and(|m| !m.is_file()))
+        .map(|o| (o, canonical(o.path)))
+        .collect();
+    for (i, (first, first_canonical)) in replaced.iter().enumerate() {
+        for (second, second_canonical) in &replaced[i + 1..] {
+            let same = same_inode(first.path, second.path)
+                || (first_canonical.is_some() && first_canonical == second_canonical);
+            if same {
+                return Err(SameOutputs {
+                    first: first.path.display().to_string(),
+                    first_role: first.role.to_owned(),
+                    second: second.path.display().to_string(),
+                    second_role: second.role.to_owned(),
+                });
+            }
         }
     }
     Ok(())

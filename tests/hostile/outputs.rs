@@ -232,6 +232,145 @@ fn an_output_that_is_an_input_or_the_index_is_refused_before_anything_is_touched
 }
 
 // ---------------------------------------------------------------------------------------------
+// Two outputs that are one file
+
+#[test]
+fn two_outputs_that_are_one_file_are_refused_before_anything_is_read() {
+    let dir = temp();
+    let root = dir.path();
+    write(root, "docs.csv", documents_csv(10));
+    write(root, "old.csv", "a table that must survive\n");
+    std::fs::hard_link(root.join("old.csv"), root.join("old-link.csv")).expect("a hard link");
+    std::fs::create_dir(root.join("sub")).expect("a folder");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join("old.csv"), root.join("alias.csv")).expect("a link");
+    let before = names_in(root);
+
+    // (arguments, the first output as named, the second as named)
+    let mut cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (
+            vec!["dedup", "docs.csv", "-o", "out.csv", "--dropped", "out.csv"],
+            "out.csv (-o)",
+            "out.csv (--dropped)",
+        ),
+        // Neither exists yet: one place through the canonical folder.
+        (
+            vec![
+                "dedup",
+                "docs.csv",
+                "-o",
+                "sub/../out.csv",
+                "--dropped",
+                "./out.csv",
+            ],
+            "sub/../out.csv (-o)",
+            "./out.csv (--dropped)",
+        ),
+        // Two names of one file: a hard link (device and inode).
+        (
+            vec![
+                "dedup",
+                "docs.csv",
+                "-o",
+                "old.csv",
+                "--dropped",
+                "old-link.csv",
+            ],
+            "old.csv (-o)",
+            "old-link.csv (--dropped)",
+        ),
+        // Checked before the inputs are read: this one does not exist.
+        (
+            vec![
+                "dedup",
+                "missing.csv",
+                "-o",
+                "out.csv",
+                "--dropped",
+                "out.csv",
+            ],
+            "out.csv (-o)",
+            "out.csv (--dropped)",
+        ),
+    ];
+    #[cfg(unix)]
+    cases.push((
+        vec![
+            "dedup",
+            "docs.csv",
+            "--dropped",
+            "alias.csv",
+            "-o",
+            "old.csv",
+        ],
+        "old.csv (-o)",
+        "alias.csv (--dropped)",
+    ));
+    for (args, first, second) in cases {
+        let out = run(root, &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        let line = single_error_line(&out);
+        assert!(
+            line.contains(&format!(
+                "the outputs {first} and {second} are the same file"
+            )) && line.contains("give two different files (nothing was read or written)"),
+            "{args:?}: {line}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+        assert_eq!(
+            std::fs::read_to_string(root.join("old.csv")).unwrap(),
+            "a table that must survive\n",
+            "{args:?}"
+        );
+        assert_eq!(names_in(root), before, "{args:?} left files behind");
+    }
+
+    // The index's lock file is no output either.
+    let out = run(
+        root,
+        &[
+            "index",
+            "add",
+            "--db",
+            "s.db",
+            "docs.csv",
+            "-o",
+            "s.db.lock",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let line = single_error_line(&out);
+    assert!(
+        line.contains("the output s.db.lock is the same file as the index's lock file s.db.lock:"),
+        "{line}"
+    );
+    assert_eq!(names_in(root), before);
+
+    // Two different files are fine.
+    let out = run(
+        root,
+        &[
+            "dedup",
+            "-q",
+            "docs.csv",
+            "-o",
+            "out.csv",
+            "--dropped",
+            "sub/out.csv",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(std::fs::read_to_string(root.join("out.csv"))
+        .unwrap()
+        .starts_with("id,text\n"));
+    assert!(std::fs::read_to_string(root.join("sub/out.csv"))
+        .unwrap()
+        .starts_with("doc_id,duplicate_of,"));
+}
+
+// ---------------------------------------------------------------------------------------------
 // A closed stdout
 
 /// Runs the binary with stdout a pipe that is closed after `keep` bytes were read (at once when
