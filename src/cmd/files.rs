@@ -1,7 +1,7 @@
 //! What the commands share about files: the inputs as named in messages, reading a whole text
 //! file or stdin, the output file of `-o` (none, or `-`, for stdout), refusing an output that
-//! would replace a file the command reads or another output, and writing a CSV table or a
-//! text to either.
+//! would replace a file the command reads or another output or cannot be made (checked before
+//! anything is read), and writing a CSV table or a text to either.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ pub type Output<'a> = (&'static str, Option<&'a Path>);
 
 /// Checks, before anything is read, the output files of a command: that none would replace a
 /// file the command reads (its inputs, the configuration file, the index and the index's lock
-/// file), and that no two are the same file.
+/// file), that no two are the same file, and that each can be made where it was asked for.
 pub fn check_outputs(
     outputs: &[Output<'_>],
     inputs: &[PathBuf],
@@ -37,6 +37,9 @@ pub fn check_outputs(
         refuse_same_file(Some(output.path), inputs, config, index)?;
     }
     megashingle::io::write::refuse_same_outputs(&files)?;
+    for output in &files {
+        megashingle::io::write::check_creatable(output.path)?;
+    }
     Ok(())
 }
 

@@ -116,6 +116,10 @@ fn run_add(args: IndexAddArgs) -> Result<Outcome> {
         Some(&args.config),
         Some(&args.db.db),
     )?;
+    if !args.db.db.is_file() {
+        // The index is made by this add: where it is to go is checked as an output is.
+        megashingle::io::write::check_creatable(&args.db.db)?;
+    }
     let config = args.config.resolve()?;
     let made = !args.db.db.exists();
     let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;

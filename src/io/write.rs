@@ -142,19 +142,8 @@ pub fn write_atomically(
             .map_err(|e| fail("cannot open for writing", e))?;
         return write(&mut file).map_err(|e| fail("cannot write", e));
     }
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".megashingle-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        // A new file gets what any new file gets: read and write for all, less the umask.
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut temp = builder
+    let dir = folder_of(target);
+    let mut temp = temporary_builder()
         .tempfile_in(dir)
         .map_err(|e| fail("cannot create a temporary file beside it", e))?;
     write(temp.as_file_mut()).map_err(|e| fail("cannot write", e))?;
@@ -169,6 +158,19 @@ pub fn write_atomically(
     temp.persist(target)
         .map_err(|e| fail("cannot rename the finished temporary file to it", e.error))?;
     Ok(())
+}
+
+/// How the temporary file beside an output is named and made.
+fn temporary_builder() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".megashingle-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        // A new file gets what any new file gets: read and write for all, less the umask.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder
 }
 
 /// A file the command reads, which its output must not replace; or one of its outputs, which
@@ -272,6 +274,81 @@ pub fn refuse_same_outputs(outputs: &[Guarded<'_>]) -> Result<(), SameOutputs> {
         }
     }
     Ok(())
+}
+
+/// An output that cannot be made where it was asked for.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {problem}; {remedy} (nothing was read or written)")]
+pub struct CannotCreate {
+    /// The output as given.
+    pub path: String,
+    /// What is wrong.
+    pub problem: String,
+    /// What to do.
+    pub remedy: String,
+}
+
+/// Fails when a file cannot be written at `target` as [`write_atomically`] writes it: the
+/// path is a folder, its folder does not exist or is not a folder, or no file can be made in
+/// it (no permission, a read-only file system). A command checks its outputs with this before
+/// it reads anything, so that a mistyped path fails at once, not after the work. A target that
+/// exists and is neither a file nor a folder (`/dev/null`, a pipe) is written to directly and
+/// is not checked.
+pub fn check_creatable(target: &Path) -> Result<(), CannotCreate> {
+    let fail = |problem: String, remedy: String| CannotCreate {
+        path: target.display().to_string(),
+        problem,
+        remedy,
+    };
+    match std::fs::metadata(target) {
+        Ok(m) if m.is_dir() => {
+            return Err(fail(
+                "is a folder".into(),
+                "give the path of a file to write, not of a folder".into(),
+            ))
+        }
+        Ok(m) if !m.is_file() => return Ok(()),
+        _ => {}
+    }
+    let folder = folder_of(target);
+    let shown = folder.display();
+    match std::fs::metadata(folder) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(fail(
+                format!("the folder {shown} does not exist"),
+                format!("make it first (mkdir -p {shown}) or give another path"),
+            ))
+        }
+        Err(e) => {
+            return Err(fail(
+                format!("cannot reach the folder {shown} ({e})"),
+                "give a path in a folder you can write to".into(),
+            ))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(fail(
+                format!("{shown} is not a folder"),
+                "give a path in a folder".into(),
+            ))
+        }
+        Ok(_) => {}
+    }
+    // The one sure test: make (and at once remove) a file there, as the write will.
+    temporary_builder().tempfile_in(folder).map_err(|e| {
+        fail(
+            format!("cannot make a file in the folder {shown} ({e})"),
+            "give a path in a folder you can write to".into(),
+        )
+    })?;
+    Ok(())
+}
+
+/// The folder a file at `path` goes in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
 }
 
 /// The canonical path of `path`; for a file that does not exist, its folder's canonical path

@@ -371,6 +371,159 @@ fn two_outputs_that_are_one_file_are_refused_before_anything_is_read() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// An output that cannot be made
+
+#[test]
+fn an_output_that_cannot_be_made_fails_before_anything_is_read() {
+    let dir = temp();
+    let root = dir.path();
+    write(root, "docs.csv", documents_csv(10));
+    // Without a text column: read first, it would fail on its header instead.
+    write(root, "bad.csv", "key,body\n1,one two three\n");
+    write(root, "my.toml", "[shingle]\nsize = 3\n");
+    std::fs::create_dir(root.join("sub")).expect("a folder");
+    let index = make_index(root);
+    let before = names_in(root);
+    let folder = "give the path of a file to write, not of a folder (nothing was read or written)";
+    let missing =
+        "the folder nowhere does not exist; make it first (mkdir -p nowhere) or give another path (nothing was read or written)";
+    let not_a_folder =
+        "docs.csv is not a folder; give a path in a folder (nothing was read or written)";
+    // (arguments, the output as named, what the line says of it)
+    let cases: Vec<(Vec<&str>, &str, String)> = vec![
+        (
+            vec!["cluster", "bad.csv", "-o", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["cluster", "bad.csv", "-o", "sub/"],
+            "sub/",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["cluster", "bad.csv", "-o", "nowhere/out.csv"],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["cluster", "bad.csv", "-o", "docs.csv/out.csv"],
+            "docs.csv/out.csv",
+            not_a_folder.into(),
+        ),
+        (
+            vec!["dedup", "bad.csv", "-o", "out.csv", "--dropped", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["dedup", "bad.csv", "--dropped", "nowhere/out.csv"],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["report", "bad.csv", "-o", "nowhere/out.csv"],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["tune", "-c", "my.toml", "--plot", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec![
+                "index",
+                "add",
+                "--db",
+                "s.db",
+                "bad.csv",
+                "-o",
+                "nowhere/out.csv",
+            ],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["index", "add", "--db", "sub", "bad.csv"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["index", "add", "--db", "nowhere/new.db", "bad.csv"],
+            "nowhere/new.db",
+            missing.into(),
+        ),
+        (
+            vec!["index", "export", "--db", "s.db", "-o", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec![
+                "index",
+                "report",
+                "--db",
+                "s.db",
+                "bad.csv",
+                "-o",
+                "nowhere/out.csv",
+            ],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+    ];
+    for (args, output, says) in cases {
+        let out = run(root, &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        let line = single_error_line(&out);
+        assert_eq!(
+            line,
+            format!("megashingle: error: {output}: {says}"),
+            "{args:?}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+        assert_eq!(names_in(root), before, "{args:?} left files behind");
+        assert!(names_in(&root.join("sub")).is_empty(), "{args:?}");
+        assert_eq!(std::fs::read(root.join("s.db")).unwrap(), index, "{args:?}");
+    }
+
+    // A folder the user cannot write to: run as nobody when the tests run as root (who may
+    // write anywhere).
+    open_to_all(root, 0o755);
+    std::fs::create_dir(root.join("locked")).expect("a folder");
+    open_to_all(&root.join("locked"), 0o555);
+    let binary = binary_in(root);
+    let mut command = if running_as_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        c.arg(&binary);
+        c
+    } else {
+        Command::new(&binary)
+    };
+    let out = command
+        .args(["cluster", "bad.csv", "-o", "locked/out.csv"])
+        .current_dir(root)
+        .env_remove("RUST_BACKTRACE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run megashingle");
+    if stderr_of(&out).contains("setpriv:") {
+        println!("skipped: setpriv is missing, so a folder cannot be made unwritable");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let line = single_error_line(&out);
+    assert!(
+        line.starts_with("megashingle: error: locked/out.csv: cannot make a file in the folder locked (Permission denied")
+            && line.ends_with("give a path in a folder you can write to (nothing was read or written)"),
+        "{line}"
+    );
+    assert!(names_in(&root.join("locked")).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
 // A closed stdout
 
 /// Runs the binary with stdout a pipe that is closed after `keep` bytes were read (at once when
