@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use megashingle::io::csv_records::{CsvRecord, CsvRecords};
-use megashingle::io::read::{open_input, InputFormat};
+use megashingle::io::read::{open_input, InputFormat, ReadOptions};
 use megashingle::io::write::write_atomically;
 use megashingle::{Clusterer, Keep};
 
@@ -39,8 +39,8 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     if config.dedup.keep == Keep::Earliest && args.time_column.is_none() {
         bail!("--keep earliest needs the column or field of each record's time: give --time-column NAME");
     }
-    let format = record_format(&args.inputs, args.input.input_format)?;
     let options = args.input.read_options(args.time_column.clone());
+    let (format, delimiters) = record_format(&args.inputs, &options)?;
     let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
     clusterer.read(&args.inputs, &options)?;
     let clusters = clusterer.finish()?;
@@ -63,7 +63,7 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     kept_lines
         .iter_mut()
         .for_each(|lines| lines.sort_unstable());
-    let copy = |out: &mut dyn Write| copy_kept(&args.inputs, format, &kept_lines, out);
+    let copy = |out: &mut dyn Write| copy_kept(&args.inputs, format, &delimiters, &kept_lines, out);
     match output {
         Some(path) => write_atomically(path, |file| copy(file))?,
         None => copy(&mut std::io::stdout().lock()).context("cannot write to stdout")?,
@@ -108,10 +108,12 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     })
 }
 
-/// The one record format of all inputs; folders, single documents and stdin are refused, and
-/// CSV inputs must share one header.
-fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<InputFormat> {
+/// The one record format of all inputs, and the delimiter of each (for CSV); folders, single
+/// documents and stdin are refused, and CSV inputs must share one header.
+fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputFormat, Vec<u8>)> {
+    let given = options.format;
     let mut found: Option<(InputFormat, &Path)> = None;
+    let mut delimiters = Vec::with_capacity(inputs.len());
     for input in inputs {
         let name = input.display();
         if input.as_os_str() == "-" {
@@ -121,6 +123,7 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
             bail!("{name}: a folder of documents; dedup writes records, so give CSV or JSONL files (use `cluster` for folders)");
         }
         let (_, extension) = open_input(input)?;
+        delimiters.push(options.delimiter_for(&extension));
         let format = match (given, extension.as_str()) {
             (Some(format), _) => format,
             (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
@@ -143,8 +146,8 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
     let (format, _) = found.context("no inputs")?;
     if format == InputFormat::Csv {
         let mut first: Option<(CsvRecord, &Path)> = None;
-        for input in inputs {
-            let header = csv_header(input)?;
+        for (input, &delimiter) in inputs.iter().zip(&delimiters) {
+            let header = csv_header(input, delimiter)?;
             match &first {
                 None => first = Some((header, input)),
                 Some((h, first_input)) if !h.iter().eq(header.iter()) => bail!(
@@ -156,7 +159,7 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
             }
         }
     }
-    Ok(format)
+    Ok((format, delimiters))
 }
 
 fn format_name(format: InputFormat) -> &'static str {
@@ -167,9 +170,9 @@ fn format_name(format: InputFormat) -> &'static str {
 }
 
 /// The header row of a CSV file (empty for an empty file).
-fn csv_header(input: &Path) -> Result<CsvRecord> {
+fn csv_header(input: &Path, delimiter: u8) -> Result<CsvRecord> {
     let (file, _) = open_input(input)?;
-    let mut records = CsvRecords::new(BufReader::new(file));
+    let mut records = CsvRecords::with_delimiter(BufReader::new(file), delimiter);
     let mut header = CsvRecord::default();
     records
         .read(&mut header)
@@ -178,10 +181,12 @@ fn csv_header(input: &Path) -> Result<CsvRecord> {
 }
 
 /// Copies the records of `inputs` that start on a line of `kept_lines` (by input) to `out`:
-/// CSV with the first input's header, or JSONL lines as they are.
+/// CSV with the first input's header and delimiter (each input read with its own of
+/// `delimiters`), or JSONL lines as they are.
 fn copy_kept(
     inputs: &[PathBuf],
     format: InputFormat,
+    delimiters: &[u8],
     kept_lines: &[Vec<u64>],
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
@@ -193,10 +198,12 @@ fn copy_kept(
     };
     match format {
         InputFormat::Csv => {
-            let mut writer = csv::Writer::from_writer(&mut out);
+            let mut writer = csv::WriterBuilder::new()
+                .delimiter(delimiters[0])
+                .from_writer(&mut out);
             let mut record = CsvRecord::default();
             for (i, input) in inputs.iter().enumerate() {
-                let mut records = CsvRecords::new(open(input)?);
+                let mut records = CsvRecords::with_delimiter(open(input)?, delimiters[i]);
                 if records.read(&mut record)? && i == 0 {
                     writer.write_record(record.iter())?;
                 }

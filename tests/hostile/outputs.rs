@@ -839,14 +839,14 @@ fn an_unknown_extension_that_fails_as_csv_names_the_formats() {
     let mut bz2 = b"BZh91AY&SY".to_vec();
     bz2.extend((0..600u32).map(|i| (i * 7919 % 251) as u8));
     write(root, "notes.md", "# Notes\n\nSome text, with a comma.\n");
-    write(root, "table.tsv", "id\ttext\n1\tone two three four\n");
+    write(root, "table.dat", "id\ttext\n1\tone two three four\n");
     write(root, "docs.csv.bz2", &bz2);
     write(root, "README", "Read me first.\n");
     for (name, why) in [
         ("notes.md", "its extension .md is not one megashingle knows"),
         (
-            "table.tsv",
-            "its extension .tsv is not one megashingle knows",
+            "table.dat",
+            "its extension .dat is not one megashingle knows",
         ),
         (
             "docs.csv.bz2",
