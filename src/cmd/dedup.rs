@@ -10,11 +10,11 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use megashingle::io::csv_records::{CsvRecord, CsvRecords};
 use megashingle::io::read::{open_input, InputFormat, ReadOptions};
-use megashingle::io::write::write_atomically;
+use megashingle::io::write::{stage, write_csv};
 use megashingle::{Clusterer, Keep};
 
 use crate::cli::DedupArgs;
-use crate::cmd::files::{check_outputs, emit_csv, input_names, output_file};
+use crate::cmd::files::{check_outputs, input_names, output_file, put_in_place};
 use crate::cmd::run_options;
 use crate::exit::Outcome;
 
@@ -64,8 +64,10 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
         .iter_mut()
         .for_each(|lines| lines.sort_unstable());
     let copy = |out: &mut dyn Write| copy_kept(&args.inputs, format, &delimiters, &kept_lines, out);
+    // Both outputs are written in full before either is put in place.
+    let mut staged = Vec::new();
     match output {
-        Some(path) => write_atomically(path, |file| copy(file))?,
+        Some(path) => staged.push(stage(path, |file| copy(file))?),
         None => copy(&mut std::io::stdout().lock()).context("cannot write to stdout")?,
     }
     if let Some(path) = &args.dropped {
@@ -85,8 +87,9 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
             "jaccard",
             "containment",
         ];
-        emit_csv(Some(path), &header, rows)?;
+        staged.push(stage(path, |file| write_csv(&header, rows, file))?);
     }
+    put_in_place(staged)?;
     crate::bars::clear();
     if !args.run.quiet {
         let removed = dedup.duplicates().len();

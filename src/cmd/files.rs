@@ -1,13 +1,14 @@
 //! What the commands share about files: the inputs as named in messages, reading a whole text
-//! file or stdin, the output file of `-o` (none, or `-`, for stdout), refusing an output that
-//! would replace a file the command reads or another output or cannot be made (checked before
-//! anything is read), and writing a CSV table or a text to either.
+//! file or stdin, the output file of `-o` (none, or `-`, for stdout), checking the outputs
+//! before anything is read (none replaces a file the command reads or another output, each can
+//! be made), and writing a CSV table or a text to either: a file through a temporary file put
+//! in place only when complete, and not at all once the run is interrupted.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use megashingle::io::write::{write_atomically, write_csv, Guarded};
+use megashingle::io::write::{stage, write_csv, Guarded, Staged};
 
 use crate::cli::ConfigArgs;
 
@@ -129,6 +130,30 @@ pub fn print(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Writes `write` to a temporary file beside `path` and puts it in place (see
+/// [`put_in_place`]).
+pub fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
+    let staged = stage(path, write)?;
+    put_in_place(vec![staged])
+}
+
+/// Puts the outputs of a command, written in full, in place together, unless the run is
+/// interrupted first (then their temporary files are removed and every old output stays); a
+/// signal that comes while they are put in place waits until they all are.
+pub fn put_in_place(staged: Vec<Staged>) -> Result<()> {
+    crate::interrupt::waiting(|| {
+        crate::interrupt::check()?;
+        for output in staged {
+            output.persist()?;
+        }
+        crate::interrupt::written();
+        Ok(())
+    })
+}
+
 /// Writes a CSV table to `output` (atomically) or to stdout.
 pub fn emit_csv(
     output: Option<&Path>,
@@ -136,8 +161,7 @@ pub fn emit_csv(
     rows: impl IntoIterator<Item = Vec<String>>,
 ) -> Result<()> {
     match output {
-        Some(path) => write_atomically(path, |file| write_csv(header, rows, file))
-            .map_err(anyhow::Error::from),
+        Some(path) => write_file(path, |file| write_csv(header, rows, file)),
         None => write_csv(header, rows, std::io::stdout().lock()).context("cannot write to stdout"),
     }
 }

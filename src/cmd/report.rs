@@ -15,7 +15,6 @@ use megashingle::corpus::set_store::SetsView;
 use megashingle::engine::{Collection, Collector, Timings};
 use megashingle::index::store::{Open, Store};
 use megashingle::io::read::ReadOptions;
-use megashingle::io::write::write_atomically;
 use megashingle::report::build::{model, read_texts, rereadable, text_bytes, Setting, Stories};
 use megashingle::report::model::StorySource;
 use megashingle::report::table::{self, Row};
@@ -23,7 +22,7 @@ use megashingle::Clusterer;
 
 use crate::bars;
 use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
-use crate::cmd::files::{check_outputs, input_names};
+use crate::cmd::files::{check_outputs, input_names, write_file};
 use crate::cmd::{collect_options, run_options};
 use crate::exit::Outcome;
 
@@ -209,7 +208,7 @@ fn write_report(
     });
     let page = timings.time("rendering", || megashingle::report::render(&model));
     timings.time("writing", || {
-        write_atomically(&report.output, |file| file.write_all(page.as_bytes()))
+        write_file(&report.output, |file| file.write_all(page.as_bytes()))
     })?;
     if run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
