@@ -53,8 +53,8 @@ pub enum Command {
     /// its shingles found in it, is at least --threshold (dedup.threshold, 0.5). A story is a
     /// chain of links, so a member can be far from the kept record; such a member stays.
     /// The output has every original column or field, in the input's format: CSV stays CSV
-    /// with its header (fields re-quoted only where CSV needs it), JSONL keeps each line as it
-    /// was. Records come out in input order. Inputs are CSV or JSONL files, all of one format
+    /// with its header and delimiter (fields re-quoted only where CSV needs it), JSONL keeps
+    /// each line as it was. Records come out in input order. Inputs are CSV or JSONL files, all of one format
     /// (and one header for CSV); each is read twice, so stdin is not accepted. Records skipped
     /// as malformed are reported and left out (exit 1).
     Dedup(DedupArgs),
@@ -403,7 +403,8 @@ impl ConfigArgs {
 
 #[derive(Debug, Args)]
 pub struct ClusterArgs {
-    /// Inputs, read as one collection: CSV files (header row), JSONL files (.jsonl, .ndjson),
+    /// Inputs, read as one collection: CSV files (header row; .tsv and .tab files are
+    /// tab-separated, see --delimiter), JSONL files (.jsonl, .ndjson),
     /// folders of .txt/.html/.htm/.eml files (id = path relative to the folder), single such
     /// files (id = file name), or `-` for stdin (CSV unless --input-format jsonl).
     #[arg(required = true, value_name = "INPUT")]
@@ -512,6 +513,11 @@ pub struct InputArgs {
     /// Format of stdin and of record files, overriding detection by extension.
     #[arg(long, value_name = "FORMAT", value_parser = choice::<InputFormat>(FORMATS))]
     pub input_format: Option<InputFormat>,
+    /// The character between the fields of CSV inputs: one character of one byte, such as ';'
+    /// or '|', or `tab` (also written '\t'). Default: tabs for .tsv and .tab files (also
+    /// .tsv.gz, .tsv.zst), commas for any other CSV input.
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// Stop at the first malformed record, bad UTF-8, empty or duplicate id, instead of
     /// reporting and skipping it.
     #[arg(long)]
@@ -528,7 +534,27 @@ impl InputArgs {
             strict: self.strict,
             time_column,
             columns: Vec::new(),
+            delimiter: self.delimiter,
         }
+    }
+}
+
+/// A `--delimiter`: one character of one byte, `tab` or `\t`; never a quote or a line break.
+fn parse_delimiter(value: &str) -> Result<u8, String> {
+    let byte = match value {
+        "tab" | "\\t" | "\t" => b'\t',
+        _ if value.len() == 1 => value.as_bytes()[0],
+        _ => {
+            return Err(format!(
+                "{value:?} is not one character of one byte: give one such as ';' or '|', or `tab`"
+            ))
+        }
+    };
+    match byte {
+        b'"' | b'\n' | b'\r' => Err(format!(
+            "{value:?} cannot separate fields: quotes and line breaks are part of CSV itself"
+        )),
+        _ => Ok(byte),
     }
 }
 
@@ -602,6 +628,22 @@ mod tests {
                 panic!("not dedup");
             };
             assert_eq!(dedup.keep.map(|k| k.to_string()).as_deref(), Some(keep));
+        }
+    }
+
+    #[test]
+    fn a_delimiter_is_one_byte_or_tab() {
+        for (given, byte) in [
+            (";", b';'),
+            ("|", b'|'),
+            ("tab", b'\t'),
+            ("\\t", b'\t'),
+            ("\t", b'\t'),
+        ] {
+            assert_eq!(parse_delimiter(given), Ok(byte), "{given:?}");
+        }
+        for refused in ["", ";;", "é", "\"", "\n", "semicolon"] {
+            assert!(parse_delimiter(refused).is_err(), "{refused:?}");
         }
     }
 

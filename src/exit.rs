@@ -1,5 +1,5 @@
 //! How a run of the binary ends: the exit code of each outcome (0 all good, 1 finished with
-//! skipped records, 2 nothing written), the one error line of a failure, and the one line of a
+//! skipped records, 2 nothing written, 130 or 143 interrupted by SIGINT or SIGTERM), the one error line of a failure, and the one line of a
 //! panic, which names what was being processed and, for an index command, the index. A closed
 //! stdout (broken pipe) counts as success: the reader went away (`| head`).
 
@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Command, IndexCommand};
 use crate::cmd::files::input_names;
+use crate::interrupt::Interrupted;
 use crate::{bars, hints, panics};
 
 /// How a command ended when it did not fail.
@@ -33,6 +34,11 @@ impl From<Outcome> for ExitCode {
 pub fn failed(error: &anyhow::Error) -> ExitCode {
     if is_broken_pipe(error) {
         return ExitCode::SUCCESS;
+    }
+    if let Some(interrupted) = error.downcast_ref::<Interrupted>() {
+        bars::clear();
+        eprintln!("megashingle: {interrupted}");
+        return ExitCode::from(interrupted.code());
     }
     error_line(&hints::message_of(error))
 }

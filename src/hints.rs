@@ -2,7 +2,7 @@
 //! columns and index files, never of flags; each of its errors recognized here gets the flag or
 //! command that does what the message asks for: the flag that chooses a missing column, the one
 //! that made a bad record fatal, the one that gives the format of an input whose format was
-//! guessed, `--upsert`, `-k`, and the commands that make an index and show its settings.
+//! guessed, the delimiter of a CSV file whose header seems to use another, `--upsert`, `-k`, and the commands that make an index and show its settings.
 
 use megashingle::compare::TooShort;
 use megashingle::index::store::IndexError;
@@ -49,6 +49,16 @@ fn read_hints(error: &ReadError, message: &mut String) {
         ReadError::Guessed { error, .. } => {
             message.push_str("; give the format with --input-format csv or jsonl");
             read_hints(error, message);
+        }
+        ReadError::MissingColumn {
+            delimiter: Some(delimiter),
+            ..
+        } => {
+            let value = match delimiter {
+                b'\t' => "tab".to_owned(),
+                other => format!("'{}'", char::from(*other)),
+            };
+            message.push_str(&format!("; give --delimiter {value}"));
         }
         ReadError::MissingColumn { kind, role, .. } => {
             let flag = match role {

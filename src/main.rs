@@ -8,6 +8,7 @@ mod cli;
 mod cmd;
 mod exit;
 mod hints;
+mod interrupt;
 mod panics;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,6 +23,9 @@ use exit::Outcome;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     panics::install();
+    if let Err(error) = interrupt::install() {
+        return exit::failed(&error);
+    }
     let processing = exit::processing(&cli.command);
     let index = exit::index_of(&cli.command);
     match catch_unwind(AssertUnwindSafe(|| run(cli.command))) {

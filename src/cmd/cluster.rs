@@ -4,11 +4,11 @@
 //! to stderr.
 
 use anyhow::{Context, Result};
-use megashingle::io::write::{write_atomically, write_rows, Row};
+use megashingle::io::write::{write_rows, Row};
 use megashingle::Clusterer;
 
 use crate::cli::ClusterArgs;
-use crate::cmd::files::{input_names, output_file, refuse_same_file};
+use crate::cmd::files::{check_outputs, input_names, output_file, write_file};
 use crate::cmd::run_options;
 use crate::exit::Outcome;
 use crate::{bars, panics};
@@ -16,7 +16,7 @@ use crate::{bars, panics};
 /// Runs the command.
 pub fn run(args: ClusterArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
-    refuse_same_file(output, &args.inputs, Some(&args.config), None)?;
+    check_outputs(&[("-o", output)], &args.inputs, Some(&args.config), None)?;
     let config = args.config.resolve()?;
     let options = args.input.read_options(None);
     let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
@@ -38,8 +38,7 @@ pub fn run(args: ClusterArgs) -> Result<Outcome> {
     let mut timings = clusters.timings().clone();
     let table = clusters.assignments().map(Row::from);
     timings.time("writing", || match output {
-        Some(path) => write_atomically(path, |file| write_rows(table, args.format, file))
-            .map_err(anyhow::Error::from),
+        Some(path) => write_file(path, |file| write_rows(table, args.format, file)),
         None => write_rows(table, args.format, std::io::stdout().lock())
             .context("cannot write to stdout"),
     })?;

@@ -9,12 +9,12 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use megashingle::io::csv_records::{CsvRecord, CsvRecords};
-use megashingle::io::read::{open_input, InputFormat};
-use megashingle::io::write::write_atomically;
+use megashingle::io::read::{open_input, InputFormat, ReadOptions};
+use megashingle::io::write::{stage, write_csv};
 use megashingle::{Clusterer, Keep};
 
 use crate::cli::DedupArgs;
-use crate::cmd::files::{emit_csv, input_names, output_file, refuse_same_file};
+use crate::cmd::files::{check_outputs, input_names, output_file, put_in_place};
 use crate::cmd::run_options;
 use crate::exit::Outcome;
 
@@ -22,9 +22,8 @@ use crate::exit::Outcome;
 pub fn run(args: DedupArgs) -> Result<Outcome> {
     let started = Instant::now();
     let output = output_file(&args.output);
-    refuse_same_file(output, &args.inputs, Some(&args.config), None)?;
-    refuse_same_file(
-        args.dropped.as_deref(),
+    check_outputs(
+        &[("-o", output), ("--dropped", args.dropped.as_deref())],
         &args.inputs,
         Some(&args.config),
         None,
@@ -40,8 +39,8 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     if config.dedup.keep == Keep::Earliest && args.time_column.is_none() {
         bail!("--keep earliest needs the column or field of each record's time: give --time-column NAME");
     }
-    let format = record_format(&args.inputs, args.input.input_format)?;
     let options = args.input.read_options(args.time_column.clone());
+    let (format, delimiters) = record_format(&args.inputs, &options)?;
     let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
     clusterer.read(&args.inputs, &options)?;
     let clusters = clusterer.finish()?;
@@ -64,9 +63,11 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     kept_lines
         .iter_mut()
         .for_each(|lines| lines.sort_unstable());
-    let copy = |out: &mut dyn Write| copy_kept(&args.inputs, format, &kept_lines, out);
+    let copy = |out: &mut dyn Write| copy_kept(&args.inputs, format, &delimiters, &kept_lines, out);
+    // Both outputs are written in full before either is put in place.
+    let mut staged = Vec::new();
     match output {
-        Some(path) => write_atomically(path, |file| copy(file))?,
+        Some(path) => staged.push(stage(path, |file| copy(file))?),
         None => copy(&mut std::io::stdout().lock()).context("cannot write to stdout")?,
     }
     if let Some(path) = &args.dropped {
@@ -86,8 +87,9 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
             "jaccard",
             "containment",
         ];
-        emit_csv(Some(path), &header, rows)?;
+        staged.push(stage(path, |file| write_csv(&header, rows, file))?);
     }
+    put_in_place(staged)?;
     crate::bars::clear();
     if !args.run.quiet {
         let removed = dedup.duplicates().len();
@@ -109,10 +111,12 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     })
 }
 
-/// The one record format of all inputs; folders, single documents and stdin are refused, and
-/// CSV inputs must share one header.
-fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<InputFormat> {
+/// The one record format of all inputs, and the delimiter of each (for CSV); folders, single
+/// documents and stdin are refused, and CSV inputs must share one header.
+fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputFormat, Vec<u8>)> {
+    let given = options.format;
     let mut found: Option<(InputFormat, &Path)> = None;
+    let mut delimiters = Vec::with_capacity(inputs.len());
     for input in inputs {
         let name = input.display();
         if input.as_os_str() == "-" {
@@ -122,6 +126,7 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
             bail!("{name}: a folder of documents; dedup writes records, so give CSV or JSONL files (use `cluster` for folders)");
         }
         let (_, extension) = open_input(input)?;
+        delimiters.push(options.delimiter_for(&extension));
         let format = match (given, extension.as_str()) {
             (Some(format), _) => format,
             (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
@@ -144,8 +149,8 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
     let (format, _) = found.context("no inputs")?;
     if format == InputFormat::Csv {
         let mut first: Option<(CsvRecord, &Path)> = None;
-        for input in inputs {
-            let header = csv_header(input)?;
+        for (input, &delimiter) in inputs.iter().zip(&delimiters) {
+            let header = csv_header(input, delimiter)?;
             match &first {
                 None => first = Some((header, input)),
                 Some((h, first_input)) if !h.iter().eq(header.iter()) => bail!(
@@ -157,7 +162,7 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
             }
         }
     }
-    Ok(format)
+    Ok((format, delimiters))
 }
 
 fn format_name(format: InputFormat) -> &'static str {
@@ -168,9 +173,9 @@ fn format_name(format: InputFormat) -> &'static str {
 }
 
 /// The header row of a CSV file (empty for an empty file).
-fn csv_header(input: &Path) -> Result<CsvRecord> {
+fn csv_header(input: &Path, delimiter: u8) -> Result<CsvRecord> {
     let (file, _) = open_input(input)?;
-    let mut records = CsvRecords::new(BufReader::new(file));
+    let mut records = CsvRecords::with_delimiter(BufReader::new(file), delimiter);
     let mut header = CsvRecord::default();
     records
         .read(&mut header)
@@ -179,10 +184,12 @@ fn csv_header(input: &Path) -> Result<CsvRecord> {
 }
 
 /// Copies the records of `inputs` that start on a line of `kept_lines` (by input) to `out`:
-/// CSV with the first input's header, or JSONL lines as they are.
+/// CSV with the first input's header and delimiter (each input read with its own of
+/// `delimiters`), or JSONL lines as they are.
 fn copy_kept(
     inputs: &[PathBuf],
     format: InputFormat,
+    delimiters: &[u8],
     kept_lines: &[Vec<u64>],
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
@@ -194,10 +201,12 @@ fn copy_kept(
     };
     match format {
         InputFormat::Csv => {
-            let mut writer = csv::Writer::from_writer(&mut out);
+            let mut writer = csv::WriterBuilder::new()
+                .delimiter(delimiters[0])
+                .from_writer(&mut out);
             let mut record = CsvRecord::default();
             for (i, input) in inputs.iter().enumerate() {
-                let mut records = CsvRecords::new(open(input)?);
+                let mut records = CsvRecords::with_delimiter(open(input)?, delimiters[i]);
                 if records.read(&mut record)? && i == 0 {
                     writer.write_record(record.iter())?;
                 }

@@ -1,12 +1,14 @@
 //! What the commands share about files: the inputs as named in messages, reading a whole text
-//! file or stdin, the output file of `-o` (none, or `-`, for stdout), refusing an output that
-//! would replace a file the command reads, and writing a CSV table or a text to either.
+//! file or stdin, the output file of `-o` (none, or `-`, for stdout), checking the outputs
+//! before anything is read (none replaces a file the command reads or another output, each can
+//! be made), and writing a CSV table or a text to either: a file through a temporary file put
+//! in place only when complete, and not at all once the run is interrupted.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use megashingle::io::write::{write_atomically, write_csv, Guarded};
+use megashingle::io::write::{stage, write_csv, Guarded, Staged};
 
 use crate::cli::ConfigArgs;
 
@@ -15,9 +17,36 @@ pub fn output_file(output: &Option<PathBuf>) -> Option<&Path> {
     output.as_deref().filter(|p| p.as_os_str() != "-")
 }
 
+/// An output file of a command, with the flag that names it ("-o", "--dropped", "--plot"), or
+/// `None` for stdout.
+pub type Output<'a> = (&'static str, Option<&'a Path>);
+
+/// Checks, before anything is read, the output files of a command: that none would replace a
+/// file the command reads (its inputs, the configuration file, the index and the index's lock
+/// file), that no two are the same file, and that each can be made where it was asked for.
+pub fn check_outputs(
+    outputs: &[Output<'_>],
+    inputs: &[PathBuf],
+    config: Option<&ConfigArgs>,
+    index: Option<&Path>,
+) -> Result<()> {
+    let files: Vec<Guarded> = outputs
+        .iter()
+        .filter_map(|&(role, path)| path.map(|path| Guarded { role, path }))
+        .collect();
+    for output in &files {
+        refuse_same_file(Some(output.path), inputs, config, index)?;
+    }
+    megashingle::io::write::refuse_same_outputs(&files)?;
+    for output in &files {
+        megashingle::io::write::check_creatable(output.path)?;
+    }
+    Ok(())
+}
+
 /// Fails when `output` would replace one of the files the command reads: its inputs, the
-/// configuration file and the index.
-pub fn refuse_same_file(
+/// configuration file, the index and its lock file.
+fn refuse_same_file(
     output: Option<&Path>,
     inputs: &[PathBuf],
     config: Option<&ConfigArgs>,
@@ -27,6 +56,7 @@ pub fn refuse_same_file(
         return Ok(());
     };
     let config = config.and_then(ConfigArgs::file);
+    let lock = index.map(megashingle::index::store::lock_path);
     let mut guarded: Vec<Guarded> = inputs
         .iter()
         .map(|path| Guarded {
@@ -37,6 +67,12 @@ pub fn refuse_same_file(
     if let Some(path) = index {
         guarded.push(Guarded {
             role: "index",
+            path,
+        });
+    }
+    if let Some(path) = &lock {
+        guarded.push(Guarded {
+            role: "index's lock file",
             path,
         });
     }
@@ -94,6 +130,30 @@ pub fn print(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Writes `write` to a temporary file beside `path` and puts it in place (see
+/// [`put_in_place`]).
+pub fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
+    let staged = stage(path, write)?;
+    put_in_place(vec![staged])
+}
+
+/// Puts the outputs of a command, written in full, in place together, unless the run is
+/// interrupted first (then their temporary files are removed and every old output stays); a
+/// signal that comes while they are put in place waits until they all are.
+pub fn put_in_place(staged: Vec<Staged>) -> Result<()> {
+    crate::interrupt::waiting(|| {
+        crate::interrupt::check()?;
+        for output in staged {
+            output.persist()?;
+        }
+        crate::interrupt::written();
+        Ok(())
+    })
+}
+
 /// Writes a CSV table to `output` (atomically) or to stdout.
 pub fn emit_csv(
     output: Option<&Path>,
@@ -101,8 +161,7 @@ pub fn emit_csv(
     rows: impl IntoIterator<Item = Vec<String>>,
 ) -> Result<()> {
     match output {
-        Some(path) => write_atomically(path, |file| write_csv(header, rows, file))
-            .map_err(anyhow::Error::from),
+        Some(path) => write_file(path, |file| write_csv(header, rows, file)),
         None => write_csv(header, rows, std::io::stdout().lock()).context("cannot write to stdout"),
     }
 }

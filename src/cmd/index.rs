@@ -7,15 +7,17 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use megashingle::config::Config;
-use megashingle::engine::{CollectOptions, Collector};
+use megashingle::config::Resolved;
+use megashingle::engine::{CollectOptions, Collection, Collector, Timings};
+use megashingle::index::add::{add_before_commit, AddOptions, AddReport};
 use megashingle::index::store::{Open, Store};
+use megashingle::io::write::{stage, write_csv, Staged};
 
 use crate::cli::{IndexAddArgs, IndexCommand, IndexOutputArgs, IndexQueryArgs, IndexRemoveArgs};
-use crate::cmd::files::{emit_csv, input_names, output_file, print, read_text, refuse_same_file};
+use crate::cmd::files::{check_outputs, emit_csv, input_names, output_file, print, read_text};
 use crate::cmd::{collect_options, report};
 use crate::exit::Outcome;
-use crate::{bars, panics};
+use crate::{bars, interrupt, panics};
 
 /// Runs one index command.
 pub fn run(command: IndexCommand) -> Result<Outcome> {
@@ -33,7 +35,7 @@ pub fn run(command: IndexCommand) -> Result<Outcome> {
 /// `index export`: one row per indexed document with its story.
 fn run_export(args: IndexOutputArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
-    refuse_same_file(output, &[], None, Some(&args.db.db))?;
+    check_outputs(&[("-o", output)], &[], None, Some(&args.db.db))?;
     let store = Store::open(&args.db.db, Open::Existing, "index export")?;
     let rows = megashingle::index::read::export(&store)?
         .into_iter()
@@ -49,7 +51,7 @@ fn run_export(args: IndexOutputArgs) -> Result<Outcome> {
 /// `index merges`: one row per merge of two indexed stories.
 fn run_merges(args: IndexOutputArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
-    refuse_same_file(output, &[], None, Some(&args.db.db))?;
+    check_outputs(&[("-o", output)], &[], None, Some(&args.db.db))?;
     let store = Store::open(&args.db.db, Open::Existing, "index merges")?;
     let rows = megashingle::index::read::merges(&store)?
         .into_iter()
@@ -110,34 +112,54 @@ fn run_stats(db: &std::path::Path) -> Result<Outcome> {
 /// `index add`: a new index file made by a first add that fails is taken away again.
 fn run_add(args: IndexAddArgs) -> Result<Outcome> {
     let started = Instant::now();
-    refuse_same_file(
-        output_file(&args.output),
+    check_outputs(
+        &[("-o", output_file(&args.output))],
         &args.inputs,
         Some(&args.config),
         Some(&args.db.db),
     )?;
-    let config = args.config.resolve()?;
-    let made = !args.db.db.exists();
-    let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
-    let outcome = add_to_index(args, &mut store, &config, started);
-    if outcome.is_err() && made && store.is_new().unwrap_or(false) {
-        // A failed first add leaves no empty index behind, and no lock file beside it.
-        store.discard();
+    if !args.db.db.is_file() {
+        // The index is made by this add: where it is to go is checked as an output is.
+        megashingle::io::write::check_creatable(&args.db.db)?;
     }
-    outcome
+    let config = args.config.resolve()?.resolve();
+    let made = !args.db.db.exists();
+    let lock = megashingle::index::store::lock_path(&args.db.db);
+    let lock_made = !lock.exists();
+    let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
+    // Interrupted while reading, a first add leaves no lock file behind (its index is made
+    // only when written).
+    let _lock_goes = (made && lock_made).then(|| interrupt::remove_if_interrupted(lock));
+    let sketched = sketch_inputs(&args, &store, &config, started);
+    // From here on a signal waits: the add gives up before its commit, or ends complete.
+    interrupt::waiting(move || {
+        let outcome =
+            sketched.and_then(|sketched| add_to_index(args, &mut store, &config, sketched));
+        if outcome.is_err() && made && store.is_new().unwrap_or(false) {
+            // A failed first add leaves no empty index behind, and no lock file beside it.
+            store.discard();
+        }
+        outcome
+    })
 }
 
-/// Reads and sketches the inputs, adds them to the open index, writes their assignments and
-/// prints the summary line.
-fn add_to_index(
-    args: IndexAddArgs,
-    store: &mut Store,
-    config: &Config,
+/// The inputs of an add, read and sketched, with what the summary line tells of them.
+struct Sketched {
+    collection: Collection,
+    skipped: u64,
+    threads: usize,
+    timings: Timings,
     started: Instant,
-) -> Result<Outcome> {
-    use megashingle::index::add::{add, AddOptions};
-    let config = config.resolve();
-    store.check_comparable(&config)?;
+}
+
+/// Reads and sketches the inputs of an add, leaving out the boilerplate the index knows.
+fn sketch_inputs(
+    args: &IndexAddArgs,
+    store: &Store,
+    config: &Resolved,
+    started: Instant,
+) -> Result<Sketched> {
+    store.check_comparable(config)?;
     let loading = Instant::now();
     let known = megashingle::index::read::known_boilerplate(store)?;
     let loading = loading.elapsed();
@@ -145,7 +167,7 @@ fn add_to_index(
     let collect = collect_options(&args.run, options.strict);
     let threads = collect.threads;
     let mut collector = Collector::new(
-        &config,
+        config,
         CollectOptions {
             known: std::sync::Arc::new(known),
             ..collect
@@ -163,15 +185,21 @@ fn add_to_index(
     let skipped = collection.read.skipped + collection.duplicates;
     let mut timings = collection.timings.clone();
     timings.0.insert(0, ("index: known boilerplate", loading));
-    let pool = megashingle::engine::thread_pool(threads, "add")?;
-    let upsert = AddOptions {
-        upsert: args.upsert,
-    };
-    let report = pool.install(|| {
-        panics::panic_for_tests("index add");
-        add(store, collection, &config, upsert)
-    })?;
-    let rows = report.assignments.iter().map(|a| {
+    Ok(Sketched {
+        collection,
+        skipped,
+        threads,
+        timings,
+        started,
+    })
+}
+
+/// The header of the assignments table.
+const ASSIGNMENTS: [&str; 5] = ["doc_id", "story_id", "new_story", "similarity", "status"];
+
+/// The rows of the assignments table.
+fn assignment_rows(report: &AddReport) -> impl Iterator<Item = Vec<String>> + '_ {
+    report.assignments.iter().map(|a| {
         vec![
             a.doc_id.clone(),
             a.story_id.clone(),
@@ -179,13 +207,49 @@ fn add_to_index(
             a.similarity.map(|s| format!("{s:.4}")).unwrap_or_default(),
             a.status.to_string(),
         ]
-    });
+    })
+}
+
+/// Adds the sketched inputs to the open index and writes their assignments: a file is written
+/// in full before the commit and put in place after it, so that the index and the file change
+/// together (stdout gets them after the commit); then prints the summary line.
+fn add_to_index(
+    args: IndexAddArgs,
+    store: &mut Store,
+    config: &Resolved,
+    sketched: Sketched,
+) -> Result<Outcome> {
+    let Sketched {
+        collection,
+        skipped,
+        threads,
+        mut timings,
+        started,
+    } = sketched;
+    let pool = megashingle::engine::thread_pool(threads, "add")?;
+    let upsert = AddOptions {
+        upsert: args.upsert,
+    };
+    let output = output_file(&args.output);
+    let mut staged: Option<Staged> = None;
+    let report = pool.install(|| {
+        panics::panic_for_tests("index add");
+        add_before_commit(store, collection, config, upsert, |report| {
+            if let Some(path) = output {
+                let rows = assignment_rows(report);
+                staged = Some(stage(path, |file| write_csv(&ASSIGNMENTS, rows, file))?);
+            }
+            // Interrupted until now, the add is given up: nothing is committed.
+            interrupt::check()?;
+            Ok(())
+        })
+    })?;
     let written = Instant::now();
-    emit_csv(
-        output_file(&args.output),
-        &["doc_id", "story_id", "new_story", "similarity", "status"],
-        rows,
-    )?;
+    match staged {
+        Some(staged) => staged.persist()?,
+        None => emit_csv(None, &ASSIGNMENTS, assignment_rows(&report))?,
+    }
+    interrupt::written();
     timings.0.extend(report.timings.0.iter().copied());
     timings.0.push(("writing", written.elapsed()));
     if report.merged_postings {

@@ -15,7 +15,6 @@ use megashingle::corpus::set_store::SetsView;
 use megashingle::engine::{Collection, Collector, Timings};
 use megashingle::index::store::{Open, Store};
 use megashingle::io::read::ReadOptions;
-use megashingle::io::write::write_atomically;
 use megashingle::report::build::{model, read_texts, rereadable, text_bytes, Setting, Stories};
 use megashingle::report::model::StorySource;
 use megashingle::report::table::{self, Row};
@@ -23,7 +22,7 @@ use megashingle::Clusterer;
 
 use crate::bars;
 use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
-use crate::cmd::files::{input_names, refuse_same_file};
+use crate::cmd::files::{check_outputs, input_names, write_file};
 use crate::cmd::{collect_options, run_options};
 use crate::exit::Outcome;
 
@@ -33,8 +32,8 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
     rereadable(&args.inputs)?;
     let mut read_too = args.inputs.clone();
     read_too.extend(args.clusters.iter().cloned());
-    refuse_same_file(
-        Some(&args.report.output),
+    check_outputs(
+        &[("-o", Some(&args.report.output))],
         &read_too,
         Some(&args.config),
         None,
@@ -91,8 +90,8 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
 pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
     let started = Instant::now();
     rereadable(&args.inputs)?;
-    refuse_same_file(
-        Some(&args.report.output),
+    check_outputs(
+        &[("-o", Some(&args.report.output))],
         &args.inputs,
         Some(&args.config),
         Some(&args.db.db),
@@ -209,7 +208,7 @@ fn write_report(
     });
     let page = timings.time("rendering", || megashingle::report::render(&model));
     timings.time("writing", || {
-        write_atomically(&report.output, |file| file.write_all(page.as_bytes()))
+        write_file(&report.output, |file| file.write_all(page.as_bytes()))
     })?;
     if run.timings {
         eprintln!("megashingle: timings: {}", timings.line());

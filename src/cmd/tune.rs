@@ -7,16 +7,20 @@ use std::io::Write;
 
 use anyhow::Result;
 use megashingle::config::Matching;
-use megashingle::io::write::write_atomically;
 use megashingle::sketch::grouping::{choose, Grouping};
 
 use crate::cli::TuneArgs;
-use crate::cmd::files::{print, refuse_same_file};
+use crate::cmd::files::{check_outputs, print, write_file};
 use crate::exit::Outcome;
 
 /// Runs the command.
 pub fn run(args: TuneArgs) -> Result<Outcome> {
-    refuse_same_file(args.plot.as_deref(), &[], Some(&args.config), None)?;
+    check_outputs(
+        &[("--plot", args.plot.as_deref())],
+        &[],
+        Some(&args.config),
+        None,
+    )?;
     let config = args.config.resolve()?;
     let target = match args.threshold {
         Some(t) => {
@@ -78,7 +82,7 @@ pub fn run(args: TuneArgs) -> Result<Outcome> {
     }
     if let Some(path) = &args.plot {
         let picture = svg(&chosen, target);
-        write_atomically(path, |file| file.write_all(picture.as_bytes()))?;
+        write_file(path, |file| file.write_all(picture.as_bytes()))?;
         eprintln!("megashingle: S-curve written to {}", path.display());
     }
     print(&out)?;

@@ -94,6 +94,54 @@ pub fn add(
     config: &Resolved,
     options: AddOptions,
 ) -> Result<AddReport> {
+    add_before_commit(store, collection, config, options, |_| Ok(()))
+}
+
+/// As [`add`], running `before_commit` on the add's report once the add is written into its
+/// transaction but before that is committed: an error from it gives the add up, and the index
+/// stays as it was. A program writes the outputs of the add there (to temporary files, put in
+/// place after the commit) and checks whether it was interrupted, so that the index and the
+/// outputs change together or not at all.
+pub fn add_before_commit(
+    store: &mut Store,
+    collection: Collection,
+    config: &Resolved,
+    options: AddOptions,
+    before_commit: impl FnOnce(&AddReport) -> Result<()>,
+) -> Result<AddReport> {
+    let path = store.path.clone();
+    write_add(store, collection, config, options, before_commit).map_err(|error| {
+        if is_storage_error(&error) {
+            // A file that cannot be written (a full disk): the transaction is not committed.
+            error.context(format!(
+                "{}: cannot write to the index, which is left as it was",
+                path.display()
+            ))
+        } else {
+            error
+        }
+    })
+}
+
+/// True for an error of the database file itself (reading or writing it), as opposed to one
+/// of the add (an id indexed already) or of `before_commit`.
+fn is_storage_error(error: &anyhow::Error) -> bool {
+    error.is::<redb::Error>()
+        || error.is::<redb::StorageError>()
+        || error.is::<redb::TransactionError>()
+        || error.is::<redb::TableError>()
+        || error.is::<redb::CommitError>()
+        || error.is::<redb::DatabaseError>()
+}
+
+/// The add of [`add_before_commit`].
+fn write_add(
+    store: &mut Store,
+    collection: Collection,
+    config: &Resolved,
+    options: AddOptions,
+    before_commit: impl FnOnce(&AddReport) -> Result<()>,
+) -> Result<AddReport> {
     let mut clock = Instant::now();
     let mut timings = Timings::default();
     store.check_comparable(config)?;
@@ -263,6 +311,9 @@ pub fn add(
         report.documents = documents;
         timings.lap("index: writing", &mut clock);
     }
+    // Given up here, the transaction is dropped uncommitted: nothing of it reaches the file.
+    before_commit(&report)?;
+    timings.lap("writing the outputs", &mut clock);
     txn.commit()?;
     timings.lap("index: commit", &mut clock);
     report.timings = timings;

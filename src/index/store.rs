@@ -404,11 +404,16 @@ struct Lock {
     made: bool,
 }
 
+/// The lock file of the index at `index`: `<index>.lock`.
+pub fn lock_path(index: &Path) -> PathBuf {
+    let mut name = index.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
 impl Lock {
     fn take(index: &Path, command: &str) -> Result<Lock> {
-        let mut name = index.as_os_str().to_owned();
-        name.push(".lock");
-        let path = PathBuf::from(name);
+        let path = lock_path(index);
         let open = |new: bool| {
             OpenOptions::new()
                 .read(true)

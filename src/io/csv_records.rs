@@ -1,6 +1,6 @@
 //! CSV records read fast and exactly as the `csv` crate reads them: a field that starts with a
 //! quote runs to its closing quote (`""` inside is one quote), any other field runs to the next
-//! comma or line break, quotes and all; a record ends at `\n`, `\r\n` or `\r`, and empty lines
+//! delimiter (a comma, unless another byte is given: `;`, a tab) or line break, quotes and all; a record ends at `\n`, `\r\n` or `\r`, and empty lines
 //! are skipped. Well-formed fields are found with memchr, many bytes at a time. A record with
 //! anything else in it (text after a closing quote, a quote never closed) is parsed whole by
 //! `csv-core`, the `csv` crate's own state machine, so every input gives the records `csv` gives
@@ -162,11 +162,18 @@ pub struct CsvRecords<R> {
     total: u64,
     /// The shape of the records, once the caller has read the header.
     shape: Option<RecordShape>,
+    /// The byte between fields.
+    delimiter: u8,
 }
 
 impl<R: Read> CsvRecords<R> {
-    /// A reader of `input`.
+    /// A reader of `input`, whose fields are separated by commas.
     pub fn new(input: R) -> Self {
+        Self::with_delimiter(input, b',')
+    }
+
+    /// A reader of `input`, whose fields are separated by `delimiter` (`b';'`, `b'\t'`).
+    pub fn with_delimiter(input: R, delimiter: u8) -> Self {
         CsvRecords {
             input,
             buffer: vec![0; BUFFER_BYTES],
@@ -175,8 +182,9 @@ impl<R: Read> CsvRecords<R> {
             eof: false,
             lines: 0,
             total: 0,
-            parser: csv_core::Reader::new(),
+            parser: csv_core::ReaderBuilder::new().delimiter(delimiter).build(),
             shape: None,
+            delimiter,
         }
     }
 
@@ -202,7 +210,8 @@ impl<R: Read> CsvRecords<R> {
                 self.fill()?;
                 continue;
             }
-            let parsed = fast_record(&self.buffer[self.start..self.end], self.eof, record);
+            let unread = &self.buffer[self.start..self.end];
+            let parsed = fast_record(unread, self.eof, self.delimiter, record);
             let (length, unusual) = match parsed {
                 Fast::Record(length) => (length, false),
                 Fast::NeedMore => {
@@ -220,7 +229,7 @@ impl<R: Read> CsvRecords<R> {
             let suspect = unusual || self.shape.is_some_and(|shape| shape.fields != record.len());
             let consumed = if suspect {
                 let bytes = &self.buffer[self.start..self.start + length];
-                check_quotes(bytes, self.shape, record).unwrap_or(length)
+                check_quotes(bytes, self.shape, self.delimiter, record).unwrap_or(length)
             } else {
                 length
             };
@@ -314,7 +323,7 @@ impl<R: Read> CsvRecords<R> {
 
 /// Parses the record at the start of `bytes` (which starts with neither `\n` nor `\r`) when
 /// every field is plain or properly quoted; `eof` says no bytes follow `bytes`.
-fn fast_record(bytes: &[u8], eof: bool, record: &mut CsvRecord) -> Fast {
+fn fast_record(bytes: &[u8], eof: bool, delimiter: u8, record: &mut CsvRecord) -> Fast {
     record.clear();
     let mut at = 0;
     loop {
@@ -338,12 +347,12 @@ fn fast_record(bytes: &[u8], eof: bool, record: &mut CsvRecord) -> Fast {
             record.end_field();
             match bytes.get(at) {
                 None => return Fast::Record(at),
-                Some(b',') => at += 1,
+                Some(&b) if b == delimiter => at += 1,
                 Some(b'\n' | b'\r') => return Fast::Record(at),
                 Some(_) => return Fast::Unusual,
             }
         } else {
-            let Some(stop) = memchr3(b',', b'\n', b'\r', &bytes[at..]) else {
+            let Some(stop) = memchr3(delimiter, b'\n', b'\r', &bytes[at..]) else {
                 if !eof {
                     return Fast::NeedMore;
                 }
@@ -354,7 +363,7 @@ fn fast_record(bytes: &[u8], eof: bool, record: &mut CsvRecord) -> Fast {
             record.bytes.extend_from_slice(&bytes[at..at + stop]);
             record.end_field();
             at += stop;
-            if bytes[at] != b',' {
+            if bytes[at] != delimiter {
                 return Fast::Record(at);
             }
             at += 1;
@@ -376,9 +385,14 @@ struct QuotedField {
 /// Marks `record` (read from `bytes`, which start at its first byte) when it holds a runaway
 /// quote, and returns how many bytes to consume when reading resumes inside it; `None` to
 /// consume the whole record.
-fn check_quotes(bytes: &[u8], shape: Option<RecordShape>, record: &mut CsvRecord) -> Option<usize> {
+fn check_quotes(
+    bytes: &[u8],
+    shape: Option<RecordShape>,
+    delimiter: u8,
+    record: &mut CsvRecord,
+) -> Option<usize> {
     let wrong_width = shape.is_some_and(|shape| shape.fields != record.len());
-    let field = first_quoted_field(bytes, |field, spans_lines, text_after_close| {
+    let field = first_quoted_field(bytes, delimiter, |field, spans_lines, text_after_close| {
         field.close.is_none() || (spans_lines && (text_after_close || wrong_width))
     })?;
     let open_at_end = field.close.is_none();
@@ -399,7 +413,7 @@ fn check_quotes(bytes: &[u8], shape: Option<RecordShape>, record: &mut CsvRecord
         .filter(|shape| shape.id_at < field.index && shape.id_at < record.len())
         .map(|shape| record.get(shape.id_at))
         .filter(|id| !id.is_empty());
-    let survey = shape.map(|shape| survey_lines(region, shape, reference));
+    let survey = shape.map(|shape| survey_lines(region, shape, reference, delimiter));
     let looks_like_records = survey
         .as_ref()
         .is_some_and(|s| s.records >= 1 && 2 * s.records >= s.lines);
@@ -435,6 +449,7 @@ fn line_end(bytes: &[u8], from: usize) -> Option<usize> {
 /// after that quote belongs to the field; the record ends at a line break outside quotes.
 fn first_quoted_field(
     bytes: &[u8],
+    delimiter: u8,
     wanted: impl Fn(&QuotedField, bool, bool) -> bool,
 ) -> Option<QuotedField> {
     let mut index = 0;
@@ -459,8 +474,9 @@ fn first_quoted_field(
                         break Some(at - 1);
                     }
                 };
-                let text_after_close =
-                    close.is_some() && !matches!(bytes.get(at), None | Some(b',' | b'\n' | b'\r'));
+                let text_after_close = close.is_some()
+                    && !matches!(bytes.get(at), None | Some(b'\n' | b'\r'))
+                    && bytes.get(at) != Some(&delimiter);
                 let field = QuotedField { open, index, close };
                 if wanted(&field, spans_lines, text_after_close) {
                     return Some(field);
@@ -471,8 +487,8 @@ fn first_quoted_field(
             Some(_) => {}
         }
         // The rest of the field (after a closing quote, or all of an unquoted one).
-        match memchr::memchr3(b',', b'\n', b'\r', &bytes[at..]) {
-            Some(i) if bytes[at + i] == b',' => {
+        match memchr::memchr3(delimiter, b'\n', b'\r', &bytes[at..]) {
+            Some(i) if bytes[at + i] == delimiter => {
                 at += i + 1;
                 index += 1;
             }
@@ -496,9 +512,14 @@ struct Survey {
 
 /// Reads each line of `region` alone and counts those that look like records of `shape`: the
 /// header's field count and an id without spaces, shaped like `reference` when there is one.
-fn survey_lines(region: &[u8], shape: RecordShape, reference: Option<&[u8]>) -> Survey {
+fn survey_lines(
+    region: &[u8],
+    shape: RecordShape,
+    reference: Option<&[u8]>,
+    delimiter: u8,
+) -> Survey {
     let mut survey = Survey::default();
-    let mut parser = csv_core::Reader::new();
+    let mut parser = csv_core::ReaderBuilder::new().delimiter(delimiter).build();
     let mut fields = CsvRecord::default();
     let reference = reference.map(id_shape);
     for line in region.split(|&b| b == b'\n' || b == b'\r') {
@@ -635,6 +656,48 @@ mod tests {
         assert_eq!(fields(2), [&b"2"[..], b"ab\"c\"d"]);
         assert_eq!(fields(3), [&b"3"[..], b"abcdef"]);
         assert_eq!(fields(5), [&b"5"[..], b"open\n6,y\n"]);
+    }
+
+    #[test]
+    fn semicolons_and_tabs_read_as_csv_reads_them_with_that_delimiter() {
+        let input: &[u8] =
+            b"id;text\r\n1;\"a \"\"q\"\";\nb\"\r\n2;ab,c;d\n3;\"abc\"def\n4;\"open\n5;y\n";
+        for (delimiter, input) in [
+            (b';', input.to_vec()),
+            (
+                b'\t',
+                input
+                    .iter()
+                    .map(|&b| if b == b';' { b'\t' } else { b })
+                    .collect(),
+            ),
+        ] {
+            let mut records = CsvRecords::with_delimiter(
+                Trickle {
+                    input: &input,
+                    chunk: 3,
+                },
+                delimiter,
+            );
+            records.buffer = vec![0; 4];
+            let mut record = CsvRecord::default();
+            let mut ours = Vec::new();
+            while records.read(&mut record).unwrap() {
+                ours.push(record.iter().map(<[u8]>::to_vec).collect::<Vec<_>>());
+            }
+            let mut reader = csv::ReaderBuilder::new()
+                .delimiter(delimiter)
+                .flexible(true)
+                .has_headers(false)
+                .from_reader(input.as_slice());
+            let theirs: Vec<Vec<Vec<u8>>> = reader
+                .byte_records()
+                .map(|r| r.unwrap().iter().map(<[u8]>::to_vec).collect())
+                .collect();
+            assert_eq!(ours, theirs);
+            assert_eq!(ours[1][1], [&b"a \"q\""[..], &[delimiter], b"\nb"].concat());
+            assert_eq!(ours[2].len(), 3, "a comma is text");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Readers. Every input becomes a stream of `Record{id, text, origin}`: a CSV file (header
-//! row), a JSONL file (one object per line), a folder of `.txt`/`.html`/`.htm`/`.eml` files (id =
+//! row; `.tsv` and `.tab` files are read as CSV separated by tabs, and any CSV input by the
+//! delimiter the options give), a JSONL file (one object per line), a folder of `.txt`/`.html`/`.htm`/`.eml` files (id =
 //! path relative to the folder), a single such file, or `-` for stdin. A record that cannot be
 //! used is reported in one line naming the file and line, and skipped; what makes a whole input
 //! unusable (missing column, unreadable file) is a fatal error.
@@ -39,6 +40,21 @@ pub struct ReadOptions {
     /// More columns or fields whose values are kept with each record, as they are (to be
     /// shown, such as a source or a headline).
     pub columns: Vec<String>,
+    /// The byte between the fields of CSV inputs (`b';'`, `b'\t'`); `None` reads `.tsv` and
+    /// `.tab` files (also compressed, `.tsv.gz`) as separated by tabs and any other CSV input
+    /// by commas.
+    pub delimiter: Option<u8>,
+}
+
+impl ReadOptions {
+    /// The byte between the fields of a CSV input whose extension (the one that tells its
+    /// format, before any `.gz` or `.zst`; empty for stdin) is `extension`.
+    pub fn delimiter_for(&self, extension: &str) -> u8 {
+        self.delimiter.unwrap_or(match extension {
+            "tsv" | "tab" => b'\t',
+            _ => b',',
+        })
+    }
 }
 
 impl Default for ReadOptions {
@@ -50,6 +66,7 @@ impl Default for ReadOptions {
             strict: false,
             time_column: None,
             columns: Vec::new(),
+            delimiter: None,
         }
     }
 }
@@ -111,7 +128,7 @@ pub enum ReadError {
         source: std::io::Error,
     },
     /// The id, text or another column asked for is missing.
-    #[error("{path}: no {kind} `{column}` ({}); {kind}s found: {found}", .role.named(.kind))]
+    #[error("{path}: no {kind} `{column}` ({}); {kind}s found: {found}{}", .role.named(.kind), .delimiter.map(other_delimiter).unwrap_or_default())]
     MissingColumn {
         /// The input.
         path: String,
@@ -123,6 +140,9 @@ pub enum ReadError {
         role: ColumnRole,
         /// What the input has.
         found: String,
+        /// For a CSV header that is one column holding a `;`, a tab or a comma (other than the
+        /// delimiter it was read with), that byte: the delimiter the file seems to use.
+        delimiter: Option<u8>,
     },
     /// The CSV header is unusable.
     #[error("{path}: {message}")]
@@ -155,6 +175,24 @@ pub enum ReadError {
     /// A bad record under `--strict`.
     #[error("{0}")]
     Strict(String),
+}
+
+/// What a [`ReadError::MissingColumn`] says of a header that seems to use another delimiter.
+fn other_delimiter(delimiter: u8) -> String {
+    format!(
+        "; the header is one column with {} in it: the file seems to be separated by {}",
+        delimiter_name(delimiter),
+        delimiter_name(delimiter)
+    )
+}
+
+/// A delimiter as named in messages: `;`, or "tabs".
+pub fn delimiter_name(delimiter: u8) -> String {
+    match delimiter {
+        b'\t' => "tabs".into(),
+        b',' => "commas".into(),
+        other => format!("`{}`", char::from(other)),
+    }
 }
 
 /// What a column (CSV) or field (JSONL) named in [`ReadOptions`] is read as.
@@ -239,7 +277,7 @@ impl Reader<'_> {
             let stdin = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
             let source: Arc<str> = Arc::from("<stdin>");
             let hint = "stdin is read as CSV unless it starts with `{` (JSONL)";
-            return self.read_records(stdin, &source, hint);
+            return self.read_records(stdin, &source, hint, self.options.delimiter_for(""));
         }
         let name = input.display().to_string();
         let meta = std::fs::metadata(input).map_err(|source| ReadError::Open {
@@ -254,7 +292,7 @@ impl Reader<'_> {
         let format = match (self.options.format, extension.as_str()) {
             (Some(format), _) => Some(format),
             (None, "jsonl" | "ndjson" | "json") => Some(InputFormat::Jsonl),
-            (None, "csv") => Some(InputFormat::Csv),
+            (None, "csv" | "tsv" | "tab") => Some(InputFormat::Csv),
             (None, e) if DOCUMENT_EXTENSIONS.contains(&e) => {
                 let id = input
                     .file_name()
@@ -264,12 +302,13 @@ impl Reader<'_> {
             (None, _) => None,
         };
         let reader = BufReader::with_capacity(1 << 16, file);
+        let delimiter = self.options.delimiter_for(&extension);
         match format {
             Some(format) => {
                 let mut reader = reader;
                 check_not_utf16(&mut reader, &source)?;
                 match format {
-                    InputFormat::Csv => self.read_csv(reader, &source),
+                    InputFormat::Csv => self.read_csv(reader, &source, delimiter),
                     InputFormat::Jsonl => self.read_jsonl(reader, &source),
                 }
             }
@@ -280,10 +319,10 @@ impl Reader<'_> {
                     format!("its extension .{extension} is not one megashingle knows")
                 };
                 let hint = format!(
-                    "it was read as CSV because {why} (.csv; .jsonl, .ndjson, .json; \
+                    "it was read as CSV because {why} (.csv, .tsv, .tab; .jsonl, .ndjson, .json; \
                      .txt, .html, .htm, .eml; each also as .gz or .zst)"
                 );
-                self.read_records(reader, &source, &hint)
+                self.read_records(reader, &source, &hint, delimiter)
             }
         }
     }
@@ -295,6 +334,7 @@ impl Reader<'_> {
         mut input: impl BufRead,
         source: &Arc<str>,
         hint: &str,
+        delimiter: u8,
     ) -> Result<(), ReadError> {
         let head = check_not_utf16(&mut input, source)?;
         let format = match self.options.format {
@@ -307,7 +347,7 @@ impl Reader<'_> {
                 path: source.to_string(),
                 message: "binary data, not text (a compressed file?)".into(),
             }),
-            InputFormat::Csv => self.read_csv(input, source),
+            InputFormat::Csv => self.read_csv(input, source, delimiter),
             InputFormat::Jsonl => self.read_jsonl(input, source),
         };
         match result {
@@ -431,8 +471,13 @@ impl Reader<'_> {
         Ok(())
     }
 
-    fn read_csv(&mut self, input: impl Read, source: &Arc<str>) -> Result<(), ReadError> {
-        let mut csv = CsvRecords::new(input);
+    fn read_csv(
+        &mut self,
+        input: impl Read,
+        source: &Arc<str>,
+        delimiter: u8,
+    ) -> Result<(), ReadError> {
+        let mut csv = CsvRecords::with_delimiter(input, delimiter);
         let io_error = |e: std::io::Error| ReadError::Io {
             path: source.to_string(),
             source: e,
@@ -458,6 +503,13 @@ impl Reader<'_> {
                 message: "empty input: no header row and no records".into(),
             });
         }
+        // A header of one column that holds a likely delimiter: the file uses that one.
+        let seeming = match names.as_slice() {
+            [only] => [b'\t', b';', b',']
+                .into_iter()
+                .find(|&d| d != delimiter && only.as_bytes().contains(&d)),
+            _ => None,
+        };
         let column = |name: &str, role: ColumnRole| {
             names
                 .iter()
@@ -468,6 +520,7 @@ impl Reader<'_> {
                     column: name.to_owned(),
                     role,
                     found: shown_names(&names),
+                    delimiter: seeming,
                 })
         };
         let id_at = column(&self.options.id_column, ColumnRole::Id)?;
@@ -594,6 +647,7 @@ impl Reader<'_> {
                         column: missing.to_string(),
                         role,
                         found: shown_names(&object.keys().cloned().collect::<Vec<_>>()),
+                        delimiter: None,
                     });
                 }
                 let what = format!("malformed JSON record: no field `{missing}`");

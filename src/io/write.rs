@@ -130,6 +130,27 @@ pub fn write_atomically(
     target: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), WriteError> {
+    stage(target, write)?.persist()
+}
+
+/// An output written in full to a temporary file beside its target, and flushed to disk, but
+/// not yet put in place: [`Staged::persist`] renames it to the target; dropped, it is removed
+/// and the target stays as it was. A program with several outputs stages them all, then puts
+/// them in place together, so that a failure leaves every old one.
+#[derive(Debug)]
+pub struct Staged {
+    /// The temporary file; `None` when the target is written to directly (a pipe, a device).
+    temp: Option<tempfile::NamedTempFile>,
+    target: std::path::PathBuf,
+}
+
+/// Writes `write` into a temporary file beside `target` (flushed to disk), to be put in place
+/// by [`Staged::persist`]. On error the temporary file is removed. A target that exists and is
+/// not a regular file (`/dev/null`, a named pipe) is written to directly, at once.
+pub fn stage(
+    target: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<Staged, WriteError> {
     let fail = |what: &str, source: std::io::Error| WriteError {
         path: target.display().to_string(),
         what: what.to_owned(),
@@ -140,23 +161,20 @@ pub fn write_atomically(
             .write(true)
             .open(target)
             .map_err(|e| fail("cannot open for writing", e))?;
-        return write(&mut file).map_err(|e| fail("cannot write", e));
+        write(&mut file).map_err(|e| fail("cannot write", e))?;
+        return Ok(Staged {
+            temp: None,
+            target: target.to_owned(),
+        });
     }
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+    let mut staged = Staged {
+        temp: Some(
+            unfinished::create(folder_of(target))
+                .map_err(|e| fail("cannot create a temporary file beside it", e))?,
+        ),
+        target: target.to_owned(),
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".megashingle-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        // A new file gets what any new file gets: read and write for all, less the umask.
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut temp = builder
-        .tempfile_in(dir)
-        .map_err(|e| fail("cannot create a temporary file beside it", e))?;
+    let temp = staged.temp.as_mut().expect("made above");
     write(temp.as_file_mut()).map_err(|e| fail("cannot write", e))?;
     if let Ok(existing) = std::fs::metadata(target) {
         temp.as_file()
@@ -166,15 +184,133 @@ pub fn write_atomically(
     temp.as_file()
         .sync_all()
         .map_err(|e| fail("cannot flush to disk", e))?;
-    temp.persist(target)
-        .map_err(|e| fail("cannot rename the finished temporary file to it", e.error))?;
-    Ok(())
+    Ok(staged)
 }
 
-/// A file the command reads, which its output must not replace.
+impl Staged {
+    /// Renames the temporary file to the target, replacing any old file there.
+    pub fn persist(mut self) -> Result<(), WriteError> {
+        let Some(temp) = self.temp.take() else {
+            return Ok(());
+        };
+        unfinished::persist(temp, &self.target).map_err(|e| WriteError {
+            path: self.target.display().to_string(),
+            what: "cannot rename the finished temporary file to it".into(),
+            source: e,
+        })
+    }
+
+    /// The target.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            unfinished::remove(temp);
+        }
+    }
+}
+
+/// Removes the temporary file of every output being written (staged and not put in place) by
+/// any thread, and keeps new ones from being made or put in place while the returned guard
+/// lives: for a program that ends on a signal (Ctrl-C), which runs no destructor, so that no
+/// temporary file is left beside an output and every old output stays as it was. The program
+/// ends while it holds the guard.
+pub fn abandon_outputs() -> Abandoned {
+    unfinished::abandon()
+}
+
+pub use unfinished::Abandoned;
+
+/// The temporary files being written, by path, so that they can be removed from another
+/// thread. Each is made, put in place and removed with the list locked, so a file is in the
+/// list exactly while it is on disk under its temporary name.
+mod unfinished {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, MutexGuard, PoisonError};
+
+    use tempfile::NamedTempFile;
+
+    static FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    fn files() -> MutexGuard<'static, Vec<PathBuf>> {
+        FILES.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn forget(files: &mut Vec<PathBuf>, path: &Path) {
+        if let Some(at) = files.iter().position(|p| p == path) {
+            files.swap_remove(at);
+        }
+    }
+
+    pub(super) fn create(folder: &Path) -> std::io::Result<NamedTempFile> {
+        let mut files = files();
+        let temp = super::temporary_builder().tempfile_in(folder)?;
+        files.push(temp.path().to_owned());
+        Ok(temp)
+    }
+
+    pub(super) fn persist(temp: NamedTempFile, target: &Path) -> std::io::Result<()> {
+        let mut files = files();
+        let path = temp.path().to_owned();
+        match temp.persist(target) {
+            Ok(_) => {
+                forget(&mut files, &path);
+                Ok(())
+            }
+            Err(e) => {
+                let error = e.error;
+                drop(e.file);
+                forget(&mut files, &path);
+                Err(error)
+            }
+        }
+    }
+
+    pub(super) fn remove(temp: NamedTempFile) {
+        let mut files = files();
+        let path = temp.path().to_owned();
+        drop(temp);
+        forget(&mut files, &path);
+    }
+
+    /// See [`super::abandon_outputs`].
+    #[must_use = "new temporary files can be made once the guard is dropped"]
+    pub struct Abandoned {
+        _files: MutexGuard<'static, Vec<PathBuf>>,
+    }
+
+    pub(super) fn abandon() -> Abandoned {
+        let mut files = files();
+        for path in files.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
+        Abandoned { _files: files }
+    }
+}
+
+/// How the temporary file beside an output is named and made.
+fn temporary_builder() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".megashingle-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        // A new file gets what any new file gets: read and write for all, less the umask.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder
+}
+
+/// A file the command reads, which its output must not replace; or one of its outputs, which
+/// another output must not replace.
 #[derive(Debug, Clone, Copy)]
 pub struct Guarded<'a> {
-    /// What the file is to the command, for the message: "input", "index", "configuration".
+    /// What the file is to the command, for the message: "input", "index", "configuration",
+    /// or the flag that names an output ("-o", "--dropped").
     pub role: &'a str,
     /// The file (or folder) as given.
     pub path: &'a Path,
@@ -229,6 +365,123 @@ pub fn refuse_same_file(output: &Path, guarded: &[Guarded<'_>]) -> Result<(), Sa
         }
     }
     Ok(())
+}
+
+/// Two outputs of one command are the same file: the one written last would replace the other.
+#[derive(Debug, thiserror::Error)]
+#[error("the outputs {first} ({first_role}) and {second} ({second_role}) are the same file: the one written last would replace the other; give two different files (nothing was read or written)")]
+pub struct SameOutputs {
+    /// The first output as given.
+    pub first: String,
+    /// Its flag.
+    pub first_role: String,
+    /// The second output as given.
+    pub second: String,
+    /// Its flag.
+    pub second_role: String,
+}
+
+/// Fails when two of `outputs` are the same file: the same canonical path (for a file not
+/// made yet, its folder's canonical path and its name), or the same device and inode. Outputs
+/// that exist and are not regular files (`/dev/null`, a pipe) are written to, not replaced,
+/// and are never refused.
+pub fn refuse_same_outputs(outputs: &[Guarded<'_>]) -> Result<(), SameOutputs> {
+    let replaced: Vec<(&Guarded<'_>, Option<std::path::PathBuf>)> = outputs
+        .iter()
+        .filter(|o| !std::fs::metadata(o.path).is_ok_and(|m| !m.is_file()))
+        .map(|o| (o, canonical(o.path)))
+        .collect();
+    for (i, (first, first_canonical)) in replaced.iter().enumerate() {
+        for (second, second_canonical) in &replaced[i + 1..] {
+            let same = same_inode(first.path, second.path)
+                || (first_canonical.is_some() && first_canonical == second_canonical);
+            if same {
+                return Err(SameOutputs {
+                    first: first.path.display().to_string(),
+                    first_role: first.role.to_owned(),
+                    second: second.path.display().to_string(),
+                    second_role: second.role.to_owned(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An output that cannot be made where it was asked for.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {problem}; {remedy} (nothing was read or written)")]
+pub struct CannotCreate {
+    /// The output as given.
+    pub path: String,
+    /// What is wrong.
+    pub problem: String,
+    /// What to do.
+    pub remedy: String,
+}
+
+/// Fails when a file cannot be written at `target` as [`write_atomically`] writes it: the
+/// path is a folder, its folder does not exist or is not a folder, or no file can be made in
+/// it (no permission, a read-only file system). A command checks its outputs with this before
+/// it reads anything, so that a mistyped path fails at once, not after the work. A target that
+/// exists and is neither a file nor a folder (`/dev/null`, a pipe) is written to directly and
+/// is not checked.
+pub fn check_creatable(target: &Path) -> Result<(), CannotCreate> {
+    let fail = |problem: String, remedy: String| CannotCreate {
+        path: target.display().to_string(),
+        problem,
+        remedy,
+    };
+    match std::fs::metadata(target) {
+        Ok(m) if m.is_dir() => {
+            return Err(fail(
+                "is a folder".into(),
+                "give the path of a file to write, not of a folder".into(),
+            ))
+        }
+        Ok(m) if !m.is_file() => return Ok(()),
+        _ => {}
+    }
+    let folder = folder_of(target);
+    let shown = folder.display();
+    match std::fs::metadata(folder) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(fail(
+                format!("the folder {shown} does not exist"),
+                format!("make it first (mkdir -p {shown}) or give another path"),
+            ))
+        }
+        Err(e) => {
+            return Err(fail(
+                format!("cannot reach the folder {shown} ({e})"),
+                "give a path in a folder you can write to".into(),
+            ))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(fail(
+                format!("{shown} is not a folder"),
+                "give a path in a folder".into(),
+            ))
+        }
+        Ok(_) => {}
+    }
+    // The one sure test: make (and at once remove) a file there, as the write will.
+    let probe = unfinished::create(folder).map_err(|e| {
+        fail(
+            format!("cannot make a file in the folder {shown} ({e})"),
+            "give a path in a folder you can write to".into(),
+        )
+    })?;
+    unfinished::remove(probe);
+    Ok(())
+}
+
+/// The folder a file at `path` goes in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
 }
 
 /// The canonical path of `path`; for a file that does not exist, its folder's canonical path

@@ -8,5 +8,6 @@
 mod common;
 
 mod copies;
+mod interrupts;
 mod outputs;
 mod readers;

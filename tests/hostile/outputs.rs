@@ -232,6 +232,298 @@ fn an_output_that_is_an_input_or_the_index_is_refused_before_anything_is_touched
 }
 
 // ---------------------------------------------------------------------------------------------
+// Two outputs that are one file
+
+#[test]
+fn two_outputs_that_are_one_file_are_refused_before_anything_is_read() {
+    let dir = temp();
+    let root = dir.path();
+    write(root, "docs.csv", documents_csv(10));
+    write(root, "old.csv", "a table that must survive\n");
+    std::fs::hard_link(root.join("old.csv"), root.join("old-link.csv")).expect("a hard link");
+    std::fs::create_dir(root.join("sub")).expect("a folder");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join("old.csv"), root.join("alias.csv")).expect("a link");
+    let before = names_in(root);
+
+    // (arguments, the first output as named, the second as named)
+    let mut cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (
+            vec!["dedup", "docs.csv", "-o", "out.csv", "--dropped", "out.csv"],
+            "out.csv (-o)",
+            "out.csv (--dropped)",
+        ),
+        // Neither exists yet: one place through the canonical folder.
+        (
+            vec![
+                "dedup",
+                "docs.csv",
+                "-o",
+                "sub/../out.csv",
+                "--dropped",
+                "./out.csv",
+            ],
+            "sub/../out.csv (-o)",
+            "./out.csv (--dropped)",
+        ),
+        // Two names of one file: a hard link (device and inode).
+        (
+            vec![
+                "dedup",
+                "docs.csv",
+                "-o",
+                "old.csv",
+                "--dropped",
+                "old-link.csv",
+            ],
+            "old.csv (-o)",
+            "old-link.csv (--dropped)",
+        ),
+        // Checked before the inputs are read: this one does not exist.
+        (
+            vec![
+                "dedup",
+                "missing.csv",
+                "-o",
+                "out.csv",
+                "--dropped",
+                "out.csv",
+            ],
+            "out.csv (-o)",
+            "out.csv (--dropped)",
+        ),
+    ];
+    #[cfg(unix)]
+    cases.push((
+        vec![
+            "dedup",
+            "docs.csv",
+            "--dropped",
+            "alias.csv",
+            "-o",
+            "old.csv",
+        ],
+        "old.csv (-o)",
+        "alias.csv (--dropped)",
+    ));
+    for (args, first, second) in cases {
+        let out = run(root, &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        let line = single_error_line(&out);
+        assert!(
+            line.contains(&format!(
+                "the outputs {first} and {second} are the same file"
+            )) && line.contains("give two different files (nothing was read or written)"),
+            "{args:?}: {line}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+        assert_eq!(
+            std::fs::read_to_string(root.join("old.csv")).unwrap(),
+            "a table that must survive\n",
+            "{args:?}"
+        );
+        assert_eq!(names_in(root), before, "{args:?} left files behind");
+    }
+
+    // The index's lock file is no output either.
+    let out = run(
+        root,
+        &[
+            "index",
+            "add",
+            "--db",
+            "s.db",
+            "docs.csv",
+            "-o",
+            "s.db.lock",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let line = single_error_line(&out);
+    assert!(
+        line.contains("the output s.db.lock is the same file as the index's lock file s.db.lock:"),
+        "{line}"
+    );
+    assert_eq!(names_in(root), before);
+
+    // Two different files are fine.
+    let out = run(
+        root,
+        &[
+            "dedup",
+            "-q",
+            "docs.csv",
+            "-o",
+            "out.csv",
+            "--dropped",
+            "sub/out.csv",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(std::fs::read_to_string(root.join("out.csv"))
+        .unwrap()
+        .starts_with("id,text\n"));
+    assert!(std::fs::read_to_string(root.join("sub/out.csv"))
+        .unwrap()
+        .starts_with("doc_id,duplicate_of,"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// An output that cannot be made
+
+#[test]
+fn an_output_that_cannot_be_made_fails_before_anything_is_read() {
+    let dir = temp();
+    let root = dir.path();
+    write(root, "docs.csv", documents_csv(10));
+    // Without a text column: read first, it would fail on its header instead.
+    write(root, "bad.csv", "key,body\n1,one two three\n");
+    write(root, "my.toml", "[shingle]\nsize = 3\n");
+    std::fs::create_dir(root.join("sub")).expect("a folder");
+    let index = make_index(root);
+    let before = names_in(root);
+    let folder = "give the path of a file to write, not of a folder (nothing was read or written)";
+    let missing =
+        "the folder nowhere does not exist; make it first (mkdir -p nowhere) or give another path (nothing was read or written)";
+    let not_a_folder =
+        "docs.csv is not a folder; give a path in a folder (nothing was read or written)";
+    // (arguments, the output as named, what the line says of it)
+    let cases: Vec<(Vec<&str>, &str, String)> = vec![
+        (
+            vec!["cluster", "bad.csv", "-o", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["cluster", "bad.csv", "-o", "sub/"],
+            "sub/",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["cluster", "bad.csv", "-o", "nowhere/out.csv"],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["cluster", "bad.csv", "-o", "docs.csv/out.csv"],
+            "docs.csv/out.csv",
+            not_a_folder.into(),
+        ),
+        (
+            vec!["dedup", "bad.csv", "-o", "out.csv", "--dropped", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["dedup", "bad.csv", "--dropped", "nowhere/out.csv"],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["report", "bad.csv", "-o", "nowhere/out.csv"],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["tune", "-c", "my.toml", "--plot", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec![
+                "index",
+                "add",
+                "--db",
+                "s.db",
+                "bad.csv",
+                "-o",
+                "nowhere/out.csv",
+            ],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+        (
+            vec!["index", "add", "--db", "sub", "bad.csv"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec!["index", "add", "--db", "nowhere/new.db", "bad.csv"],
+            "nowhere/new.db",
+            missing.into(),
+        ),
+        (
+            vec!["index", "export", "--db", "s.db", "-o", "sub"],
+            "sub",
+            format!("is a folder; {folder}"),
+        ),
+        (
+            vec![
+                "index",
+                "report",
+                "--db",
+                "s.db",
+                "bad.csv",
+                "-o",
+                "nowhere/out.csv",
+            ],
+            "nowhere/out.csv",
+            missing.into(),
+        ),
+    ];
+    for (args, output, says) in cases {
+        let out = run(root, &args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        let line = single_error_line(&out);
+        assert_eq!(
+            line,
+            format!("megashingle: error: {output}: {says}"),
+            "{args:?}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+        assert_eq!(names_in(root), before, "{args:?} left files behind");
+        assert!(names_in(&root.join("sub")).is_empty(), "{args:?}");
+        assert_eq!(std::fs::read(root.join("s.db")).unwrap(), index, "{args:?}");
+    }
+
+    // A folder the user cannot write to: run as nobody when the tests run as root (who may
+    // write anywhere).
+    open_to_all(root, 0o755);
+    std::fs::create_dir(root.join("locked")).expect("a folder");
+    open_to_all(&root.join("locked"), 0o555);
+    let binary = binary_in(root);
+    let mut command = if running_as_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        c.arg(&binary);
+        c
+    } else {
+        Command::new(&binary)
+    };
+    let out = command
+        .args(["cluster", "bad.csv", "-o", "locked/out.csv"])
+        .current_dir(root)
+        .env_remove("RUST_BACKTRACE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run megashingle");
+    if stderr_of(&out).contains("setpriv:") {
+        println!("skipped: setpriv is missing, so a folder cannot be made unwritable");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let line = single_error_line(&out);
+    assert!(
+        line.starts_with("megashingle: error: locked/out.csv: cannot make a file in the folder locked (Permission denied")
+            && line.ends_with("give a path in a folder you can write to (nothing was read or written)"),
+        "{line}"
+    );
+    assert!(names_in(&root.join("locked")).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
 // A closed stdout
 
 /// Runs the binary with stdout a pipe that is closed after `keep` bytes were read (at once when
@@ -547,14 +839,14 @@ fn an_unknown_extension_that_fails_as_csv_names_the_formats() {
     let mut bz2 = b"BZh91AY&SY".to_vec();
     bz2.extend((0..600u32).map(|i| (i * 7919 % 251) as u8));
     write(root, "notes.md", "# Notes\n\nSome text, with a comma.\n");
-    write(root, "table.tsv", "id\ttext\n1\tone two three four\n");
+    write(root, "table.dat", "id\ttext\n1\tone two three four\n");
     write(root, "docs.csv.bz2", &bz2);
     write(root, "README", "Read me first.\n");
     for (name, why) in [
         ("notes.md", "its extension .md is not one megashingle knows"),
         (
-            "table.tsv",
-            "its extension .tsv is not one megashingle knows",
+            "table.dat",
+            "its extension .dat is not one megashingle knows",
         ),
         (
             "docs.csv.bz2",

@@ -139,6 +139,241 @@ fn an_html_page_of_many_lines_in_a_quoted_cell_is_read_whole() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Other delimiters: `;` (spreadsheets in much of Europe) and tabs
+
+/// Two stories of two versions each and a lone text, as rows of (id, source, text).
+fn delimited_rows() -> Vec<[&'static str; 3]> {
+    let a = "the river burst its banks overnight and flooded the lower town where residents \
+             were moved to the school gym by the fire brigade before dawn";
+    let b = "the city council approved a new budget for buses and trams on monday after a long \
+             debate about fares and the night service to the northern suburbs";
+    vec![
+        ["1", "wire", a],
+        [
+            "2",
+            "paper",
+            "the river burst its banks overnight and flooded the lower town where residents \
+             were moved to the school gym by the fire brigade before dawn, said the mayor",
+        ],
+        ["3", "wire", b],
+        [
+            "4",
+            "radio; evening",
+            "the city council approved a new budget for buses and trams on monday after a long \
+             debate about fares and the night service to the northern suburbs and the airport",
+        ],
+        [
+            "5",
+            "blog",
+            "a recipe for bread with flour water salt and yeast",
+        ],
+    ]
+}
+
+/// The rows with a header, fields separated by `delimiter` (quoted where CSV needs it).
+fn delimited(delimiter: u8) -> Vec<u8> {
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .from_writer(Vec::new());
+    writer.write_record(["id", "source", "text"]).unwrap();
+    for row in delimited_rows() {
+        writer.write_record(row).unwrap();
+    }
+    writer.into_inner().unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// The cluster table of `args`, which must succeed.
+fn cluster_table(dir: &Path, args: &[&str]) -> String {
+    let output = megashingle(dir)
+        .args(["cluster", "-q"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        stderr_of(&output)
+    );
+    stdout_of(&output)
+}
+
+#[test]
+fn semicolons_and_tabs_are_read_with_delimiter_or_by_extension() {
+    let dir = temp();
+    let root = dir.path();
+    std::fs::write(root.join("comma.csv"), delimited(b',')).unwrap();
+    std::fs::write(root.join("semi.csv"), delimited(b';')).unwrap();
+    std::fs::write(root.join("pipe.txt.csv"), delimited(b'|')).unwrap();
+    std::fs::write(root.join("tabs.csv"), delimited(b'\t')).unwrap();
+    std::fs::write(root.join("tabs.tsv"), delimited(b'\t')).unwrap();
+    std::fs::write(root.join("tabs.tab"), delimited(b'\t')).unwrap();
+    std::fs::write(root.join("tabs.tsv.gz"), gzip(&delimited(b'\t'))).unwrap();
+    std::fs::write(root.join("tabs.data"), delimited(b'\t')).unwrap();
+    let expected = cluster_table(root, &["comma.csv"]);
+    assert_eq!(expected.lines().count(), 6, "{expected}");
+    assert!(
+        expected.contains("\n1,1,2,") && expected.contains("\n3,3,2,"),
+        "{expected}"
+    );
+    for args in [
+        &["semi.csv", "--delimiter", ";"][..],
+        &["--delimiter", "|", "pipe.txt.csv"],
+        &["tabs.csv", "--delimiter", "tab"],
+        &["tabs.csv", "--delimiter", "\\t"],
+        &["tabs.csv", "--delimiter", "\t"],
+        &["tabs.tsv"],
+        &["tabs.tab"],
+        &["tabs.tsv.gz"],
+        &["tabs.data", "--delimiter", "tab"],
+        // The flag counts for every CSV input; the extension only without it.
+        &["tabs.tsv", "--delimiter", "tab", "--input-format", "csv"],
+    ] {
+        assert_eq!(cluster_table(root, args), expected, "{args:?}");
+    }
+
+    // Each command that reads CSV takes the flag.
+    let out = megashingle(root)
+        .args([
+            "index",
+            "add",
+            "-q",
+            "--db",
+            "s.db",
+            "semi.csv",
+            "--delimiter",
+            ";",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert_eq!(stdout_of(&out).lines().count(), 6);
+    let out = megashingle(root)
+        .args([
+            "index",
+            "report",
+            "-q",
+            "--db",
+            "s.db",
+            "semi.csv",
+            "--delimiter",
+            ";",
+        ])
+        .args(["--column", "source", "-o", "night.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let out = megashingle(root)
+        .args([
+            "report", "-q", "tabs.tsv", "--column", "source", "-o", "r.html",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let page = std::fs::read_to_string(root.join("r.html")).unwrap();
+    assert!(
+        page.contains("radio; evening"),
+        "the source column is read whole"
+    );
+
+    // dedup keeps each record as it was, with the input's delimiter.
+    for (input, flags, delimiter) in [
+        ("semi.csv", &["--delimiter", ";"][..], b';'),
+        ("tabs.tsv", &[][..], b'\t'),
+    ] {
+        let out = megashingle(root)
+            .args(["dedup", "-q", input, "--keep", "first"])
+            .args(flags)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{input}: {}", stderr_of(&out));
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .from_reader(out.stdout.as_slice());
+        let kept: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+            .collect();
+        let ids: Vec<&str> = kept.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(ids, ["1", "3", "5"], "{input}");
+        assert_eq!(kept[0][1], "wire", "{input}: every column kept");
+        let header = stdout_of(&out).lines().next().unwrap().to_owned();
+        let separator = char::from(delimiter);
+        assert_eq!(
+            header,
+            format!("id{separator}source{separator}text"),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn a_header_of_one_column_holding_a_delimiter_names_the_flag() {
+    let dir = temp();
+    let root = dir.path();
+    std::fs::write(root.join("semi.csv"), delimited(b';')).unwrap();
+    std::fs::write(root.join("tabs.csv"), delimited(b'\t')).unwrap();
+    std::fs::write(root.join("comma.tsv"), delimited(b',')).unwrap();
+    std::fs::write(root.join("semi.data"), delimited(b';')).unwrap();
+    for (args, line) in [
+        (
+            &["cluster", "semi.csv"][..],
+            "semi.csv: no column `id` (the id column); columns found: id;source;text; the header is one column with `;` in it: the file seems to be separated by `;`; give --delimiter ';'",
+        ),
+        (
+            &["dedup", "tabs.csv"],
+            "tabs.csv: no column `id` (the id column); columns found: \"id\\tsource\\ttext\"; the header is one column with tabs in it: the file seems to be separated by tabs; give --delimiter tab",
+        ),
+        (
+            &["index", "add", "--db", "s.db", "comma.tsv"],
+            "comma.tsv: no column `id` (the id column); columns found: id,source,text; the header is one column with commas in it: the file seems to be separated by commas; give --delimiter ','",
+        ),
+        (
+            &["cluster", "semi.data"],
+            "semi.data: no column `id` (the id column); columns found: id;source;text; the header is one column with `;` in it: the file seems to be separated by `;`; it was read as CSV because its extension .data is not one megashingle knows (.csv, .tsv, .tab; .jsonl, .ndjson, .json; .txt, .html, .htm, .eml; each also as .gz or .zst); give the format with --input-format csv or jsonl; give --delimiter ';'",
+        ),
+    ] {
+        let out = megashingle(root).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(single_error_line(&out), format!("megashingle: error: {line}"), "{args:?}");
+        assert!(out.stdout.is_empty());
+    }
+    assert!(!root.join("s.db").exists());
+
+    // A delimiter must be one byte, and not a quote.
+    for (value, says) in [
+        (
+            ";;",
+            "\";;\" is not one character of one byte: give one such as ';' or '|', or `tab`",
+        ),
+        (
+            "\"",
+            "\"\\\"\" cannot separate fields: quotes and line breaks are part of CSV itself",
+        ),
+    ] {
+        let out = megashingle(root)
+            .args(["cluster", "semi.csv", "--delimiter", value])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{value}");
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.starts_with(&format!(
+                "error: invalid value '{value}' for '--delimiter <CHAR>': {says}"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // HTML detection
 
 /// The canonical words `canon` prints for `text` given on stdin.
