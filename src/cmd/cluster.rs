@@ -4,11 +4,11 @@
 //! to stderr.
 
 use anyhow::{Context, Result};
-use megashingle::io::write::{write_atomically, write_rows, Row};
+use megashingle::io::write::{write_atomically, write_rows, OutputFormat, Row};
 use megashingle::Clusterer;
 
 use crate::cli::ClusterArgs;
-use crate::cmd::files::{input_names, output_file, refuse_same_file};
+use crate::cmd::files::{input_names, output_file, refuse_parquet_to_terminal, refuse_same_file};
 use crate::cmd::run_options;
 use crate::exit::Outcome;
 use crate::{bars, panics};
@@ -17,6 +17,7 @@ use crate::{bars, panics};
 pub fn run(args: ClusterArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
     refuse_same_file(output, &args.inputs, Some(&args.config), None)?;
+    refuse_parquet_to_terminal(args.format == OutputFormat::Parquet, output)?;
     let config = args.config.resolve()?;
     let options = args.input.read_options(None);
     let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
@@ -40,8 +41,7 @@ pub fn run(args: ClusterArgs) -> Result<Outcome> {
     timings.time("writing", || match output {
         Some(path) => write_atomically(path, |file| write_rows(table, args.format, file))
             .map_err(anyhow::Error::from),
-        None => write_rows(table, args.format, std::io::stdout().lock())
-            .context("cannot write to stdout"),
+        None => write_rows(table, args.format, std::io::stdout()).context("cannot write to stdout"),
     })?;
     // The bars are cleared, so that the lines below start lines of their own.
     bars::clear();
