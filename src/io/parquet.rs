@@ -517,7 +517,7 @@ pub fn copy_rows(
 
 /// A Parquet table of string columns written record by record (CSV records, for one): each
 /// field's bytes as UTF-8 (an invalid sequence replaced by U+FFFD), in batches of at most
-/// [`WRITE_BATCH_ROWS`] rows or about 32 MiB.
+/// 8192 rows or about 32 MiB.
 pub struct StringTable<W: Write + Send> {
     writer: ArrowWriter<W>,
     schema: SchemaRef,
