@@ -129,7 +129,7 @@ fn record_format(inputs: &[PathBuf], given: Option<InputFormat>) -> Result<Input
             bail!("dedup reads each input twice, so it cannot read stdin: save it to a file and give that");
         }
         if input.is_dir() {
-            bail!("{name}: a folder of documents; dedup writes records, so give CSV or JSONL files (use `cluster` for folders)");
+            bail!("{name}: a folder of documents; dedup writes records, so give CSV, JSONL or Parquet files (use `cluster` for folders)");
         }
         let (_, extension) = open_input(input)?;
         let format = match (given, extension.as_str()) {
