@@ -128,7 +128,11 @@ fn write_batches(path: &Path, columns: Vec<(&str, ArrayRef)>, batch_rows: usize)
     )
     .unwrap();
     let file = std::fs::File::create(path).unwrap();
-    let mut writer = ArrowWriter::try_new(file, schema, None).unwrap();
+    // Snappy, as Spark and pandas write by default.
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_compression(parquet::basic::Compression::SNAPPY)
+        .build();
+    let mut writer = ArrowWriter::try_new(file, schema, Some(properties)).unwrap();
     let mut offset = 0;
     while offset < batch.num_rows() {
         let rows = batch_rows.min(batch.num_rows() - offset);
@@ -479,6 +483,63 @@ fn the_time_of_a_timestamp_or_date_column_is_read() {
 }
 
 #[test]
+fn every_kind_of_string_column_is_read() {
+    // Large strings (polars), string views, a dictionary (pandas categoricals) and plain
+    // binary (writers that do not mark strings): bad UTF-8 in a binary text is reported.
+    use arrow_array::{BinaryArray, DictionaryArray, LargeStringArray, StringViewArray};
+    let dir = temp();
+    let d = dir.path();
+    let docs = corpus();
+    let ids = LargeStringArray::from_iter_values(docs.iter().map(|d| d.id));
+    let texts = StringViewArray::from_iter_values(docs.iter().map(|d| d.text.as_str()));
+    let sources: DictionaryArray<arrow_array::types::Int32Type> =
+        docs.iter().map(|d| d.source).collect();
+    let mut binary: Vec<Vec<u8>> = docs.iter().map(|d| d.text.as_bytes().to_vec()).collect();
+    binary[2][5] = 0xFF;
+    let binary = BinaryArray::from_iter_values(binary.iter());
+    write_batches(
+        &d.join("kinds.parquet"),
+        vec![
+            ("id", Arc::new(ids)),
+            ("text", Arc::new(texts)),
+            ("source", Arc::new(sources)),
+            ("bytes", Arc::new(binary)),
+        ],
+        4,
+    );
+    write_csv(d, "in.csv", &docs);
+    let from_csv = stdout_of(&run(d, &["cluster", "in.csv", "-q"], 0));
+    let from_kinds = stdout_of(&run(d, &["cluster", "kinds.parquet", "-q"], 0));
+    assert_eq!(from_kinds, from_csv);
+    let output = run(
+        d,
+        &["cluster", "kinds.parquet", "--text-column", "bytes", "-q"],
+        1,
+    );
+    assert_eq!(
+        stderr_lines(&output),
+        [
+            "warning: kinds.parquet:3: invalid UTF-8 in `bytes` at byte 5; convert the file to \
+          UTF-8; record skipped"
+        ]
+    );
+    let options = megashingle::io::read::ReadOptions {
+        columns: vec!["source".into()],
+        ..Default::default()
+    };
+    let mut sources = Vec::new();
+    megashingle::io::read::read_inputs(
+        &[d.join("kinds.parquet")],
+        &options,
+        &mut |r| sources.push(r.columns[0].clone()),
+        &mut |w| panic!("{w}"),
+    )
+    .unwrap();
+    let expected: Vec<&str> = docs.iter().map(|d| d.source.unwrap_or("")).collect();
+    assert_eq!(sources, expected);
+}
+
+#[test]
 fn a_missing_column_lists_the_columns_found() {
     let dir = temp();
     let d = dir.path();
@@ -670,4 +731,30 @@ fn dedup_refuses_parquet_inputs_of_two_schemas_and_formats_it_cannot_convert() {
          --format, or convert the output afterwards"
     );
     assert!(!d.join("out.parquet").exists());
+}
+
+#[test]
+fn report_reads_parquet_and_shows_its_columns() {
+    let dir = temp();
+    let d = dir.path();
+    write_parquet(&d.join("in.parquet"), &corpus());
+    run(
+        d,
+        &[
+            "report",
+            "in.parquet",
+            "-o",
+            "report.html",
+            "--column",
+            "source",
+            "--time-column",
+            "published",
+            "-q",
+        ],
+        0,
+    );
+    let html = std::fs::read_to_string(d.join("report.html")).unwrap();
+    for shown in ["Herald", "Gazette", "p1w0 p1w1"] {
+        assert!(html.contains(shown), "{shown} is not in the report");
+    }
 }
