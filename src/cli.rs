@@ -54,9 +54,11 @@ pub enum Command {
     /// chain of links, so a member can be far from the kept record; such a member stays.
     /// The output has every original column or field, in the input's format: CSV stays CSV
     /// with its header and delimiter (fields re-quoted only where CSV needs it), JSONL keeps
-    /// each line as it was. Records come out in input order. Inputs are CSV or JSONL files, all of one format
-    /// (and one header for CSV); each is read twice, so stdin is not accepted. Records skipped
-    /// as malformed are reported and left out (exit 1).
+    /// each line as it was, Parquet keeps every column with its type. Records come out in
+    /// input order. Inputs are CSV, JSONL or Parquet files, all of one format (and one header
+    /// for CSV, one schema for Parquet); each is read twice, so stdin is not accepted.
+    /// --format parquet writes CSV inputs as Parquet. Records skipped as malformed are
+    /// reported and left out (exit 1).
     Dedup(DedupArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
     Canon(CanonArgs),
@@ -315,6 +317,10 @@ pub struct ConfigArgs {
 const FORMATS: &[(&str, &str)] = &[
     ("csv", "CSV with a header row"),
     ("jsonl", "one JSON object per line"),
+    (
+        "parquet",
+        "Apache Parquet, one record a row (a file, not stdin or a terminal)",
+    ),
 ];
 
 /// A parser of one of the library's enums by its name in `pipeline.toml` (kebab-case), listing
@@ -404,16 +410,17 @@ impl ConfigArgs {
 #[derive(Debug, Args)]
 pub struct ClusterArgs {
     /// Inputs, read as one collection: CSV files (header row; .tsv and .tab files are
-    /// tab-separated, see --delimiter), JSONL files (.jsonl, .ndjson),
-    /// folders of .txt/.html/.htm/.eml files (id = path relative to the folder), single such
-    /// files (id = file name), or `-` for stdin (CSV unless --input-format jsonl).
+    /// tab-separated, see --delimiter), JSONL files (.jsonl, .ndjson), Parquet files
+    /// (.parquet, one record a row), folders of .txt/.html/.htm/.eml files (id = path relative
+    /// to the folder) and of .parquet files, single such files (id = file name), or `-` for
+    /// stdin (CSV unless --input-format jsonl).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Output file, replaced only when complete; stdout when absent or `-`. It may not be an
     /// input or the configuration file.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Output format.
+    /// Output format; Parquet goes to a file (-o) or a pipe, not to a terminal.
     #[arg(long, value_name = "FORMAT", default_value = "csv", value_parser = choice::<OutputFormat>(FORMATS))]
     pub format: OutputFormat,
     #[command(flatten)]
@@ -426,7 +433,7 @@ pub struct ClusterArgs {
 
 #[derive(Debug, Args)]
 pub struct DedupArgs {
-    /// CSV or JSONL files, read as one collection.
+    /// CSV, JSONL or Parquet files, read as one collection.
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Output file, replaced only when complete; stdout when absent or `-`. It may not be an
@@ -437,6 +444,10 @@ pub struct DedupArgs {
     /// jaccard and containment), jaccard, containment.
     #[arg(long, value_name = "FILE")]
     pub dropped: Option<PathBuf>,
+    /// Output format: that of the inputs (the default), or parquet for CSV inputs (every
+    /// column a string column). Parquet goes to a file (-o) or a pipe, not to a terminal.
+    #[arg(long, value_name = "FORMAT", value_parser = choice::<OutputFormat>(FORMATS))]
+    pub format: Option<OutputFormat>,
     /// Which record of a story to keep (dedup.keep): representative (most distinct
     /// shingles), first (input order), longest (most words) or earliest (--time-column).
     #[arg(long, value_name = "WHICH", value_parser = choice::<Keep>(&[
@@ -504,10 +515,10 @@ pub fn cap_threads(asked: usize, cores: usize) -> (usize, Option<String>) {
 /// How input records are read.
 #[derive(Debug, Args, Clone)]
 pub struct InputArgs {
-    /// CSV column or JSONL field holding the document id.
+    /// Column (CSV, Parquet) or field (JSONL) holding the document id.
     #[arg(long, value_name = "NAME", default_value = "id")]
     pub id_column: String,
-    /// CSV column or JSONL field holding the text.
+    /// Column (CSV, Parquet) or field (JSONL) holding the text.
     #[arg(long, value_name = "NAME", default_value = "text")]
     pub text_column: String,
     /// Format of stdin and of record files, overriding detection by extension.
@@ -614,8 +625,8 @@ mod tests {
     fn every_listed_value_names_a_variant() {
         for (flag, values) in [
             ("--html", &["auto", "always", "never"][..]),
-            ("--format", &["csv", "jsonl"]),
-            ("--input-format", &["csv", "jsonl"]),
+            ("--format", &["csv", "jsonl", "parquet"]),
+            ("--input-format", &["csv", "jsonl", "parquet"]),
         ] {
             for value in values {
                 let args = ["megashingle", "cluster", "in.csv", flag, value];

@@ -50,6 +50,15 @@ fn read_hints(error: &ReadError, message: &mut String) {
             message.push_str("; give the format with --input-format csv or jsonl");
             read_hints(error, message);
         }
+        ReadError::ColumnType { role, .. } => {
+            let flag = match role {
+                ColumnRole::Id => "--id-column",
+                ColumnRole::Text => "--text-column",
+                ColumnRole::Time => "--time-column",
+                ColumnRole::Extra => "--column",
+            };
+            message.push_str(&format!("; {flag} chooses another"));
+        }
         ReadError::MissingColumn {
             delimiter: Some(delimiter),
             ..

@@ -198,7 +198,7 @@ fn refused_inputs_name_the_problem() {
         ),
         (
             vec!["folder"],
-            "folder: a folder of documents; dedup writes records, so give CSV or JSONL files (use `cluster` for folders)",
+            "folder: a folder of documents; dedup writes records, so give CSV, JSONL or Parquet files (use `cluster` for folders)",
         ),
         (
             vec!["a.csv", "c.jsonl"],

@@ -4,11 +4,13 @@
 //! to stderr.
 
 use anyhow::{Context, Result};
-use megashingle::io::write::{write_rows, Row};
+use megashingle::io::write::{write_rows, OutputFormat, Row};
 use megashingle::Clusterer;
 
 use crate::cli::ClusterArgs;
-use crate::cmd::files::{check_outputs, input_names, output_file, write_file};
+use crate::cmd::files::{
+    check_outputs, input_names, output_file, refuse_parquet_to_terminal, write_file,
+};
 use crate::cmd::run_options;
 use crate::exit::Outcome;
 use crate::{bars, panics};
@@ -17,6 +19,7 @@ use crate::{bars, panics};
 pub fn run(args: ClusterArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
     check_outputs(&[("-o", output)], &args.inputs, Some(&args.config), None)?;
+    refuse_parquet_to_terminal(args.format == OutputFormat::Parquet, output)?;
     let config = args.config.resolve()?;
     let options = args.input.read_options(None);
     let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
@@ -39,8 +42,7 @@ pub fn run(args: ClusterArgs) -> Result<Outcome> {
     let table = clusters.assignments().map(Row::from);
     timings.time("writing", || match output {
         Some(path) => write_file(path, |file| write_rows(table, args.format, file)),
-        None => write_rows(table, args.format, std::io::stdout().lock())
-            .context("cannot write to stdout"),
+        None => write_rows(table, args.format, std::io::stdout()).context("cannot write to stdout"),
     })?;
     // The bars are cleared, so that the lines below start lines of their own.
     bars::clear();

@@ -1,7 +1,8 @@
 //! `megashingle dedup`: the input records with each story's duplicates left out. The inputs are
 //! clustered through the library's `Clusterer`, deduplicated by its `deduplicate`, then read a
 //! second time and copied record by record, every column or field as it was, skipping the
-//! removed records (a record is known by its input and the line it starts on).
+//! removed records (a record is known by its input and the line it starts on, or its row for
+//! Parquet). CSV inputs can be written as Parquet.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -9,12 +10,14 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use megashingle::io::csv_records::{CsvRecord, CsvRecords};
-use megashingle::io::read::{open_input, InputFormat, ReadOptions};
-use megashingle::io::write::{stage, write_csv};
+use megashingle::io::read::{is_parquet, open_input, InputFormat, ReadOptions};
+use megashingle::io::write::{stage, write_csv, OutputFormat};
 use megashingle::{Clusterer, Keep};
 
 use crate::cli::DedupArgs;
-use crate::cmd::files::{check_outputs, input_names, output_file, put_in_place};
+use crate::cmd::files::{
+    check_outputs, input_names, output_file, put_in_place, refuse_parquet_to_terminal,
+};
 use crate::cmd::run_options;
 use crate::exit::Outcome;
 
@@ -41,6 +44,8 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     }
     let options = args.input.read_options(args.time_column.clone());
     let (format, delimiters) = record_format(&args.inputs, &options)?;
+    let parquet = writes_parquet(format, args.format)?;
+    refuse_parquet_to_terminal(parquet, output)?;
     let mut clusterer = Clusterer::with_options(&config, run_options(&args.run, options.strict))?;
     clusterer.read(&args.inputs, &options)?;
     let clusters = clusterer.finish()?;
@@ -67,6 +72,11 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     // Both outputs are written in full before either is put in place.
     let mut staged = Vec::new();
     match output {
+        Some(path) if parquet => staged.push(stage(path, |file| {
+            copy_parquet(&args.inputs, format, &kept_lines, file)
+        })?),
+        None if parquet => copy_parquet(&args.inputs, format, &kept_lines, std::io::stdout())
+            .context("cannot write to stdout")?,
         Some(path) => staged.push(stage(path, |file| copy(file))?),
         None => copy(&mut std::io::stdout().lock()).context("cannot write to stdout")?,
     }
@@ -123,7 +133,7 @@ fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputForm
             bail!("dedup reads each input twice, so it cannot read stdin: save it to a file and give that");
         }
         if input.is_dir() {
-            bail!("{name}: a folder of documents; dedup writes records, so give CSV or JSONL files (use `cluster` for folders)");
+            bail!("{name}: a folder of documents; dedup writes records, so give CSV, JSONL or Parquet files (use `cluster` for folders)");
         }
         let (_, extension) = open_input(input)?;
         delimiters.push(options.delimiter_for(&extension));
@@ -131,8 +141,9 @@ fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputForm
             (Some(format), _) => format,
             (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
             (None, "txt" | "html" | "htm" | "eml") => {
-                bail!("{name}: a single document; dedup writes records, so give CSV or JSONL files")
+                bail!("{name}: a single document; dedup writes records, so give CSV, JSONL or Parquet files")
             }
+            (None, _) if is_parquet(input, None) => InputFormat::Parquet,
             (None, _) => InputFormat::Csv,
         };
         match found {
@@ -147,6 +158,9 @@ fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputForm
         }
     }
     let (format, _) = found.context("no inputs")?;
+    if format == InputFormat::Parquet {
+        same_parquet_schema(inputs)?;
+    }
     if format == InputFormat::Csv {
         let mut first: Option<(CsvRecord, &Path)> = None;
         for (input, &delimiter) in inputs.iter().zip(&delimiters) {
@@ -169,7 +183,112 @@ fn format_name(format: InputFormat) -> &'static str {
     match format {
         InputFormat::Csv => "CSV",
         InputFormat::Jsonl => "JSONL",
+        InputFormat::Parquet => "Parquet",
     }
+}
+
+/// True when the output is Parquet: the inputs are, or `--format parquet` asks for CSV
+/// inputs to be written as Parquet. Any other change of format is refused.
+fn writes_parquet(input: InputFormat, asked: Option<OutputFormat>) -> Result<bool> {
+    match (input, asked) {
+        (InputFormat::Parquet, None | Some(OutputFormat::Parquet)) => Ok(true),
+        (InputFormat::Csv, Some(OutputFormat::Parquet)) => Ok(true),
+        (InputFormat::Csv, None | Some(OutputFormat::Csv))
+        | (InputFormat::Jsonl, None | Some(OutputFormat::Jsonl)) => Ok(false),
+        (input, Some(asked)) => bail!(
+            "dedup writes {} inputs as {}{}, not as {}: leave out --format, or convert the output afterwards",
+            format_name(input),
+            format_name(input),
+            if input == InputFormat::Csv { " or Parquet" } else { "" },
+            match asked {
+                OutputFormat::Csv => "CSV",
+                OutputFormat::Jsonl => "JSONL",
+                OutputFormat::Parquet => "Parquet",
+            }
+        ),
+    }
+}
+
+/// Fails unless every Parquet input has the columns (names and types) of the first.
+#[cfg(feature = "parquet")]
+fn same_parquet_schema(inputs: &[PathBuf]) -> Result<()> {
+    let columns = |input: &Path| -> Result<Vec<(String, String)>> {
+        let schema = megashingle::io::parquet::schema_of(input)?;
+        Ok(schema
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), f.data_type().to_string()))
+            .collect())
+    };
+    let first = columns(&inputs[0])?;
+    for input in &inputs[1..] {
+        if columns(input)? != first {
+            bail!(
+                "{}: its columns differ from those of {}: dedup writes one Parquet table, so give inputs with the same columns of the same types",
+                input.display(),
+                inputs[0].display()
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
+fn same_parquet_schema(_inputs: &[PathBuf]) -> Result<()> {
+    bail!(megashingle::io::write::NO_PARQUET)
+}
+
+/// Copies the records of `inputs` that start on a line (CSV) or are a row (Parquet) of
+/// `kept_lines` (by input) to `out` as one Parquet file.
+#[cfg(feature = "parquet")]
+fn copy_parquet(
+    inputs: &[PathBuf],
+    format: InputFormat,
+    kept_lines: &[Vec<u64>],
+    out: impl Write + Send,
+) -> std::io::Result<()> {
+    use megashingle::io::parquet::{copy_rows, StringTable};
+    let out = BufWriter::with_capacity(1 << 16, out);
+    if format == InputFormat::Parquet {
+        return copy_rows(inputs, kept_lines, out);
+    }
+    let mut table: Option<StringTable<_>> = None;
+    let mut out = Some(out);
+    let mut record = CsvRecord::default();
+    for (i, input) in inputs.iter().enumerate() {
+        let (file, _) = open_input(input).map_err(std::io::Error::other)?;
+        let mut records = CsvRecords::new(BufReader::with_capacity(1 << 16, file));
+        if records.read(&mut record)? && table.is_none() {
+            let header: Vec<String> = record
+                .iter()
+                .map(|h| String::from_utf8_lossy(h).trim().to_owned())
+                .collect();
+            let out = out.take().expect("one table");
+            table = Some(StringTable::new(out, &header)?);
+        }
+        let Some(table) = table.as_mut() else {
+            continue;
+        };
+        while records.read(&mut record)? {
+            if kept_lines[i].binary_search(&record.line()).is_ok() {
+                table.push(record.iter())?;
+            }
+        }
+    }
+    match table {
+        Some(table) => table.finish()?.flush(),
+        None => Ok(()),
+    }
+}
+
+#[cfg(not(feature = "parquet"))]
+fn copy_parquet(
+    _inputs: &[PathBuf],
+    _format: InputFormat,
+    _kept_lines: &[Vec<u64>],
+    _out: impl Write + Send,
+) -> std::io::Result<()> {
+    Err(std::io::Error::other(megashingle::io::write::NO_PARQUET))
 }
 
 /// The header row of a CSV file (empty for an empty file).
@@ -217,6 +336,10 @@ fn copy_kept(
                 }
             }
             writer.flush()?;
+        }
+        InputFormat::Parquet => {
+            let what = "Parquet records are written by copy_parquet, not as text";
+            return Err(std::io::Error::other(what));
         }
         InputFormat::Jsonl => {
             let mut line = Vec::new();

@@ -85,6 +85,22 @@ fn refuse_same_file(
     Ok(megashingle::io::write::refuse_same_file(output, &guarded)?)
 }
 
+/// Fails when the output is Parquet and goes to stdout while stdout is a terminal: a binary
+/// file would be printed on the screen.
+pub fn refuse_parquet_to_terminal(parquet: bool, output: Option<&Path>) -> Result<()> {
+    use std::io::IsTerminal;
+    parquet_to_terminal(parquet, output, std::io::stdout().is_terminal())
+}
+
+fn parquet_to_terminal(parquet: bool, output: Option<&Path>, terminal: bool) -> Result<()> {
+    if parquet && output.is_none() && terminal {
+        anyhow::bail!(
+            "Parquet is a binary format and stdout is a terminal: give -o FILE.parquet, or send stdout to a file or a pipe (nothing was read or written)"
+        );
+    }
+    Ok(())
+}
+
 /// The inputs as named on the command line, for messages.
 pub fn input_names(inputs: &[PathBuf]) -> String {
     let names: Vec<String> = inputs
@@ -163,5 +179,26 @@ pub fn emit_csv(
     match output {
         Some(path) => write_file(path, |file| write_csv(header, rows, file)),
         None => write_csv(header, rows, std::io::stdout().lock()).context("cannot write to stdout"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parquet_is_not_written_to_a_terminal() {
+        let err = parquet_to_terminal(true, None, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "Parquet is a binary format and stdout is a terminal: give -o FILE.parquet"
+            ),
+            "{err}"
+        );
+        assert!(parquet_to_terminal(true, None, false).is_ok());
+        assert!(parquet_to_terminal(true, Some(Path::new("out.parquet")), true).is_ok());
+        assert!(parquet_to_terminal(false, None, true).is_ok());
     }
 }

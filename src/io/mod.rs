@@ -1,8 +1,10 @@
-//! Files in and out: readers for CSV, JSONL, folders of text/HTML/mail files and stdin, and
-//! writers for the cluster table in CSV and JSONL, written atomically, and the times of
-//! documents.
+//! Files in and out: readers for CSV, JSONL, Parquet, folders of text/HTML/mail files and
+//! stdin, and writers for the cluster table in CSV, JSONL and Parquet, written atomically, and
+//! the times of documents.
 
 pub mod csv_records;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod read;
 pub mod time;
 pub mod write;

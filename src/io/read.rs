@@ -1,9 +1,10 @@
 //! Readers. Every input becomes a stream of `Record{id, text, origin}`: a CSV file (header
 //! row; `.tsv` and `.tab` files are read as CSV separated by tabs, and any CSV input by the
-//! delimiter the options give), a JSONL file (one object per line), a folder of `.txt`/`.html`/`.htm`/`.eml` files (id =
-//! path relative to the folder), a single such file, or `-` for stdin. A record that cannot be
-//! used is reported in one line naming the file and line, and skipped; what makes a whole input
-//! unusable (missing column, unreadable file) is a fatal error.
+//! delimiter the options give), a JSONL file (one object per line), a Parquet file (one record
+//! a row; see [`crate::io::parquet`]), a folder of `.txt`/`.html`/`.htm`/`.eml` files (id = path
+//! relative to the folder) and `.parquet` files, a single such file, or `-` for stdin. A record
+//! that cannot be used is reported in one line naming the file and line, and skipped; what
+//! makes a whole input unusable (missing column, unreadable file) is a fatal error.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -21,6 +22,8 @@ pub enum InputFormat {
     Csv,
     /// One JSON object per line.
     Jsonl,
+    /// An Apache Parquet file, one record a row (needs the `parquet` feature; not stdin).
+    Parquet,
 }
 
 /// How inputs are read.
@@ -172,6 +175,28 @@ pub enum ReadError {
         /// Which UTF-16.
         encoding: &'static str,
     },
+    /// A Parquet column asked for holds values of a type it cannot be read as.
+    #[error("{path}: column `{column}` ({}) holds {found} values, not {expected}", .role.named("column"))]
+    ColumnType {
+        /// The input.
+        path: String,
+        /// The column.
+        column: String,
+        /// What it was to be read as.
+        role: ColumnRole,
+        /// The type of its values.
+        found: String,
+        /// The types it may hold, for the message.
+        expected: &'static str,
+    },
+    /// A Parquet file that cannot be read: not Parquet, damaged, or stdin.
+    #[error("{path}: {message}")]
+    Parquet {
+        /// The input.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A bad record under `--strict`.
     #[error("{0}")]
     Strict(String),
@@ -238,6 +263,9 @@ const LONG_TEXT_BYTES: usize = 1 << 20;
 /// Extensions of document files in folders.
 pub const DOCUMENT_EXTENSIONS: [&str; 4] = ["txt", "html", "htm", "eml"];
 
+/// The extension of Parquet files, read as records wherever they are (named, or in a folder).
+pub const PARQUET_EXTENSION: &str = "parquet";
+
 /// Reads every input in turn, passing each usable record to `emit` and each skipped record's
 /// one-line report to `warn`.
 pub fn read_inputs(
@@ -287,12 +315,23 @@ impl Reader<'_> {
         if meta.is_dir() {
             return self.read_folder(input);
         }
+        if is_parquet(input, self.options.format) {
+            return self.read_parquet(input, &Arc::from(name));
+        }
         let (file, extension) = open_input(input)?;
         let source: Arc<str> = Arc::from(name);
         let format = match (self.options.format, extension.as_str()) {
             (Some(format), _) => Some(format),
             (None, "jsonl" | "ndjson" | "json") => Some(InputFormat::Jsonl),
             (None, "csv" | "tsv" | "tab") => Some(InputFormat::Csv),
+            (None, PARQUET_EXTENSION) => {
+                return Err(ReadError::Parquet {
+                    path: source.to_string(),
+                    message: "a compressed Parquet file cannot be read; decompress it (Parquet \
+                              compresses its pages itself)"
+                        .into(),
+                })
+            }
             (None, e) if DOCUMENT_EXTENSIONS.contains(&e) => {
                 let id = input
                     .file_name()
@@ -310,6 +349,7 @@ impl Reader<'_> {
                 match format {
                     InputFormat::Csv => self.read_csv(reader, &source, delimiter),
                     InputFormat::Jsonl => self.read_jsonl(reader, &source),
+                    InputFormat::Parquet => self.read_parquet(input, &source),
                 }
             }
             None => {
@@ -320,7 +360,7 @@ impl Reader<'_> {
                 };
                 let hint = format!(
                     "it was read as CSV because {why} (.csv, .tsv, .tab; .jsonl, .ndjson, .json; \
-                     .txt, .html, .htm, .eml; each also as .gz or .zst)"
+                     .txt, .html, .htm, .eml; each also as .gz or .zst; .parquet)"
                 );
                 self.read_records(reader, &source, &hint, delimiter)
             }
@@ -349,6 +389,11 @@ impl Reader<'_> {
             }),
             InputFormat::Csv => self.read_csv(input, source, delimiter),
             InputFormat::Jsonl => self.read_jsonl(input, source),
+            InputFormat::Parquet => Err(ReadError::Parquet {
+                path: source.to_string(),
+                message: "Parquet cannot be read from a stream: save it to a file and give that"
+                    .into(),
+            }),
         };
         match result {
             Err(e @ (ReadError::Header { .. } | ReadError::MissingColumn { .. }))
@@ -460,6 +505,11 @@ impl Reader<'_> {
         })?;
         files.sort();
         for path in files {
+            if extension_of(&path) == PARQUET_EXTENSION {
+                let source = Arc::from(path.display().to_string());
+                self.read_parquet(&path, &source)?;
+                continue;
+            }
             if !DOCUMENT_EXTENSIONS.contains(&compression_of(&path).1.as_str()) {
                 self.summary.ignored_files += 1;
                 continue;
@@ -469,6 +519,27 @@ impl Reader<'_> {
             self.read_document(file, id, Arc::from(path.display().to_string()))?;
         }
         Ok(())
+    }
+
+    /// Reads a Parquet file: each row a record, its number (from 1) standing for the line.
+    #[cfg(feature = "parquet")]
+    fn read_parquet(&mut self, path: &Path, source: &Arc<str>) -> Result<(), ReadError> {
+        let options = self.options;
+        crate::io::parquet::read_rows(path, source, options, &mut |row, values| {
+            let origin = self.origin(source, row);
+            match values {
+                Ok(v) => self.accept(v.id, v.text, v.time.as_deref(), v.columns, origin),
+                Err(what) => self.skip(&origin, what),
+            }
+        })
+    }
+
+    #[cfg(not(feature = "parquet"))]
+    fn read_parquet(&mut self, _path: &Path, source: &Arc<str>) -> Result<(), ReadError> {
+        Err(ReadError::Parquet {
+            path: source.to_string(),
+            message: crate::io::write::NO_PARQUET.into(),
+        })
     }
 
     fn read_csv(
@@ -822,6 +893,32 @@ fn compression_of(path: &Path) -> (Compression, String) {
     (compression, inner)
 }
 
+/// True when the file `input` is to be read as Parquet: `format` says so, or none is given and
+/// its extension is `.parquet`, or it has no extension megashingle knows and starts with the
+/// Parquet marker.
+pub fn is_parquet(input: &Path, format: Option<InputFormat>) -> bool {
+    match format {
+        Some(format) => format == InputFormat::Parquet,
+        None => {
+            let (compression, extension) = compression_of(input);
+            let known = ["csv", "jsonl", "ndjson", "json", PARQUET_EXTENSION]
+                .iter()
+                .chain(&DOCUMENT_EXTENSIONS)
+                .any(|e| *e == extension);
+            extension == PARQUET_EXTENSION && compression == Compression::None
+                || !known && compression == Compression::None && starts_with_par1(input)
+        }
+    }
+}
+
+/// True when the file at `path` starts with the Parquet marker `PAR1`.
+fn starts_with_par1(path: &Path) -> bool {
+    let mut head = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"PAR1")
+}
+
 fn extension_of(path: &Path) -> String {
     path.extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -851,7 +948,7 @@ fn collect_files(folder: &Path, out: &mut Vec<PathBuf>) -> Result<(), (PathBuf, 
 /// Column or field names as listed in a message: a name with a control character shown
 /// quoted and escaped ("a\nb"), and the list cut after 200
 /// characters (a file that is not CSV has a long, odd first line).
-fn shown_names(names: &[String]) -> String {
+pub(crate) fn shown_names(names: &[String]) -> String {
     let joined = names
         .iter()
         .map(|n| {

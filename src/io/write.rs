@@ -15,6 +15,8 @@ pub enum OutputFormat {
     Csv,
     /// One JSON object per line.
     Jsonl,
+    /// An Apache Parquet file (needs the `parquet` feature).
+    Parquet,
 }
 
 /// One row of the cluster table.
@@ -48,11 +50,16 @@ impl<'a> From<crate::Assignment<'a>> for Row<'a> {
 pub fn write_rows<'a>(
     rows: impl IntoIterator<Item = Row<'a>>,
     format: OutputFormat,
-    out: impl Write,
+    out: impl Write + Send,
 ) -> std::io::Result<()> {
+    let text = match format {
+        OutputFormat::Csv => TextFormat::Csv,
+        OutputFormat::Jsonl => TextFormat::Jsonl,
+        OutputFormat::Parquet => return write_parquet(rows, out),
+    };
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    match format {
-        OutputFormat::Csv => {
+    match text {
+        TextFormat::Csv => {
             let mut csv = csv::Writer::from_writer(&mut out);
             csv.write_record([
                 "doc_id",
@@ -78,7 +85,7 @@ pub fn write_rows<'a>(
             }
             csv.flush()?;
         }
-        OutputFormat::Jsonl => {
+        TextFormat::Jsonl => {
             for row in rows {
                 let row = Row {
                     similarity: row.similarity.map(|s| (s * 1e4).round() / 1e4),
@@ -91,6 +98,32 @@ pub fn write_rows<'a>(
     }
     out.flush()
 }
+
+/// The output formats written as text.
+enum TextFormat {
+    Csv,
+    Jsonl,
+}
+
+#[cfg(feature = "parquet")]
+fn write_parquet<'a>(
+    rows: impl IntoIterator<Item = Row<'a>>,
+    out: impl Write + Send,
+) -> std::io::Result<()> {
+    crate::io::parquet::write_rows(rows, std::io::BufWriter::with_capacity(1 << 16, out))
+}
+
+#[cfg(not(feature = "parquet"))]
+fn write_parquet<'a>(
+    _rows: impl IntoIterator<Item = Row<'a>>,
+    _out: impl Write + Send,
+) -> std::io::Result<()> {
+    Err(std::io::Error::other(NO_PARQUET))
+}
+
+/// Why a build without the `parquet` feature reads and writes no Parquet.
+pub const NO_PARQUET: &str =
+    "this megashingle was built without Parquet support (the `parquet` feature)";
 
 /// Writes a CSV table: the header row, then each row.
 pub fn write_csv(
@@ -528,7 +561,9 @@ fn is_document_of(folder: &Path, file: &Path) -> bool {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    !hidden && file.is_file() && crate::io::read::DOCUMENT_EXTENSIONS.contains(&extension.as_str())
+    let read = crate::io::read::DOCUMENT_EXTENSIONS.contains(&extension.as_str())
+        || extension == crate::io::read::PARQUET_EXTENSION;
+    !hidden && file.is_file() && read
 }
 
 /// The output could not be written; the target is unchanged.
