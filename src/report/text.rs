@@ -7,7 +7,12 @@
 use std::ops::Range;
 
 use crate::canonicalize::stream::WordStream;
-use crate::canonicalize::Canonicalizer;
+use crate::canonicalize::{tokens, Canonicalizer};
+
+/// The separator between display words written without a space between them (characters of
+/// Chinese, Japanese, Thai...): the zero-width space, which the page splits words at and shows
+/// as nothing.
+pub const JOINER: char = '\u{200B}';
 
 /// Most display words in a lead: the first words shown in the story list.
 pub const LEAD_WORDS: usize = 10;
@@ -22,8 +27,8 @@ pub const MAX_WORD_CHARS: usize = 40;
 /// The start of a text as shown: display words with the separator before each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Shown {
-    /// The words, one after another, each after its separator (`' '` or `'\n'`; none before
-    /// the first).
+    /// The words, one after another, each after its separator (`' '`, `'\n'` or [`JOINER`];
+    /// none before the first).
     text: String,
     /// Where each word's separator starts in `text`.
     starts: Vec<u32>,
@@ -73,22 +78,29 @@ impl Shown {
         let (mut count, mut same) = (0usize, true);
         'lines: for line in visible.lines() {
             for (i, token) in line.split_whitespace().enumerate() {
-                if shown.is_full(keep) {
-                    shown.cut = true;
-                    break 'lines;
-                }
-                canonicalizer.for_each_word_of_visible(token, &mut buffer, |word| {
-                    if let Some(words) = canonical {
-                        same &= words.get(count).is_some_and(|w| w == word);
+                // A character of a script written without spaces is a display word of its
+                // own, after an invisible separator, so that passages are marked on it.
+                let mut pieces = Vec::new();
+                tokens::for_each_unit_piece(token, |piece| pieces.push(piece));
+                for (j, piece) in pieces.into_iter().enumerate() {
+                    if shown.is_full(keep) {
+                        shown.cut = true;
+                        break 'lines;
                     }
-                    count += 1;
-                });
-                let separator = match (shown.starts.is_empty(), i) {
-                    (true, _) => None,
-                    (false, 0) => Some('\n'),
-                    (false, _) => Some(' '),
-                };
-                shown.push(separator, token, count);
+                    canonicalizer.for_each_word_of_visible(piece, &mut buffer, |word| {
+                        if let Some(words) = canonical {
+                            same &= words.get(count).is_some_and(|w| w == word);
+                        }
+                        count += 1;
+                    });
+                    let separator = match (shown.starts.is_empty(), i, j) {
+                        (true, _, _) => None,
+                        (false, _, 1..) => Some(JOINER),
+                        (false, 0, _) => Some('\n'),
+                        (false, _, _) => Some(' '),
+                    };
+                    shown.push(separator, piece, count);
+                }
             }
         }
         match canonical {
@@ -128,8 +140,13 @@ impl Shown {
                 break;
             }
             // Control characters would not survive as they are in a page: the HTML parser
-            // replaces NUL, so the lead in the page and in its data would differ.
-            self.text.push(if c.is_control() { '\u{FFFD}' } else { c });
+            // replaces NUL, so the lead in the page and in its data would differ. A zero-width
+            // space in a word (Khmer marks word ends with it) would split it there.
+            match c {
+                JOINER => {}
+                c if c.is_control() => self.text.push('\u{FFFD}'),
+                c => self.text.push(c),
+            }
         }
         self.ends.push(canonical_so_far as u32);
     }
