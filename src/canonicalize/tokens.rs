@@ -169,6 +169,17 @@ pub fn for_each_word<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
 /// the end of its grapheme cluster and of the marks and format characters after it (a
 /// Myanmar vowel sign that Unicode makes a cluster of its own, say).
 fn unit_end(text: &str, at: usize) -> usize {
+    let c = char_at(text, at);
+    let after = at + c.len_utf8();
+    // An ideograph or kana letter followed by ASCII or another: a cluster of its own.
+    if is_plain_ideograph_or_kana(c)
+        && text[after..]
+            .chars()
+            .next()
+            .is_none_or(|n| n.is_ascii() || is_plain_ideograph_or_kana(n))
+    {
+        return after;
+    }
     let mut end = grapheme_end(text, at);
     while let Some(c) = text[end..].chars().next() {
         if c.is_ascii() || !is_mark(c) {
@@ -229,8 +240,17 @@ fn class(c: char) -> Class {
         '\u{0400}'..='\u{0481}' | '\u{048A}'..='\u{052F}' => Class::Letter,
         // Dashes, quotes and bullets.
         '\u{2010}'..='\u{2027}' => Class::Separator,
+        c if is_plain_ideograph_or_kana(c) => Class::Unit,
         c => class_by_table(c),
     }
+}
+
+/// The CJK Unified Ideographs and the kana letters: letters of a script without spaces that
+/// neither extend a grapheme cluster nor are extended by one another (grapheme cluster break
+/// property Other).
+#[inline(always)]
+fn is_plain_ideograph_or_kana(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}')
 }
 
 /// [`class`] from the Unicode tables.
@@ -311,8 +331,26 @@ mod tests {
 
     #[test]
     fn the_shortcuts_agree_with_the_tables() {
-        for c in ('\u{0400}'..='\u{052F}').chain('\u{2010}'..='\u{2027}') {
+        for c in ('\u{0400}'..='\u{052F}')
+            .chain('\u{2010}'..='\u{2027}')
+            .chain('\u{3000}'..='\u{9FFF}')
+        {
             assert_eq!(class(c), class_by_table(c), "U+{:04X}", c as u32);
+        }
+        // Two ideographs or kana letters, or one before ASCII: two grapheme clusters.
+        let plain: Vec<char> = ('\u{3000}'..='\u{9FFF}')
+            .filter(|&c| is_plain_ideograph_or_kana(c))
+            .collect();
+        for (i, &c) in plain.iter().enumerate() {
+            let next = plain[(i * 7919) % plain.len()];
+            for text in [format!("{c}{next}"), format!("{c}a"), c.to_string()] {
+                assert_eq!(
+                    grapheme_end(&text, 0),
+                    c.len_utf8(),
+                    "U+{:04X} in {text:?}",
+                    c as u32
+                );
+            }
         }
     }
 

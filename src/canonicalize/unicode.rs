@@ -46,6 +46,8 @@ fn fold_char_by_char(text: &str, out: &mut String) -> bool {
             }
             if let Some(folded) = table.single(c) {
                 out.push(folded);
+            } else if is_stable_ideograph(c) {
+                out.push(c);
             } else if !fold_alone(c, out) {
                 return false;
             }
@@ -104,13 +106,21 @@ fn is_segment_start(lead: char) -> bool {
 }
 
 /// Blocks of characters whose normalized form is looked up in [`FoldTable`]: Latin-1 to
-/// Cyrillic, general punctuation, and the halfwidth and fullwidth forms.
-const TABLE_BLOCKS: [std::ops::Range<u32>; 3] = [0x80..0x530, 0x2000..0x2070, 0xFF00..0xFFF0];
+/// Cyrillic, general punctuation, the halfwidth and fullwidth forms, and the CJK symbols and
+/// kana.
+const TABLE_BLOCKS: [std::ops::Range<u32>; 4] =
+    [0x80..0x530, 0x2000..0x2070, 0xFF00..0xFFF0, 0x3000..0x3100];
+
+/// The CJK Unified Ideographs (U+4E00 to U+9FFF): each normalizes to itself alone, as
+/// [`fold_alone`] says (no decomposition, no case, never composed with what precedes it).
+fn is_stable_ideograph(c: char) -> bool {
+    ('\u{4E00}'..='\u{9FFF}').contains(&c)
+}
 
 /// The normalized form of each character of [`TABLE_BLOCKS`] when [`fold_alone`] makes it one
 /// character, made once from `fold_alone` itself.
 struct FoldTable {
-    blocks: [Vec<Option<char>>; 3],
+    blocks: [Vec<Option<char>>; 4],
 }
 
 impl FoldTable {
@@ -318,6 +328,16 @@ mod tests {
         }
         // A combining mark after a fullwidth letter still composes.
         assert_eq!(normalize("\u{FF45}\u{301}"), "é");
+    }
+
+    #[test]
+    fn ideographs_normalize_to_themselves_alone() {
+        for c in '\u{4E00}'..='\u{9FFF}' {
+            assert!(is_stable_ideograph(c));
+            let mut alone = String::new();
+            assert!(fold_alone(c, &mut alone), "U+{:04X}", c as u32);
+            assert_eq!(alone, c.to_string(), "U+{:04X}", c as u32);
+        }
     }
 
     #[test]

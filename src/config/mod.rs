@@ -704,6 +704,42 @@ mod tests {
     }
 
     #[test]
+    fn a_script_shingle_size_is_set_checked_and_chosen_from_the_text() {
+        let config =
+            Config::from_toml("[shingle.script-size]\nkhmer = 7\n", Path::new("p.toml")).unwrap();
+        assert_eq!(config.shingle.script_size.khmer, 7);
+        assert_eq!(config.shingle.script_size.han, ScriptSizes::default().han);
+        let err = Config::from_toml("[shingle.script-size]\nthai = 0\n", Path::new("p.toml"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "configuration key `shingle.script-size.thai` = 0 is out of range: 1 to 64 characters"
+        );
+        let set = Config::default()
+            .with_setting("shingle.script-size.han=6")
+            .unwrap();
+        assert_eq!(set.shingle.script_size.han, 6);
+        let shingle = &set.shingle;
+        let words = |text: &'static str| crate::canonicalize::tokens::words(text);
+        // Chinese with a number and a Latin name: Han characters are most of the words.
+        assert_eq!(shingle.size_of(words("国家统计局发布了GDP数据 2024")), 6);
+        assert_eq!(shingle.size_of(words("東京都はiPhoneを発表")), 6);
+        // Mostly spaced words, or nothing: shingle.size.
+        assert_eq!(shingle.size_of(words("a report on 北京 and its people")), 3);
+        assert_eq!(shingle.size_of(words("")), 3);
+        // Thai and Khmer characters outnumber the Han ones: the larger count decides.
+        assert_eq!(
+            shingle.size_of(words("ขนส่งน้ำ 国")),
+            shingle.script_size.thai
+        );
+        let mut count = ScriptCount::default();
+        for w in words("ខ្មែរ ខ្មែរ abc") {
+            count.add(w);
+        }
+        assert_eq!(count.script(), Some(UnitScript::Khmer));
+    }
+
+    #[test]
     fn unknown_key_is_named() {
         let err = Config::from_toml("[shingle]\nsise = 4\n", Path::new("p.toml")).unwrap_err();
         let msg = err.to_string();
