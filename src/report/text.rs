@@ -82,6 +82,8 @@ impl Shown {
                 // own, after an invisible separator, so that passages are marked on it.
                 let mut pieces = Vec::new();
                 tokens::for_each_unit_piece(token, |piece| pieces.push(piece));
+                // (A zero-width space of the text's own is dropped: it shows nothing.)
+                pieces.retain(|piece| piece.chars().any(|c| c != JOINER));
                 for (j, piece) in pieces.into_iter().enumerate() {
                     if shown.is_full(keep) {
                         shown.cut = true;
@@ -243,6 +245,25 @@ mod tests {
         assert_eq!(shown.ends, [1, 2, 3, 4, 5, 7, 8]);
         assert_eq!(shown.passages(&[1..3, 5..6]), [1..3, 5..6]);
         assert_eq!(shown.passages(&[0..2, 2..4]), [Range { start: 0, end: 4 }]);
+    }
+
+    #[test]
+    fn characters_of_scripts_without_spaces_are_display_words_of_their_own() {
+        let canon = canonicalizer();
+        let raw = "国家统计局\u{200B}发布ＧＤＰ数据。\nThe end";
+        let words = canon.words(raw);
+        assert_eq!(words.len(), 12, "{words:?}");
+        let shown = Shown::of(&canon, raw, Some(&words), ALL);
+        // Each character after an invisible separator; the zero-width space of the text is
+        // dropped; a Latin word and the punctuation after a character stay as they are.
+        assert_eq!(
+            format!("{}{}", shown.lead(), shown.rest()),
+            "国\u{200B}家\u{200B}统\u{200B}计\u{200B}局\u{200B}发\u{200B}布\u{200B}ＧＤＰ\u{200B}数\u{200B}据\u{200B}。\nThe end"
+        );
+        assert_eq!(shown.len(), 13);
+        // A passage of canonical words marks just its characters.
+        assert_eq!(shown.passages(&[2..5, 8..10]), [2..5, 8..10]);
+        assert_eq!(shown.ends[10], 10, "the full stop holds no word");
     }
 
     #[test]
