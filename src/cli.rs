@@ -12,6 +12,13 @@ use megashingle::io::write::OutputFormat;
 /// Find near-duplicate texts and group news articles into stories with shingles,
 /// 84-minima signatures, supershingles and megashingles.
 ///
+/// Texts may be in any script. A word is a run of letters and digits with the combining marks
+/// that follow them (Latin, Cyrillic, Greek, Arabic, Hebrew, Devanagari, Tamil, Hangul; a
+/// Tibetan word is a syllable). Chinese, Japanese, Thai, Lao, Khmer and Burmese are written
+/// without spaces: there every character is a word, and a text mostly in one of these scripts
+/// is shingled by runs of characters (shingle.script-size: 4 for Han and kana, 5 for the
+/// others). Stop words and stemmers exist for English, Russian and Ukrainian.
+///
 /// Exit codes: 0 all good; 1 finished, but some input records were skipped (each is reported
 /// on stderr); 2 nothing was written (bad arguments, configuration or input).
 #[derive(Debug, Parser)]
@@ -61,6 +68,9 @@ pub enum Command {
     /// reported and left out (exit 1).
     Dedup(DedupArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
+    ///
+    /// Words are separated by spaces. In Chinese, Japanese, Thai, Lao, Khmer and Burmese, which
+    /// are written without spaces, each character (with its vowel signs and marks) is a word.
     Canon(CanonArgs),
     /// Compare two texts: exact Dice and Jaccard of their shingle sets, the estimate from the
     /// minima, shared supershingles and megashingles, and the shared fragments.

@@ -142,7 +142,7 @@ impl Comparer {
         canonicalizer.for_each_word_of_visible(visible, &mut WordStream::default(), |w| {
             words.push(w.to_owned())
         });
-        let k = sketcher.shingle_size();
+        let k = sketcher.shingle_size_of(words.iter().map(String::as_str));
         if words.len() < k {
             return Err(TooShort {
                 name: name.to_owned(),
@@ -151,7 +151,7 @@ impl Comparer {
             });
         }
         let hashes: Vec<u64> = words.iter().map(|w| sketcher.word_hash(w)).collect();
-        let windows = sketcher.windows(&hashes);
+        let windows = sketcher.windows(&hashes, k);
         let set = shingle_set(&windows);
         let signature = sketcher.signature(&set);
         let supershingles = self.maker.supershingles(&signature);
@@ -178,7 +178,7 @@ impl Comparer {
             first_shingles: a.set.len(),
             second_shingles: b.set.len(),
             common,
-            shingle_size: self.sketcher.shingle_size(),
+            shingle_size: a.shingle_size,
             minima: a.signature.len(),
             shared_supershingles: shared_slots(&a.supershingles, &b.supershingles),
             supershingles: a.supershingles.len(),

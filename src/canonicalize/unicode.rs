@@ -46,6 +46,8 @@ fn fold_char_by_char(text: &str, out: &mut String) -> bool {
             }
             if let Some(folded) = table.single(c) {
                 out.push(folded);
+            } else if is_stable_ideograph(c) {
+                out.push(c);
             } else if !fold_alone(c, out) {
                 return false;
             }
@@ -104,13 +106,21 @@ fn is_segment_start(lead: char) -> bool {
 }
 
 /// Blocks of characters whose normalized form is looked up in [`FoldTable`]: Latin-1 to
-/// Cyrillic, general punctuation, and the halfwidth and fullwidth forms.
-const TABLE_BLOCKS: [std::ops::Range<u32>; 3] = [0x80..0x530, 0x2000..0x2070, 0xFF00..0xFFF0];
+/// Cyrillic, general punctuation, the halfwidth and fullwidth forms, and the CJK symbols and
+/// kana.
+const TABLE_BLOCKS: [std::ops::Range<u32>; 4] =
+    [0x80..0x530, 0x2000..0x2070, 0xFF00..0xFFF0, 0x3000..0x3100];
+
+/// The CJK Unified Ideographs (U+4E00 to U+9FFF): each normalizes to itself alone, as
+/// [`fold_alone`] says (no decomposition, no case, never composed with what precedes it).
+fn is_stable_ideograph(c: char) -> bool {
+    ('\u{4E00}'..='\u{9FFF}').contains(&c)
+}
 
 /// The normalized form of each character of [`TABLE_BLOCKS`] when [`fold_alone`] makes it one
 /// character, made once from `fold_alone` itself.
 struct FoldTable {
-    blocks: [Vec<Option<char>>; 3],
+    blocks: [Vec<Option<char>>; 4],
 }
 
 impl FoldTable {
@@ -232,6 +242,9 @@ fn fold_into(chars: impl Iterator<Item = char>, out: &mut String) {
         } else if CYRILLIC.contains(&c) {
             // Cyrillic: case folding is lowercasing, one letter to one.
             out.push(fold_letter(cyrillic_lowercase(c)));
+        } else if c == '\u{130}' {
+            // Turkish dotted capital İ: plain `i`, not `i` and a combining dot above.
+            out.push('i');
         } else if c.general_category() != GeneralCategory::Format {
             out.extend(std::iter::once(c).default_case_fold().map(fold_letter));
         }
@@ -245,10 +258,13 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
+/// Maps single letters after case folding: `ё`→`е`, the modifier-letter apostrophe to the
+/// plain one, and Turkish dotless `ı` to `i`.
 fn fold_letter(c: char) -> char {
     match c {
         'ё' => 'е',
         '\u{2BC}' => '\'',
+        'ı' => 'i',
         other => other,
     }
 }
@@ -312,6 +328,16 @@ mod tests {
         }
         // A combining mark after a fullwidth letter still composes.
         assert_eq!(normalize("\u{FF45}\u{301}"), "é");
+    }
+
+    #[test]
+    fn ideographs_normalize_to_themselves_alone() {
+        for c in '\u{4E00}'..='\u{9FFF}' {
+            assert!(is_stable_ideograph(c));
+            let mut alone = String::new();
+            assert!(fold_alone(c, &mut alone), "U+{:04X}", c as u32);
+            assert_eq!(alone, c.to_string(), "U+{:04X}", c as u32);
+        }
     }
 
     #[test]
@@ -434,6 +460,61 @@ mod tests {
         ) {
             let text: String = chars.into_iter().collect();
             proptest::prop_assert_eq!(normalize(&text), whole(&text));
+        }
+    }
+
+    #[test]
+    fn turkish_i_folds_to_one_plain_word() {
+        for (text, folded) in [
+            ("İstanbul", "istanbul"),
+            ("İZMİR", "izmir"),
+            ("izmir", "izmir"),
+            ("ısı", "isi"),
+            ("ISI", "isi"),
+            ("I\u{307}stanbul", "istanbul"),
+        ] {
+            let normalized = normalize(text);
+            assert_eq!(normalized, folded, "{text:?}");
+            assert_eq!(
+                super::super::tokens::words(&normalized),
+                [folded],
+                "{text:?}"
+            );
+        }
+    }
+
+    /// Letters of many scripts, and combining marks of many scripts, in any order.
+    fn letter_or_mark() -> impl proptest::strategy::Strategy<Value = char> {
+        use proptest::prelude::*;
+        prop_oneof![
+            proptest::sample::select(vec![
+                'a', 'e', 'i', 'o', 'u', 'n', 'c', 's', 'z', 'A', 'E', 'I', 'O', 'N', 'S', 'Z',
+                'ı', 'İ', 'ø', 'е', 'и', 'у', 'Е', 'И', 'У', 'α', 'ε', 'ι', 'ο', 'υ', 'ω', 'Α',
+                'Ω', 'क', 'ड', 'ढ', 'ी', 'த', 'க', 'ب', 'ي', 'ש', 'ב', 'ก', 'ส', 'ក', 'ម', 'か',
+                'は', 'カ', 'ハ', '国', 'ཀ', 'ག', '가', 'ᄀ', 'ᅡ', ' ', '.', '1', '٣',
+            ]),
+            proptest::char::range('\u{300}', '\u{36F}'),
+            proptest::sample::select(vec![
+                '\u{93C}', '\u{94D}', '\u{BCD}', '\u{64E}', '\u{651}', '\u{5B8}', '\u{5C1}',
+                '\u{E48}', '\u{E49}', '\u{17D2}', '\u{17C6}', '\u{3099}', '\u{309A}', '\u{F72}',
+                '\u{F90}', '\u{1AB0}', '\u{20DD}', '\u{FE0F}',
+            ]),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn nfd_text_folds_as_nfc_text_does(
+            chars in proptest::collection::vec(letter_or_mark(), 0..30)
+        ) {
+            let text: String = chars.into_iter().collect();
+            let nfc = normalize(&text.nfc().collect::<String>());
+            let nfd = normalize(&text.nfd().collect::<String>());
+            proptest::prop_assert_eq!(&nfd, &nfc);
+            proptest::prop_assert_eq!(&normalize(&text), &nfc);
+            let words = super::super::tokens::words;
+            proptest::prop_assert_eq!(words(&nfd), words(&nfc));
         }
     }
 }

@@ -294,10 +294,9 @@ fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
         Some(file) if args.text.is_none() => file.display().to_string(),
         _ => "the text".to_owned(),
     };
-    let words = megashingle::canonicalize::Canonicalizer::new(&config.canonicalize)
-        .words(&text)
-        .len();
-    let k = config.shingle.size;
+    let words = megashingle::canonicalize::Canonicalizer::new(&config.canonicalize).words(&text);
+    let k = config.shingle.size_of(words.iter().map(String::as_str));
+    let words = words.len();
     if words < k {
         return Err(megashingle::compare::TooShort { name, words, k }.into());
     }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::canonicalize::tokens::UnitScript;
 use crate::sketch::grouping::Grouping;
 
 /// A language with stop-word lists and a Snowball stemmer.
@@ -203,11 +204,114 @@ impl Default for CanonConfig {
 pub struct ShingleConfig {
     /// Words per shingle (k).
     pub size: usize,
+    /// Characters per shingle in a text written mostly in a script without spaces, whose
+    /// characters are its words.
+    pub script_size: ScriptSizes,
 }
 
 impl Default for ShingleConfig {
     fn default() -> Self {
-        ShingleConfig { size: 3 }
+        ShingleConfig {
+            size: 3,
+            script_size: ScriptSizes::default(),
+        }
+    }
+}
+
+impl ShingleConfig {
+    /// The shingle size of a text whose canonical words are `words` (see [`ScriptCount`]).
+    pub fn size_of<'a>(&self, words: impl IntoIterator<Item = &'a str>) -> usize {
+        let mut count = ScriptCount::default();
+        words
+            .into_iter()
+            .take(ScriptCount::ENOUGH)
+            .for_each(|w| count.add(w));
+        count.size(self)
+    }
+}
+
+/// `[shingle.script-size]`: characters per shingle for the scripts written without spaces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct ScriptSizes {
+    /// Chinese and Japanese: Han ideographs, kana and Bopomofo.
+    pub han: usize,
+    /// Thai.
+    pub thai: usize,
+    /// Lao.
+    pub lao: usize,
+    /// Khmer.
+    pub khmer: usize,
+    /// Myanmar (Burmese).
+    pub myanmar: usize,
+}
+
+impl Default for ScriptSizes {
+    fn default() -> Self {
+        ScriptSizes {
+            han: 4,
+            thai: 5,
+            lao: 5,
+            khmer: 5,
+            myanmar: 5,
+        }
+    }
+}
+
+impl ScriptSizes {
+    /// The shingle size for `script`.
+    pub fn get(&self, script: UnitScript) -> usize {
+        match script {
+            UnitScript::Han => self.han,
+            UnitScript::Thai => self.thai,
+            UnitScript::Lao => self.lao,
+            UnitScript::Khmer => self.khmer,
+            UnitScript::Myanmar => self.myanmar,
+        }
+    }
+}
+
+/// Counts a text's words by script, to choose its shingle size: a text most of whose words
+/// are characters of one script written without spaces (more of them than words of spaced
+/// scripts and than characters of any other such script) is shingled with that script's
+/// `shingle.script-size`; any other text with `shingle.size`. Japanese with Latin brand
+/// names, or Chinese with numbers, is one stream of words either way: a Latin word or a
+/// number counts as one character of a shingle. Long texts are judged by their first
+/// [`ScriptCount::ENOUGH`] words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScriptCount {
+    /// Words of spaced scripts.
+    spaced: u32,
+    /// Characters of each script of [`UnitScript::ALL`].
+    units: [u32; 5],
+}
+
+impl ScriptCount {
+    /// Words counted before a text's shingle size is chosen.
+    pub const ENOUGH: usize = 4096;
+
+    /// Counts one canonical word.
+    #[inline]
+    pub fn add(&mut self, word: &str) {
+        match UnitScript::of_word(word) {
+            None => self.spaced += 1,
+            Some(script) => self.units[script as usize] += 1,
+        }
+    }
+
+    /// The script written without spaces that most words are characters of, if any.
+    pub fn script(&self) -> Option<UnitScript> {
+        let (script, &count) = UnitScript::ALL
+            .iter()
+            .zip(&self.units)
+            .max_by_key(|&(script, &count)| (count, std::cmp::Reverse(*script)))?;
+        (count > self.spaced).then_some(*script)
+    }
+
+    /// The shingle size of the text counted.
+    pub fn size(&self, config: &ShingleConfig) -> usize {
+        self.script()
+            .map_or(config.size, |script| config.script_size.get(script))
     }
 }
 
@@ -367,6 +471,17 @@ pub enum ConfigError {
     },
 }
 
+/// The dotted key of a script's shingle size.
+fn script_size_key(script: UnitScript) -> &'static str {
+    match script {
+        UnitScript::Han => "shingle.script-size.han",
+        UnitScript::Thai => "shingle.script-size.thai",
+        UnitScript::Lao => "shingle.script-size.lao",
+        UnitScript::Khmer => "shingle.script-size.khmer",
+        UnitScript::Myanmar => "shingle.script-size.myanmar",
+    }
+}
+
 /// Largest shingle size accepted.
 pub const MAX_SHINGLE_SIZE: usize = 64;
 /// Largest number of minima accepted.
@@ -414,6 +529,16 @@ impl Config {
                 k.to_string(),
                 format!("1 to {MAX_SHINGLE_SIZE} words"),
             );
+        }
+        for script in UnitScript::ALL {
+            let k = self.shingle.script_size.get(script);
+            if !(1..=MAX_SHINGLE_SIZE).contains(&k) {
+                return Err(ConfigError::Range {
+                    key: script_size_key(script),
+                    value: k.to_string(),
+                    allowed: format!("1 to {MAX_SHINGLE_SIZE} characters"),
+                });
+            }
         }
         let m = self.signature.minima;
         if !(1..=MAX_MINIMA).contains(&m) {
@@ -576,6 +701,42 @@ mod tests {
         let config = Config::default();
         let again = Config::from_toml(&config.to_toml(), Path::new("x.toml")).unwrap();
         assert_eq!(config, again);
+    }
+
+    #[test]
+    fn a_script_shingle_size_is_set_checked_and_chosen_from_the_text() {
+        let config =
+            Config::from_toml("[shingle.script-size]\nkhmer = 7\n", Path::new("p.toml")).unwrap();
+        assert_eq!(config.shingle.script_size.khmer, 7);
+        assert_eq!(config.shingle.script_size.han, ScriptSizes::default().han);
+        let err = Config::from_toml("[shingle.script-size]\nthai = 0\n", Path::new("p.toml"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "configuration key `shingle.script-size.thai` = 0 is out of range: 1 to 64 characters"
+        );
+        let set = Config::default()
+            .with_setting("shingle.script-size.han=6")
+            .unwrap();
+        assert_eq!(set.shingle.script_size.han, 6);
+        let shingle = &set.shingle;
+        let words = |text: &'static str| crate::canonicalize::tokens::words(text);
+        // Chinese with a number and a Latin name: Han characters are most of the words.
+        assert_eq!(shingle.size_of(words("国家统计局发布了GDP数据 2024")), 6);
+        assert_eq!(shingle.size_of(words("東京都はiPhoneを発表")), 6);
+        // Mostly spaced words, or nothing: shingle.size.
+        assert_eq!(shingle.size_of(words("a report on 北京 and its people")), 3);
+        assert_eq!(shingle.size_of(words("")), 3);
+        // Thai and Khmer characters outnumber the Han ones: the larger count decides.
+        assert_eq!(
+            shingle.size_of(words("ขนส่งน้ำ 国")),
+            shingle.script_size.thai
+        );
+        let mut count = ScriptCount::default();
+        for w in words("ខ្មែរ ខ្មែរ abc") {
+            count.add(w);
+        }
+        assert_eq!(count.script(), Some(UnitScript::Khmer));
     }
 
     #[test]

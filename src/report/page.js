@@ -215,10 +215,11 @@ function start() {
 
   // A text's kept words with its shared passages marked: `passages` are [start, end) pairs of
   // word positions, flattened. The words are the even parts of the text split at its
-  // separators; a separator is marked when the words on both sides are.
+  // separators (a space, a line break, or a zero-width space between characters of a script
+  // written without spaces); a separator is marked when the words on both sides are.
   function textNode(full, passages) {
     const box = element('div', 'text');
-    const parts = full.split(/([ \n])/);
+    const parts = full.split(/([ \n\u200B])/);
     const marked = new Uint8Array((parts.length + 1) / 2);
     for (let p = 0; p + 1 < passages.length; p += 2) {
       marked.fill(1, passages[p], Math.min(passages[p + 1], marked.length));

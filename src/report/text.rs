@@ -7,7 +7,12 @@
 use std::ops::Range;
 
 use crate::canonicalize::stream::WordStream;
-use crate::canonicalize::Canonicalizer;
+use crate::canonicalize::{tokens, Canonicalizer};
+
+/// The separator between display words written without a space between them (characters of
+/// Chinese, Japanese, Thai...): the zero-width space, which the page splits words at and shows
+/// as nothing.
+pub const JOINER: char = '\u{200B}';
 
 /// Most display words in a lead: the first words shown in the story list.
 pub const LEAD_WORDS: usize = 10;
@@ -22,8 +27,8 @@ pub const MAX_WORD_CHARS: usize = 40;
 /// The start of a text as shown: display words with the separator before each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Shown {
-    /// The words, one after another, each after its separator (`' '` or `'\n'`; none before
-    /// the first).
+    /// The words, one after another, each after its separator (`' '`, `'\n'` or [`JOINER`];
+    /// none before the first).
     text: String,
     /// Where each word's separator starts in `text`.
     starts: Vec<u32>,
@@ -73,22 +78,31 @@ impl Shown {
         let (mut count, mut same) = (0usize, true);
         'lines: for line in visible.lines() {
             for (i, token) in line.split_whitespace().enumerate() {
-                if shown.is_full(keep) {
-                    shown.cut = true;
-                    break 'lines;
-                }
-                canonicalizer.for_each_word_of_visible(token, &mut buffer, |word| {
-                    if let Some(words) = canonical {
-                        same &= words.get(count).is_some_and(|w| w == word);
+                // A character of a script written without spaces is a display word of its
+                // own, after an invisible separator, so that passages are marked on it.
+                let mut pieces = Vec::new();
+                tokens::for_each_unit_piece(token, |piece| pieces.push(piece));
+                // (A zero-width space of the text's own is dropped: it shows nothing.)
+                pieces.retain(|piece| piece.chars().any(|c| c != JOINER));
+                for (j, piece) in pieces.into_iter().enumerate() {
+                    if shown.is_full(keep) {
+                        shown.cut = true;
+                        break 'lines;
                     }
-                    count += 1;
-                });
-                let separator = match (shown.starts.is_empty(), i) {
-                    (true, _) => None,
-                    (false, 0) => Some('\n'),
-                    (false, _) => Some(' '),
-                };
-                shown.push(separator, token, count);
+                    canonicalizer.for_each_word_of_visible(piece, &mut buffer, |word| {
+                        if let Some(words) = canonical {
+                            same &= words.get(count).is_some_and(|w| w == word);
+                        }
+                        count += 1;
+                    });
+                    let separator = match (shown.starts.is_empty(), i, j) {
+                        (true, _, _) => None,
+                        (false, _, 1..) => Some(JOINER),
+                        (false, 0, _) => Some('\n'),
+                        (false, _, _) => Some(' '),
+                    };
+                    shown.push(separator, piece, count);
+                }
             }
         }
         match canonical {
@@ -128,8 +142,13 @@ impl Shown {
                 break;
             }
             // Control characters would not survive as they are in a page: the HTML parser
-            // replaces NUL, so the lead in the page and in its data would differ.
-            self.text.push(if c.is_control() { '\u{FFFD}' } else { c });
+            // replaces NUL, so the lead in the page and in its data would differ. A zero-width
+            // space in a word (Khmer marks word ends with it) would split it there.
+            match c {
+                JOINER => {}
+                c if c.is_control() => self.text.push('\u{FFFD}'),
+                c => self.text.push(c),
+            }
         }
         self.ends.push(canonical_so_far as u32);
     }
@@ -226,6 +245,25 @@ mod tests {
         assert_eq!(shown.ends, [1, 2, 3, 4, 5, 7, 8]);
         assert_eq!(shown.passages(&[1..3, 5..6]), [1..3, 5..6]);
         assert_eq!(shown.passages(&[0..2, 2..4]), [Range { start: 0, end: 4 }]);
+    }
+
+    #[test]
+    fn characters_of_scripts_without_spaces_are_display_words_of_their_own() {
+        let canon = canonicalizer();
+        let raw = "国家统计局\u{200B}发布ＧＤＰ数据。\nThe end";
+        let words = canon.words(raw);
+        assert_eq!(words.len(), 12, "{words:?}");
+        let shown = Shown::of(&canon, raw, Some(&words), ALL);
+        // Each character after an invisible separator; the zero-width space of the text is
+        // dropped; a Latin word and the punctuation after a character stay as they are.
+        assert_eq!(
+            format!("{}{}", shown.lead(), shown.rest()),
+            "国\u{200B}家\u{200B}统\u{200B}计\u{200B}局\u{200B}发\u{200B}布\u{200B}ＧＤＰ\u{200B}数\u{200B}据\u{200B}。\nThe end"
+        );
+        assert_eq!(shown.len(), 13);
+        // A passage of canonical words marks just its characters.
+        assert_eq!(shown.passages(&[2..5, 8..10]), [2..5, 8..10]);
+        assert_eq!(shown.ends[10], 10, "the full stop holds no word");
     }
 
     #[test]

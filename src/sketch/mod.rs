@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
-use crate::config::Config;
+use crate::config::{Config, ScriptCount, ShingleConfig};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::sketch::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher};
 use crate::sketch::signature::MinHasher;
@@ -113,8 +113,8 @@ pub struct SketchBuffers {
 }
 
 /// Word hashes gathered before their windows are hashed (and all but the last `k - 1` let go):
-/// 32 KiB, however long the text.
-const WORDS_HELD: usize = 4096;
+/// 32 KiB, however long the text. The shingle size is chosen from the first so many words.
+const WORDS_HELD: usize = ScriptCount::ENOUGH;
 
 /// Everything needed to sketch documents under one configuration.
 #[derive(Debug)]
@@ -122,7 +122,7 @@ pub struct Sketcher {
     canonicalizer: Canonicalizer,
     hasher: ShingleHasher,
     minhasher: MinHasher,
-    shingle_size: usize,
+    shingle: ShingleConfig,
 }
 
 impl Sketcher {
@@ -132,7 +132,7 @@ impl Sketcher {
             canonicalizer: Canonicalizer::new(&config.canonicalize),
             hasher: ShingleHasher::new(config.signature.seed),
             minhasher: MinHasher::new(config.signature.minima, config.signature.seed),
-            shingle_size: config.shingle.size,
+            shingle: config.shingle.clone(),
         }
     }
 
@@ -141,9 +141,15 @@ impl Sketcher {
         &self.canonicalizer
     }
 
-    /// The shingle size `k`.
+    /// The shingle size `k` of texts of spaced scripts (`shingle.size`).
     pub fn shingle_size(&self) -> usize {
-        self.shingle_size
+        self.shingle.size
+    }
+
+    /// The shingle size of a text whose canonical words are `words`: `shingle.size`, or the
+    /// `shingle.script-size` of the script without spaces most of them are characters of.
+    pub fn shingle_size_of<'a>(&self, words: impl IntoIterator<Item = &'a str>) -> usize {
+        self.shingle.size_of(words)
     }
 
     /// The hash of one canonical word.
@@ -151,9 +157,9 @@ impl Sketcher {
         self.hasher.word(word)
     }
 
-    /// The shingle window hashes of a list of word hashes, in text order.
-    pub fn windows(&self, word_hashes: &[u64]) -> Vec<u64> {
-        self.hasher.windows(word_hashes, self.shingle_size)
+    /// The shingle window hashes, `k` words each, of a list of word hashes, in text order.
+    pub fn windows(&self, word_hashes: &[u64], k: usize) -> Vec<u64> {
+        self.hasher.windows(word_hashes, k)
     }
 
     /// The signature of a shingle set.
@@ -193,16 +199,18 @@ impl Sketcher {
         let visible = self.canonicalizer.visible(text);
         let start = keys.len();
         let mut page_differs = false;
-        let words = self.append_window_keys(
+        let (words, k) = self.append_window_keys(
             |push| page_differs = visible.for_each_main_piece(with_page, push),
             scratch,
             keys,
+            None,
         );
         let (set, lead) = into_set(keys, start);
         let page = if page_differs {
             let page = visible.into_page();
             let start = keys.len();
-            self.append_window_keys(|push| page.for_each_piece(push), scratch, keys);
+            // The page is shingled as its main text is, so that their shingles compare.
+            self.append_window_keys(|push| page.for_each_piece(push), scratch, keys, Some(k));
             into_set(keys, start).0
         } else {
             0
@@ -215,36 +223,44 @@ impl Sketcher {
     }
 
     /// Appends to `keys` the key of each shingle window of the visible text whose pieces
-    /// `for_each_piece` gives, in text order; returns the number of canonical words.
+    /// `for_each_piece` gives, in text order; returns the number of canonical words and the
+    /// shingle size, `k` when given, else chosen from the text's first words
+    /// ([`ScriptCount`]).
     fn append_window_keys(
         &self,
         for_each_piece: impl FnOnce(&mut dyn FnMut(&str)),
         scratch: &mut SketchBuffers,
         keys: &mut Vec<u32>,
-    ) -> u32 {
+        k: Option<usize>,
+    ) -> (u32, usize) {
         let SketchBuffers { stream, words } = scratch;
-        let held = WORDS_HELD.max(2 * self.shingle_size);
+        let mut k = k;
+        let mut count = ScriptCount::default();
         words.clear();
         // Words whose windows are all made: let go.
         let mut done = 0;
         self.canonicalizer
             .for_each_word_of_pieces(for_each_piece, stream, |word| {
                 words.push(self.hasher.word(word));
-                if words.len() == held {
-                    done += self.append_windows(words, keys);
+                if k.is_none() {
+                    count.add(word);
+                }
+                if words.len() == WORDS_HELD {
+                    let k = *k.get_or_insert_with(|| count.size(&self.shingle));
+                    done += self.append_windows(words, keys, k);
                 }
             });
-        let count = done + words.len();
-        self.append_windows(words, keys);
-        count as u32
+        let k = k.unwrap_or_else(|| count.size(&self.shingle));
+        let total = done + words.len();
+        self.append_windows(words, keys, k);
+        (total as u32, k)
     }
 
     /// Appends the keys of the windows of the word hashes `words` to `keys`, and lets go of
     /// every word but the last `k - 1`, which the windows to come begin with; returns how many
     /// it let go. Out of line, so that the loop over words stays small.
     #[inline(never)]
-    fn append_windows(&self, words: &mut Vec<u64>, keys: &mut Vec<u32>) -> usize {
-        let k = self.shingle_size;
+    fn append_windows(&self, words: &mut Vec<u64>, keys: &mut Vec<u32>, k: usize) -> usize {
         if words.len() < k {
             return 0;
         }
@@ -427,6 +443,9 @@ mod tests {
     /// whole, normalized whole, and every word hash listed.
     fn shingles_whole(sketcher: &Sketcher, text: &str, with_page: bool) -> ShingleSets {
         let (main, page) = sketcher.canonicalizer().texts(text, with_page);
+        let k = sketcher.shingle_size_of(crate::canonicalize::tokens::words(
+            &crate::canonicalize::unicode::normalize(&main),
+        ));
         let set_of = |visible: &str| {
             let normalized = crate::canonicalize::unicode::normalize(visible);
             let hashes: Vec<u64> = crate::canonicalize::tokens::words(&normalized)
@@ -434,10 +453,7 @@ mod tests {
                 .map(|w| sketcher.word_hash(w))
                 .collect();
             let mut set = Vec::new();
-            let (_, lead) =
-                sketcher
-                    .hasher
-                    .append_set_and_lead(&hashes, sketcher.shingle_size, &mut set);
+            let (_, lead) = sketcher.hasher.append_set_and_lead(&hashes, k, &mut set);
             (hashes.len() as u32, set, lead)
         };
         let (words, set, lead) = set_of(&main);
