@@ -29,7 +29,12 @@ The passes, each over the Rust library:
    ``--max-local-links`` (default 50 million), else large-star/small-star rounds (Kiveris et
    al., 2014) seeded by that bound;
 8. each component clustered on one executor exactly as the command clusters documents
-   (``cluster_group``), lone documents stay alone.
+   (``cluster_group``): the linked documents partitioned by component, sorted, and each
+   partition's components clustered in turn (no pandas, one Rust call per component); lone
+   documents stay alone.
+
+Adaptive query execution is turned off in the job's own session: the job sets its partitions
+itself, and adaptive execution would run every query stage as a Spark job of its own.
 """
 
 from __future__ import annotations
@@ -653,7 +658,8 @@ def _strip_sets(offsets: np.ndarray, data: np.ndarray, frequent: Optional[np.nda
     values = words[at]
     owner = np.repeat(np.arange(len(heads)), sets)
     if frequent is not None and len(frequent):
-        hit = np.isin(values, frequent)
+        at_frequent = np.searchsorted(frequent, values).clip(max=len(frequent) - 1)
+        hit = frequent[at_frequent] == values
         found, found_owner = values[hit], owner[hit]
     else:
         found, found_owner = values[:0], owner[:0]
@@ -880,33 +886,75 @@ def _place(sketches, components, config_toml: str):
         ]
     )
 
-    def place(frame):
-        import pandas as pd
+    names = [f.name for f in out_schema.fields]
+
+    def place_groups(table, config) -> "object":
+        """Clusters each group (rows of one root, contiguous) of an Arrow table."""
+        import pyarrow as pa
+
+        roots = table.column("root").to_numpy()
+        nums = table.column("num").to_numpy()
+        ids = table.column("doc_id").to_pylist()
+        comparable = table.column("comparable").to_numpy(zero_copy_only=False)
+        sketch = table.column("sketch").chunk(0) if table.num_rows else None
+        _, offs, data = sketch.buffers()
+        offs = np.frombuffer(offs, np.int32)[sketch.offset : sketch.offset + len(sketch) + 1]
+        data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+        change = np.flatnonzero(roots[1:] != roots[:-1]) + 1
+        starts = np.concatenate([[0], change])
+        ends = np.concatenate([change, [len(roots)]])
+        out = {n: [] for n in names}
+        for s, e in zip(starts.tolist(), ends.tolist()):
+            group_ids = ids[s:e]
+            rows = megashingle._megashingle.cluster_group_packed(
+                config, group_ids, (offs[s : e + 1] - offs[s]).astype(np.int32), data[offs[s] : offs[e]]
+            )
+            members: dict = {}
+            for doc, c, _, _ in rows:
+                members.setdefault(c, []).append(group_ids[doc])
+            smallest = {c: min(m) for c, m in members.items()}
+            seen: dict = {}
+            for doc, c, size, similarity in rows:
+                position = seen.get(c, 0)
+                seen[c] = position + 1
+                out["num"].append(int(nums[s + doc]))
+                out["doc_id"].append(group_ids[doc])
+                out["cluster_id"].append(smallest[c])
+                out["cluster_size"].append(size)
+                out["similarity"].append(similarity)
+                out["status"].append("ok" if comparable[s + doc] else "too_short")
+                out["position"].append(position)
+        types = [pa.int64(), pa.string(), pa.string(), pa.int64(), pa.float64(), pa.string(), pa.int64()]
+        return pa.RecordBatch.from_arrays([pa.array(out[n], t) for n, t in zip(names, types)], names=names)
+
+    def place(batches: Iterator) -> Iterator:
+        import pyarrow as pa
 
         config = megashingle._config_from_toml(config_toml)
-        ids = [str(i) for i in frame["doc_id"]]
-        blobs = list(frame["sketch"])
-        lengths = np.array([len(b) for b in blobs], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-        data = np.frombuffer(b"".join(bytes(b) for b in blobs), dtype=np.uint8)
-        rows = megashingle._megashingle.cluster_group_packed(config, ids, offsets, data)
-        members: dict = {}
-        for doc, c, _, _ in rows:
-            members.setdefault(c, []).append(ids[doc])
-        smallest = {c: min(m) for c, m in members.items()}
-        seen: dict = {}
-        out = []
-        nums = list(frame["num"])
-        comparable = list(frame["comparable"])
-        for doc, c, size, similarity in rows:
-            position = seen.get(c, 0)
-            seen[c] = position + 1
-            status = "ok" if comparable[doc] else "too_short"
-            out.append((nums[doc], ids[doc], smallest[c], size, similarity, status, position))
-        return pd.DataFrame(out, columns=[f.name for f in out_schema.fields])
+        carry = None  # the rows of the last group seen, which may go on in the next batch
+        for batch in batches:
+            table = pa.Table.from_batches([batch])
+            if carry is not None:
+                table = pa.concat_tables([carry, table])
+            table = table.combine_chunks()
+            if table.num_rows == 0:
+                continue
+            roots = table.column("root").to_numpy()
+            last = int(np.flatnonzero(roots != roots[-1])[-1]) + 1 if (roots != roots[-1]).any() else 0
+            carry = table.slice(last)
+            if last:
+                yield place_groups(table.slice(0, last).combine_chunks(), config)
+        if carry is not None and carry.num_rows:
+            yield place_groups(carry.combine_chunks(), config)
 
-    linked = sketches.select("num", "doc_id", "comparable", "sketch").join(components, "num")
-    grouped = linked.groupBy("root").applyInPandas(place, out_schema)
+    partitions = int(sketches.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    linked = (
+        sketches.select("num", "doc_id", "comparable", "sketch")
+        .join(components, "num")
+        .repartition(partitions, "root")
+        .sortWithinPartitions("root")
+    )
+    grouped = linked.select("root", "num", "doc_id", "comparable", "sketch").mapInArrow(place, out_schema)
     alone = sketches.select("num", "doc_id", "comparable").join(components, "num", "left_anti").select(
         "num",
         "doc_id",
@@ -1213,7 +1261,13 @@ def main(argv: Optional[list] = None) -> int:
     from pyspark.sql import functions as F
 
     owned = SparkSession.getActiveSession() is None
-    builder = SparkSession.builder.appName("megashingle").config("spark.ui.showConsoleProgress", "false")
+    builder = (
+        SparkSession.builder.appName("megashingle")
+        .config("spark.ui.showConsoleProgress", "false")
+        # The job sets its partitions itself; adaptive execution would run each query stage as
+        # a Spark job of its own.
+        .config("spark.sql.adaptive.enabled", "false")
+    )
     if args.master:
         builder = builder.master(args.master)
     spark_log = None
