@@ -17,7 +17,8 @@
 #    workers), sampled every second; shuffle bytes written, summed over the tasks of the event
 #    log (SparkListenerTaskEnd, "Shuffle Bytes Written"), in total and per phase of the job.
 #    Spark jobs: the SparkListenerJobStart events of the log. CPU seconds: user + system time of
-#    the whole process tree (GNU time). F1: pairs of documents in one story, the command's
+#    every process of the tree (the JVM and the Python workers included), sampled each second
+#    (the command's from GNU time). F1: pairs of documents in one story, the command's
 #    table as the truth.
 # 4. With TEXT_DEDUP=/path/to/minhash_spark.py (text-dedup's PySpark MinHash script, the
 #    version before GraphFrames: git show 6bb8e89:text_dedup/minhash_spark.py; it needs numpy
@@ -71,18 +72,24 @@ wall_seconds() {
   awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.1f", s }' <<<"$t"
 }
 
-# The RSS (kB) of a process and all its descendants, summed.
+# The RSS (kB) of a process and all its descendants, summed, and each one's CPU seconds so far
+# (appended to $2 as "pid seconds" lines: the last line of each pid is its total).
 tree_rss() {
-  ps -e -o pid=,ppid=,rss= | awk -v top="$1" '
-    { parent[$1] = $2; rss[$1] = $3 }
+  ps -e -o pid=,ppid=,rss=,times= | awk -v top="$1" -v cpu="$2" '
+    { parent[$1] = $2; rss[$1] = $3; t[$1] = $4 }
     END {
       for (p in rss) {
         q = p
         while (q != "" && q != top && q != 0 && q != 1) q = parent[q]
-        if (q == top) total += rss[p]
+        if (q == top) { total += rss[p]; if (cpu != "") print p, t[p] >> cpu }
       }
       print total + 0
     }'
+}
+
+# CPU seconds of a process tree sampled by tree_rss: each process's last figure, summed.
+tree_cpu() {
+  awk '{ t[$1] = $2 } END { for (p in t) s += t[p]; printf "%.0f", s }' "$1"
 }
 
 cpu_seconds() {
@@ -118,8 +125,9 @@ measure_spark() {
     /usr/bin/time -v -o "$work/$label.time" "$@" 2>"$work/$label.err" &
   pid=$!
   peak=0
+  : >"$work/$label.cpu"
   while kill -0 "$pid" 2>/dev/null; do
-    rss=$(tree_rss "$pid")
+    rss=$(tree_rss "$pid" "$work/$label.cpu")
     [ "$rss" -gt "$peak" ] && peak=$rss
     sleep 1
   done
@@ -134,7 +142,7 @@ measure_spark() {
   fi
   run_seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
   run_mb=$(awk -v k="$peak" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }')
-  run_cpu=$(cpu_seconds "$work/$label.time")
+  run_cpu=$(tree_cpu "$work/$label.cpu")
   run_jobs=$(cat "$events"/* | grep -c '"Event":"SparkListenerJobStart"' || true)
   # Shuffle bytes written per phase of the job (the job descriptions it sets) and in total.
   "$python" - "$events" >"$work/$label.shuffle" <<'EOF'
