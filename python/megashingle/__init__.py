@@ -14,7 +14,9 @@ The Spark job is ``megashingle.spark`` (``pip install "./python[spark]"``).
 
 from __future__ import annotations
 
+import os
 import sys
+import warnings
 from typing import Any, Iterable, Optional
 
 from . import _megashingle
@@ -84,6 +86,109 @@ def _column(values: Any) -> Any:
         raise TypeError("expected a column of strings, not a single string")
     return values
 
+THREADS_PER_CORE = 4
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _threads(threads: Any, where: str) -> int:
+    """A thread count as the library takes it: 0 for one per core; more than four per core
+    is lowered to that with a warning, as the command does with ``-j``."""
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"{where}: threads must be an int (0: one per core), not {type(threads).__name__}")
+    if threads < 0:
+        raise ValueError(f"{where}: threads={threads}: give 0 (one per core) or a positive count")
+    cores = _cores()
+    most = THREADS_PER_CORE * cores
+    if threads > most:
+        warnings.warn(
+            f"{where}: threads={threads} is more than {THREADS_PER_CORE} threads per core "
+            f"({cores} cores here); running {most} threads",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return most
+    return threads
+
+
+def _sized(values: Any) -> Any:
+    """A column that can be read twice (a one-shot iterator becomes a list)."""
+    pa = sys.modules.get("pyarrow")
+    pd = sys.modules.get("pandas")
+    if isinstance(values, (list, tuple)):
+        return values
+    if pd is not None and isinstance(values, pd.Series):
+        return values
+    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    if isinstance(values, (str, bytes)):
+        return values
+    return list(values)
+
+
+def _repeated_ids(ids: Any) -> list:
+    """The ids given more than once, with their counts, in order of first appearance."""
+    pa = sys.modules.get("pyarrow")
+    pd = sys.modules.get("pandas")
+    if pa is not None and isinstance(ids, (pa.Array, pa.ChunkedArray)):
+        import pyarrow.compute as pc
+
+        counts = pc.value_counts(ids)
+        values = counts.field("values").to_pylist()
+        found = counts.field("counts").to_pylist()
+        return [(v, c) for v, c in zip(values, found) if c > 1]
+    if pd is not None and isinstance(ids, pd.Series):
+        ids = ids.array
+    if isinstance(ids, (str, bytes)):
+        return []
+    counts: dict = {}
+    for i in ids:
+        if isinstance(i, str):
+            counts[i] = counts.get(i, 0) + 1
+    return [(i, c) for i, c in counts.items() if c > 1]
+
+
+def _check_ids(ids: Any, strict: bool, where: str, keeps: str = "the first") -> Any:
+    """Warns (or, with ``strict``, raises ValueError) when ids repeat, naming the ids and
+    their counts; returns the ids, readable again."""
+    ids = _sized(ids)
+    repeated = _repeated_ids(ids)
+    if repeated:
+        shown = ", ".join(f"{i!r} ({c} times)" for i, c in repeated[:5])
+        more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
+        extra = sum(c - 1 for _, c in repeated)
+        if strict:
+            raise ValueError(f"{where}: repeated ids: {shown}{more}; ids must be unique")
+        warnings.warn(
+            f"{where}: repeated ids: {shown}{more}; {keeps} document of each id is kept, "
+            f"{extra} dropped (strict=True makes this an error)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return ids
+
+
+def _check_boilerplate(boilerplate: Any) -> Any:
+    import numpy as np
+
+    values = np.asarray(boilerplate)
+    if values.size == 0:
+        return np.zeros(0, dtype=np.uint32)
+    if values.ndim != 1 or values.dtype.kind not in "iu":
+        raise TypeError(
+            "boilerplate must be a one-dimensional array of shingle keys (unsigned 32-bit "
+            f"integers), not {values.dtype} of shape {values.shape}"
+        )
+    if values.min() < 0 or values.max() > 0xFFFFFFFF:
+        raise ValueError("boilerplate: shingle keys are unsigned 32-bit integers (0 to 4294967295)")
+    return np.ascontiguousarray(values, dtype=np.uint32)
+
+
 
 def cluster(
     ids: Iterable[str],
@@ -107,12 +212,13 @@ def cluster(
     (None for a text too short to compare); ``status`` is ``"ok"`` or ``"too_short"``.
     Raises ValueError with the library's message for a bad configuration or input.
     """
+    ids = _check_ids(ids, strict, "megashingle.cluster")
     return _megashingle.cluster(
         _column(ids),
         _column(texts),
         config,
         times=None if times is None else iter(times),
-        threads=threads,
+        threads=_threads(threads, "megashingle.cluster"),
         strict=strict,
     )
 
@@ -134,12 +240,13 @@ def dedup(
     command's ``--dropped`` file lists them (story by story in the cluster table's order):
     ``doc_id, duplicate_of, similarity, jaccard, containment``. Every other id is kept.
     """
+    ids = _check_ids(ids, strict, "megashingle.dedup")
     return _megashingle.dedup(
         _column(ids),
         _column(texts),
         config,
         times=None if times is None else iter(times),
-        threads=threads,
+        threads=_threads(threads, "megashingle.dedup"),
         strict=strict,
     )
 
@@ -169,10 +276,8 @@ class Sketcher:
 
     def __init__(self, config: Optional[Config] = None, boilerplate: Any = None, threads: int = 0):
         if boilerplate is not None:
-            import numpy as np
-
-            boilerplate = np.ascontiguousarray(boilerplate, dtype=np.uint32)
-        self._inner = _megashingle.Sketcher(config, boilerplate, threads)
+            boilerplate = _check_boilerplate(boilerplate)
+        self._inner = _megashingle.Sketcher(config, boilerplate, _threads(threads, "megashingle.Sketcher"))
 
     def sketch(self, text: str) -> Sketch:
         """The sketch of one text."""
@@ -218,7 +323,13 @@ class Index:
     ) -> list[dict]:
         """Adds documents (as ``index add``); returns one dict per document, in id order, with
         ``doc_id, story_id, new_story, similarity, status``. Without ``upsert`` an id already
-        indexed is an error and nothing is added."""
+        indexed is an error and nothing is added. An id given twice in one call is an error
+        (ValueError naming it)."""
+        ids = _sized(ids)
+        repeated = _repeated_ids(ids)
+        if repeated:
+            shown = ", ".join(f"{i!r} ({c} times)" for i, c in repeated[:5])
+            raise ValueError(f"Index.add: repeated ids: {shown}; give each id once (nothing was added)")
         return self._inner.add(
             _column(ids), _column(texts), None if times is None else iter(times), upsert
         )

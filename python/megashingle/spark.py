@@ -1,166 +1,712 @@
 """megashingle on Apache Spark: the stories of a corpus larger than one machine.
 
-``cluster(df)`` runs the stages as Spark does them at scale, each over the Rust library:
+``python -m megashingle.spark --input PATH --output DIR`` reads what ``megashingle cluster``
+reads, with the same ids: folders of ``.txt``/``.html``/``.htm``/``.eml`` files (id: the path
+relative to the folder), single such files (id: the file name), CSV with a header and JSONL
+(each also ``.gz``/``.zst``), and Parquet (Spark's reader). Several ``--input`` are one
+collection; a repeated id keeps its first record in input order, as the command does.
 
-1. document frequency: each partition's page shingle sets (``Sketcher.page_sets``) counted
-   per partition, summed by shingle (a shuffle of distinct shingles), and the shingles in at
-   least ``boilerplate.min-documents`` documents broadcast to the executors;
-2. story frequency (``boilerplate.min-stories``), as the command finds it: a first pass of
-   stages 3 to 7 with the document-frequency boilerplate, pairs verified from the minima,
-   gives provisional stories; the (shingle, story) pairs of the sketches' sets, for the
-   shingles of ``min-stories`` pages or more, are counted by distinct story; those in
-   ``min-stories`` stories join the boilerplate, broadcast again;
-3. sketches per partition with ``mapInArrow`` (minima, candidate keys, shingle set, lead);
-4. candidate pairs: the candidate keys exploded and grouped by key, with the library's bucket
-   rules (all pairs up to 16 documents, a star from the first one up to
-   ``cluster.max-bucket``, none past it);
-5. verification of each pair on the executors (``verify_pairs``: the library's check);
-6. connected components of the linked pairs with the large-star/small-star iteration
-   (Kiveris et al., "Connected Components in MapReduce and Beyond", 2014): no edge list is
-   ever collected to the driver;
-7. each component with two or more documents is clustered on one executor exactly as the
-   command clusters documents (``cluster_group``: joins strongest first with the
-   representative check, lone documents attached), giving representatives, sizes and
-   similarities.
+Record and document files are listed on the driver and read on the executors with the
+library's own readers (``RecordReader``); texts never pass through the JVM: each pass reads
+them again where it needs them (the readers run at disk speed). Every document gets a
+number, (file position << 32) | record number, used for all shuffles instead of its id.
 
-Run it as ``python -m megashingle.spark --input PATH --output DIR`` (see ``--help``).
+The passes, each over the Rust library:
+
+1. ids: each record's id and number (a shuffle of ids only): repeated ids, counts and the
+   reports of skipped records come to the driver;
+2. document frequency: each partition's page shingle sets counted and summed by shingle; the
+   shingles in at least ``boilerplate.min-documents`` pages broadcast;
+3. story frequency (``boilerplate.min-stories``), as the command finds it: a first
+   clustering from minima only (``cluster.verify = "estimate"``); the shingles found in at
+   least ``min-stories`` of its stories join the boilerplate;
+4. sketches (``Sketcher.sketch_packed``: one binary value per document) and candidate keys;
+   the sketches are hash-partitioned by document number once and kept;
+5. candidate pairs of document numbers from the keys, with the library's bucket rules (all
+   pairs up to 16 documents, a star from the smallest id up to ``cluster.max-bucket``);
+6. verification where the first document's sketch is (only the second's moves);
+7. connected components of the links: one union-find on the driver when they are at most
+   ``--max-local-links`` (default 50 million), else large-star/small-star rounds (Kiveris et
+   al., 2014) seeded by that bound;
+8. each component clustered on one executor exactly as the command clusters documents
+   (``cluster_group``): the linked documents partitioned by component, sorted, and each
+   partition's components clustered in turn (no pandas, one Rust call per component); lone
+   documents stay alone.
+
+Adaptive query execution is turned off in the job's own session: the job sets its partitions
+itself, and adaptive execution would run every query stage as a Spark job of its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
+import shutil
 import sys
-from typing import Iterator, Optional
+import tempfile
+import uuid
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
 import megashingle
 from megashingle import Config
 
-__all__ = ["cluster", "main"]
+__all__ = ["InputError", "cluster", "cluster_files", "main"]
 
 ALL_PAIRS_BUCKET = 16
+DOCUMENT_EXTENSIONS = ("txt", "html", "htm", "eml")
+RECORD_EXTENSIONS = ("csv", "jsonl", "ndjson", "json")
+DEFAULT_MAX_LOCAL_LINKS = 50_000_000
+# A record file larger than this is read by several tasks, each keeping every k-th record.
+SPLIT_BYTES = 32 << 20
+MAX_SPLIT = 8
 
 log = logging.getLogger("megashingle.spark")
 
 
-def _phase(frame, name: str) -> None:
+class InputError(ValueError):
+    """Input or setup the job cannot use: its message is one line for the user."""
+
+
+def _phase(spark, name: str) -> None:
     """Names the Spark jobs that follow (in the Spark UI and the event log)."""
-    frame.sparkSession.sparkContext.setJobDescription(f"megashingle: {name}")
+    spark.sparkContext.setJobDescription(f"megashingle: {name}")
 
 
 def _config_toml(config: Optional[Config]) -> str:
     return (config or Config()).to_toml()
 
 
-def _lists(values: np.ndarray, offsets: np.ndarray):
+# ---------------------------------------------------------------------------------------------
+# Workers' Python
+
+
+def _is_local(sc) -> bool:
+    return sc.master.startswith("local")
+
+
+def _use_own_python(sc) -> None:
+    """In local mode the workers run this interpreter (which has megashingle) unless the
+    user chose one (PYSPARK_PYTHON or spark.pyspark.python)."""
+    if not _is_local(sc) or os.environ.get("PYSPARK_PYTHON"):
+        return
+    chosen = sc.getConf().get("spark.pyspark.python")
+    sc.pythonExec = chosen or sys.executable
+
+
+def _check_workers(sc) -> None:
+    """Ends the job with one line when the executors' Python cannot import megashingle."""
+    if getattr(sc, "_megashingle_checked", False):
+        return
+
+    def probe(_):
+        try:
+            import megashingle._megashingle  # noqa: F401
+
+            return [("ok", "")]
+        except Exception as e:  # noqa: BLE001
+            return [("missing", f"{sys.executable}: {type(e).__name__}: {e}")]
+
+    try:
+        found = sc.parallelize([0], 1).mapPartitions(probe).collect()
+    except Exception as e:  # noqa: BLE001  (the worker's Python did not even start)
+        raise InputError(
+            f"the executors' Python ({sc.pythonExec}) does not start or cannot import "
+            f"megashingle ({_one_line(e)}); install the megashingle wheel into the executors' "
+            "Python (pip install megashingle-*.whl on each node, or ship a packed virtual "
+            "environment with --archives and set spark.pyspark.python to it)"
+        ) from None
+    status, detail = found[0]
+    if status != "ok":
+        raise InputError(
+            f"the executors' Python cannot import megashingle ({detail}); install the "
+            "megashingle wheel into the executors' Python (pip install megashingle-*.whl on "
+            "each node, or ship a packed virtual environment with --archives and set "
+            "spark.pyspark.python to it)"
+        )
+    sc._megashingle_checked = True
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+
+def _inner_extension(name: str) -> str:
+    """The extension that tells a file's format: the one before ``.gz``/``.zst``, lower case."""
+    lowered = os.path.basename(name).lower()
+    stem, ext = os.path.splitext(lowered)
+    if ext in (".gz", ".zst"):
+        ext = os.path.splitext(stem)[1]
+    return ext.lstrip(".")
+
+
+def _is_remote(path: str) -> bool:
+    return "://" in path and not path.startswith("file://")
+
+
+def _walk(folder: str) -> List[str]:
+    """The files under ``folder`` as the command lists them: hidden names left out, in path
+    order (component by component)."""
+    found: List[Tuple[Tuple[str, ...], str]] = []
+
+    def visit(at: str, parts: Tuple[str, ...]) -> None:
+        try:
+            entries = list(os.scandir(at))
+        except OSError as e:
+            raise InputError(f"{at}: cannot open: {e.strerror or e}") from None
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=True):
+                visit(entry.path, parts + (entry.name,))
+            else:
+                found.append((parts + (entry.name,), entry.path))
+
+    visit(folder, ())
+    found.sort(key=lambda f: [p.encode("utf-8", "surrogateescape") for p in f[0]])
+    return [path for _, path in found]
+
+
+@dataclass
+class Inputs:
+    """What the job reads: files for the library's readers, as (path, id) in the command's
+    order (an id for a document file of a folder), Parquet files, and the files of folders
+    left out for their extension. ``positions`` gives every file's place in the collection's
+    order (record files and Parquet files share it)."""
+
+    files: List[Tuple[str, Optional[str]]] = field(default_factory=list)
+    file_positions: List[int] = field(default_factory=list)
+    parquet: List[str] = field(default_factory=list)
+    parquet_positions: List[int] = field(default_factory=list)
+    remote: List[Tuple[str, str]] = field(default_factory=list)
+    ignored: int = 0
+    names: List[str] = field(default_factory=list)
+    count: int = 0
+
+    def add_file(self, path: str, doc_id: Optional[str]) -> None:
+        self.files.append((path, doc_id))
+        self.file_positions.append(self.count)
+        self.count += 1
+
+    def add_parquet(self, path: str) -> None:
+        self.parquet.append(path)
+        self.parquet_positions.append(self.count)
+        self.count += 1
+
+    def source(self, position: int) -> str:
+        """The file at a position, for messages."""
+        if position in self._by_position:
+            return self._by_position[position]
+        return "?"
+
+    @property
+    def _by_position(self) -> dict:
+        table = {p: f[0] for p, f in zip(self.file_positions, self.files)}
+        table.update(dict(zip(self.parquet_positions, self.parquet)))
+        return table
+
+
+def plan_inputs(paths: List[str], input_format: Optional[str] = None) -> Inputs:
+    """Lists the inputs on the driver: each path must exist and be readable; a folder of
+    Parquet files (Spark's output) is read as Parquet, any other folder as documents."""
+    inputs = Inputs(names=list(paths))
+    for path in paths:
+        if _is_remote(path):
+            fmt = input_format or {"csv": "csv", "parquet": "parquet"}.get(
+                _inner_extension(path), "jsonl" if _inner_extension(path) in RECORD_EXTENSIONS else "parquet"
+            )
+            inputs.remote.append((path, fmt))
+            continue
+        local = path[len("file://"):] if path.startswith("file://") else path
+        try:
+            st = os.stat(local)
+        except OSError as e:
+            raise InputError(f"{path}: cannot open: {e.strerror or e}") from None
+        if os.path.isdir(local):
+            files = _walk(local)
+            visible = [f for f in files if not os.path.basename(f).startswith("_")]
+            if visible and input_format is None and all(_inner_extension(f) == "parquet" for f in visible):
+                for f in visible:
+                    inputs.add_parquet(f)
+                continue
+            for f in files:
+                if _inner_extension(f) not in DOCUMENT_EXTENSIONS:
+                    inputs.ignored += 1
+                    continue
+                rel = os.path.relpath(f, local).replace(os.sep, "/")
+                inputs.add_file(f, rel)
+            continue
+        if not os.access(local, os.R_OK):
+            raise InputError(f"{path}: cannot open: Permission denied")
+        if input_format in (None, "parquet") and _inner_extension(local) == "parquet" or input_format == "parquet":
+            inputs.add_parquet(local)
+        else:
+            del st
+            inputs.add_file(local, None)
+    return inputs
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading on the executors
+
+
+def _string_array(offsets: np.ndarray, data: np.ndarray):
     import pyarrow as pa
 
-    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(values))
-
-
-def _rows_of(column) -> list:
-    """A Spark array column of an Arrow batch as one uint32 numpy view per row."""
-    values = column.values.to_numpy(zero_copy_only=False).view(np.uint32)
-    offsets = column.offsets.to_numpy()
-    return [values[offsets[i] : offsets[i + 1]] for i in range(len(column))]
-
-
-def _sketch_schema():
-    from pyspark.sql import types as T
-
-    return T.StructType(
-        [
-            T.StructField("doc_id", T.StringType(), False),
-            T.StructField("words", T.IntegerType(), False),
-            T.StructField("comparable", T.BooleanType(), False),
-            T.StructField("minima", T.ArrayType(T.IntegerType(), False), False),
-            T.StructField("keys", T.ArrayType(T.LongType(), False), False),
-            T.StructField("shingles", T.ArrayType(T.IntegerType(), False), False),
-            T.StructField("lead", T.ArrayType(T.IntegerType(), False), False),
-        ]
+    return pa.LargeStringArray.from_buffers(
+        len(offsets) - 1, pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(data)
     )
 
 
-def _page_counts(docs, config_toml: str, at_least: int) -> tuple:
+def _file_rows(inputs: Inputs, parallelism: int) -> List[tuple]:
+    """The read tasks' rows: (position, path, id, stride, part). A large record file is read
+    by up to ``MAX_SPLIT`` tasks, each keeping every stride-th record."""
+    rows = []
+    record_files = [f for f in inputs.files if f[1] is None]
+    for position, (path, doc_id) in zip(inputs.file_positions, inputs.files):
+        stride = 1
+        if doc_id is None and _inner_extension(path) not in DOCUMENT_EXTENSIONS:
+            size = os.path.getsize(path)
+            if size > SPLIT_BYTES:
+                stride = max(1, min(MAX_SPLIT, parallelism // max(1, len(record_files)), size // SPLIT_BYTES))
+        for part in range(stride):
+            rows.append((position, path, doc_id, stride, part))
+    return rows
+
+
+@dataclass
+class Reading:
+    """How each pass reads the collection: the files' rows for the library's readers, the
+    Parquet and remote inputs as DataFrames, the columns, and the numbers to leave out
+    (repeated ids)."""
+
+    spark: object
+    inputs: Inputs
+    id_column: str
+    text_column: str
+    input_format: Optional[str]
+    drop: object = None  # a broadcast sorted int64 array, or None
+
+    def _files_frame(self):
+        from pyspark.sql import types as T
+
+        sc = self.spark.sparkContext
+        rows = _file_rows(self.inputs, sc.defaultParallelism)
+        schema = T.StructType(
+            [
+                T.StructField("position", T.LongType(), False),
+                T.StructField("path", T.StringType(), False),
+                T.StructField("doc_id", T.StringType(), True),
+                T.StructField("stride", T.LongType(), False),
+                T.StructField("part", T.LongType(), False),
+            ]
+        )
+        slices = max(1, min(len(rows), sc.defaultParallelism * 4))
+        return self.spark.createDataFrame(sc.parallelize(rows, slices), schema)
+
+    def _table_frames(self):
+        """Parquet and remote inputs as (position, row, id, text) DataFrames."""
+        from pyspark.sql import functions as F
+
+        frames = []
+        if self.inputs.parquet:
+            df = self.spark.read.parquet(*self.inputs.parquet)
+            self._check_columns(df, ", ".join(self.inputs.parquet))
+            positions = dict(zip(self.inputs.parquet, self.inputs.parquet_positions))
+            path_col = F.col("_metadata.file_path")
+            mapping = F.create_map(
+                *[x for p, pos in positions.items() for x in (F.lit("file://" + os.path.abspath(p)), F.lit(pos))]
+            )
+            frames.append(
+                df.select(
+                    F.coalesce(mapping[path_col], mapping[F.regexp_replace(path_col, "^file:/+", "file:///")]).cast("long").alias("position"),
+                    (F.col("_metadata.row_index") + 1).alias("row"),
+                    F.col(self.id_column).cast("string").alias("doc_id"),
+                    F.col(self.text_column).cast("string").alias("text"),
+                )
+            )
+        for path, fmt in self.inputs.remote:
+            if fmt == "csv":
+                df = self.spark.read.csv(path, header=True, multiLine=True, escape='"')
+            elif fmt == "jsonl":
+                df = self.spark.read.json(path)
+            else:
+                df = self.spark.read.parquet(path)
+            self._check_columns(df, path)
+            position = self.inputs.count
+            self.inputs.count += 1
+            frames.append(
+                df.select(
+                    F.lit(0).cast("long").alias("position"),
+                    (F.monotonically_increasing_id() + F.lit(position << 58)).alias("row"),
+                    F.col(self.id_column).cast("string").alias("doc_id"),
+                    F.col(self.text_column).cast("string").alias("text"),
+                )
+            )
+        return frames
+
+    def _check_columns(self, df, name: str) -> None:
+        for column, role in ((self.id_column, "id"), (self.text_column, "text")):
+            if column not in df.columns:
+                raise InputError(
+                    f"{name}: no column `{column}` (the {role} column); columns found: "
+                    f"{', '.join(df.columns)}; name the columns with --id-column/--text-column"
+                )
+
+    def prepare(self) -> None:
+        self._tables = self._table_frames() if (self.inputs.parquet or self.inputs.remote) else []
+
+    def over_records(self, work: Callable, schema):
+        """``work(batches)`` run over every record, where each batch is a dict with ``num``
+        (int64), ``ids`` and ``texts`` (Arrow string arrays), ``line`` (int64) and
+        ``position``; it yields Arrow record batches of ``schema``. One DataFrame over all
+        inputs; reports of skipped records come as batches with a ``warning`` column when
+        ``schema`` has one."""
+        frames = []
+        id_column, text_column, fmt = self.id_column, self.text_column, self.input_format
+        drop = self.drop
+        wants_warnings = "warning" in schema.fieldNames()
+        fmt_rust = fmt if fmt in ("csv", "jsonl") else None
+
+        def dropped(num: np.ndarray) -> np.ndarray:
+            if drop is None:
+                return np.zeros(len(num), bool)
+            return np.isin(num, drop.value)
+
+        def warning_batch(messages: List[str]):
+            import pyarrow as pa
+
+            arrays = []
+            for f in schema.fields:
+                if f.name == "warning":
+                    arrays.append(pa.array(messages, pa.string()))
+                else:
+                    arrays.append(pa.nulls(len(messages), _arrow_type(f.dataType)))
+            return pa.RecordBatch.from_arrays(arrays, names=schema.fieldNames())
+
+        if self.inputs.files:
+
+            def from_files(batches: Iterator) -> Iterator:
+                from megashingle import _megashingle as ext
+
+                def records():
+                    for batch in batches:
+                        rows = batch.to_pylist()
+                        # One reader per (stride, part) group of rows, in order.
+                        groups: dict = {}
+                        for r in rows:
+                            groups.setdefault((r["stride"], r["part"]), []).append(r)
+                        for (stride, part), group in groups.items():
+                            files = [(r["path"], r["doc_id"]) for r in group]
+                            positions = np.array([r["position"] for r in group], dtype=np.int64)
+                            reader = ext.RecordReader(files, id_column, text_column, fmt_rust, stride, part)
+                            while True:
+                                made = reader.next_batch()
+                                if made is None:
+                                    break
+                                position = positions[made["file"]]
+                                num = (position << 32) | made["serial"]
+                                keep = ~dropped(num)
+                                ids = _string_array(made["id_offsets"], made["id_data"])
+                                texts = _string_array(made["text_offsets"], made["text_data"])
+                                if not keep.all():
+                                    import pyarrow as pa
+
+                                    mask = pa.array(keep)
+                                    ids, texts = ids.filter(mask), texts.filter(mask)
+                                    num, position, line = num[keep], position[keep], made["line"][keep]
+                                else:
+                                    line = made["line"]
+                                yield {"num": num, "ids": ids, "texts": texts, "line": line, "position": position}
+                            if wants_warnings and reader.warnings():
+                                yield {"warnings": reader.warnings()}
+
+                pending: List[str] = []
+                for out in work(_only_records(records(), pending)):
+                    yield out
+                if wants_warnings and pending:
+                    yield warning_batch(pending)
+
+            frames.append(self._files_frame().mapInArrow(from_files, schema))
+
+        names = self.inputs._by_position
+
+        def _table_origin(position: int, row: int) -> str:
+            return f"{names.get(position, 'input')}, row {row}"
+
+        for table in self._tables:
+
+            def from_table(batches: Iterator) -> Iterator:
+                import pyarrow as pa
+                import pyarrow.compute as pc
+
+                def records():
+                    for batch in batches:
+                        position = batch.column("position").to_numpy(zero_copy_only=False).astype(np.int64)
+                        row = batch.column("row").to_numpy(zero_copy_only=False).astype(np.int64)
+                        num = (position << 32) | row
+                        ids = batch.column("doc_id")
+                        texts = batch.column("text")
+                        blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(ids), ""), False)
+                        bad = pc.or_(pc.or_(pc.is_null(ids), pc.is_null(texts)), blank).to_numpy(zero_copy_only=False)
+                        messages = []
+                        for i in np.flatnonzero(bad):
+                            if not ids[i].is_valid:
+                                what = f"null id in `{id_column}`; every record needs an id"
+                            elif not texts[i].is_valid:
+                                what = f"null text in `{text_column}`"
+                            else:
+                                what = f"empty id in `{id_column}`; every record needs an id"
+                            where = _table_origin(int(position[i]), int(row[i]))
+                            messages.append(f"{where}: {what}; record skipped")
+                        keep = ~bad & ~dropped(num)
+                        mask = pa.array(keep)
+                        yield {
+                            "num": num[keep],
+                            "ids": ids.filter(mask),
+                            "texts": texts.filter(mask),
+                            "line": row[keep],
+                            "position": position[keep],
+                        }
+                        if messages:
+                            yield {"warnings": messages}
+
+                pending: List[str] = []
+                for out in work(_only_records(records(), pending)):
+                    yield out
+                if wants_warnings and pending:
+                    yield warning_batch(pending)
+
+            frames.append(table.mapInArrow(from_table, schema))
+        out = frames[0]
+        for more in frames[1:]:
+            out = out.unionByName(more)
+        return out
+
+
+def _arrow_type(spark_type):
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    if isinstance(spark_type, T.LongType):
+        return pa.int64()
+    if isinstance(spark_type, T.IntegerType):
+        return pa.int32()
+    if isinstance(spark_type, T.BooleanType):
+        return pa.bool_()
+    if isinstance(spark_type, T.BinaryType):
+        return pa.binary()
+    return pa.string()
+
+
+def _only_records(items: Iterator, warnings: List[str]) -> Iterator:
+    """The record batches of ``items``; the warnings they carry are appended to ``warnings``."""
+    for item in items:
+        if "warnings" in item:
+            warnings.extend(item["warnings"])
+        elif len(item["num"]):
+            yield item
+
+
+# ---------------------------------------------------------------------------------------------
+# Pass 1: ids
+
+
+@dataclass
+class Census:
+    """What the ids pass found: records kept, repeated ids (reported, later ones dropped),
+    reports of skipped records."""
+
+    records: int
+    kept: int
+    duplicates: List[str]
+    dropped: np.ndarray
+    skipped: int
+    warnings: List[str]
+
+
+def _census(reading: Reading, inputs: Inputs, sample: int = 20) -> Census:
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    schema = T.StructType(
+        [
+            T.StructField("num", T.LongType(), True),
+            T.StructField("doc_id", T.StringType(), True),
+            T.StructField("line", T.LongType(), True),
+            T.StructField("warning", T.StringType(), True),
+        ]
+    )
+
+    def ids(records: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        for r in records:
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(r["num"]), r["ids"].cast(pa.string()), pa.array(r["line"]), pa.nulls(len(r["num"]), pa.string())],
+                names=["num", "doc_id", "line", "warning"],
+            )
+
+    rows = reading.over_records(ids, schema).persist()
+    try:
+        totals = rows.agg(
+            F.count("num").alias("records"),
+            F.count("warning").alias("skipped"),
+        ).collect()[0]
+        warnings = [r.warning for r in rows.where(F.col("warning").isNotNull()).limit(sample).collect()]
+        repeated = (
+            rows.where(F.col("num").isNotNull())
+            .groupBy("doc_id")
+            .agg(F.count("*").alias("n"), F.sort_array(F.collect_list(F.struct("num", "line"))).alias("at"))
+            .where(F.col("n") > 1)
+            .collect()
+        )
+    finally:
+        rows.unpersist()
+    messages = []
+    drop = []
+    for r in sorted(repeated, key=lambda r: r.at[0].num):
+        first = r.at[0]
+        for later in r.at[1:]:
+            drop.append(later.num)
+            if len(messages) < sample:
+                messages.append(
+                    f"{_origin(inputs, later.num, later.line)}: duplicate id {json.dumps(r.doc_id, ensure_ascii=False)}, first seen at "
+                    f"{_origin(inputs, first.num, first.line)}; ids must be unique; record skipped"
+                )
+    dropped = np.array(sorted(drop), dtype=np.int64)
+    return Census(
+        records=int(totals.records),
+        kept=int(totals.records) - len(dropped),
+        duplicates=messages,
+        dropped=dropped,
+        skipped=int(totals.skipped) + len(dropped),
+        warnings=warnings,
+    )
+
+
+def _origin(inputs: Inputs, num: int, line: int) -> str:
+    """A record's place as the command names it: ``file:line``, or the file for a document."""
+    source = inputs.source(num >> 32)
+    return f"{source}:{line}" if line > 0 else source
+
+
+# ---------------------------------------------------------------------------------------------
+# Pass 2: document frequency
+
+
+def _page_counts(reading: Reading, config_toml: str, at_least: int) -> tuple:
     """The shingles in the page sets of at least ``at_least`` documents and their counts:
     counted per partition, summed by shingle across the cluster; the result (far smaller
     than the corpus) comes to the driver to be broadcast."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    def count(batches: Iterator) -> Iterator:
+    def count(records: Iterator) -> Iterator:
         import pyarrow as pa
 
         sketcher = megashingle.Sketcher(megashingle._config_from_toml(config_toml), threads=1)
-        for batch in batches:
-            values, _ = sketcher.page_sets(batch.column("text"))
+        for r in records:
+            values, _ = sketcher.page_sets(r["texts"])
             keys, counts = np.unique(values, return_counts=True)
             yield pa.RecordBatch.from_arrays(
                 [pa.array(keys.view(np.int32)), pa.array(counts.astype(np.int64))],
                 names=["shingle", "n"],
             )
 
-    schema = T.StructType(
-        [T.StructField("shingle", T.IntegerType()), T.StructField("n", T.LongType())]
-    )
+    schema = T.StructType([T.StructField("shingle", T.IntegerType()), T.StructField("n", T.LongType())])
     common = (
-        docs.select("text")
-        .mapInArrow(count, schema)
+        reading.over_records(count, schema)
         .groupBy("shingle")
         .agg(F.sum("n").alias("n"))
         .where(F.col("n") >= at_least)
-        .collect()
+        .toArrow()
     )
-    shingles = np.array([r.shingle for r in common], dtype=np.int32).view(np.uint32)
-    counts = np.array([r.n for r in common], dtype=np.int64)
+    shingles = common.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
+    counts = common.column("n").to_numpy().astype(np.int64)
     return shingles, counts
 
 
-def _spread_across_stories(sketches, stories, frequent_broadcast, min_stories: int) -> np.ndarray:
-    """The shingles of ``frequent_broadcast`` (sorted) found in the sets of at least
-    ``min_stories`` different stories: each document's set, cut to the frequent shingles on
-    the executors, gives (shingle, story) rows, counted by distinct story (Spark's aggregation
-    removes repeats within each partition before it shuffles)."""
-    from pyspark.sql import functions as F
+# ---------------------------------------------------------------------------------------------
+# Sketches
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices of the ranges [start, start + length), concatenated."""
+    lengths = lengths.astype(np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    ends = np.cumsum(lengths)
+    shift = np.repeat(starts.astype(np.int64) - (ends - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + shift
+
+
+def _strip_sets(offsets: np.ndarray, data: np.ndarray, frequent: Optional[np.ndarray]):
+    """Packed sketches without their shingle sets (their sizes kept, for estimated
+    verification), and each sketch's shingles found in the sorted array ``frequent`` (values
+    and offsets)."""
+    words = data.view("<u4")
+    heads = offsets[:-1].astype(np.int64) // 4
+    minima, sets = words[heads + 2].astype(np.int64), words[heads + 4].astype(np.int64)
+    at = _ranges(heads + 6 + minima, sets)
+    values = words[at]
+    owner = np.repeat(np.arange(len(heads)), sets)
+    if frequent is not None and len(frequent):
+        at_frequent = np.searchsorted(frequent, values).clip(max=len(frequent) - 1)
+        hit = frequent[at_frequent] == values
+        found, found_owner = values[hit], owner[hit]
+    else:
+        found, found_owner = values[:0], owner[:0]
+    found_offsets = np.searchsorted(found_owner, np.arange(len(heads) + 1)).astype(np.int32)
+    keep = np.ones(len(words), bool)
+    keep[at] = False
+    stripped = words.copy()
+    stripped[heads + 4] = 0
+    stripped = stripped[keep]
+    new_offsets = (offsets.astype(np.int64) - 4 * np.concatenate([[0], np.cumsum(sets)])).astype(np.int32)
+    return new_offsets, stripped.view(np.uint8), found, found_offsets
+
+
+def _sketch_schema(with_frequent: bool):
     from pyspark.sql import types as T
 
-    def pairs(batches: Iterator) -> Iterator:
-        import pyarrow as pa
+    fields = [
+        T.StructField("num", T.LongType(), False),
+        T.StructField("doc_id", T.StringType(), False),
+        T.StructField("comparable", T.BooleanType(), False),
+        T.StructField("sketch", T.BinaryType(), False),
+        T.StructField("keys", T.ArrayType(T.LongType(), False), False),
+    ]
+    if with_frequent:
+        fields.append(T.StructField("frequent", T.ArrayType(T.IntegerType(), False), False))
+    return T.StructType(fields)
 
-        frequent = frequent_broadcast.value
-        for batch in batches:
-            sets = batch.column("shingles")
-            values = sets.values.to_numpy(zero_copy_only=False).view(np.uint32)
-            offsets = sets.offsets.to_numpy()
-            story = np.repeat(batch.column("story").to_numpy(), np.diff(offsets))
-            at = np.searchsorted(frequent, values).clip(max=max(len(frequent) - 1, 0))
-            hit = frequent[at] == values if len(frequent) else np.zeros(len(values), bool)
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(values[hit].view(np.int32)), pa.array(story[hit])],
-                names=["shingle", "story"],
-            )
 
-    schema = T.StructType(
-        [T.StructField("shingle", T.IntegerType()), T.StructField("story", T.LongType())]
+def _sketches(reading: Reading, config_toml: str, boilerplate_broadcast, frequent_broadcast=None):
+    """Each document's number, id, packed sketch and candidate keys (and, with
+    ``frequent_broadcast``, its shingles among those: the sketch then has no set)."""
+    import pyarrow as pa
+
+    with_frequent = frequent_broadcast is not None
+    list_of = lambda t: pa.list_(pa.field("element", t, False))  # noqa: E731
+    arrow_schema = pa.schema(
+        [
+            pa.field("num", pa.int64(), False),
+            pa.field("doc_id", pa.string(), False),
+            pa.field("comparable", pa.bool_(), False),
+            pa.field("sketch", pa.binary(), False),
+            pa.field("keys", list_of(pa.int64()), False),
+        ]
+        + ([pa.field("frequent", list_of(pa.int32()), False)] if with_frequent else [])
     )
-    spread = (
-        sketches.select("doc_id", "shingles")
-        .join(stories, "doc_id")
-        .select("shingles", "story")
-        .mapInArrow(pairs, schema)
-        .groupBy("shingle")
-        .agg(F.countDistinct("story").alias("stories"))
-        .where(F.col("stories") >= min_stories)
-        .select("shingle")
-        .collect()
-    )
-    return np.array([r.shingle for r in spread], dtype=np.int32).view(np.uint32)
 
-
-def _sketches(docs, config_toml: str, boilerplate_broadcast):
-    def sketch(batches: Iterator) -> Iterator:
+    def sketch(records: Iterator) -> Iterator:
         import pyarrow as pa
 
         sketcher = megashingle.Sketcher(
@@ -168,55 +714,37 @@ def _sketches(docs, config_toml: str, boilerplate_broadcast):
             boilerplate=boilerplate_broadcast.value,
             threads=1,
         )
-        for batch in batches:
-            made = sketcher.sketch_batch(batch.column("text"))
-            n = len(batch)
-            minima = made["minima"]
-            yield pa.RecordBatch.from_arrays(
-                [
-                    batch.column("doc_id"),
-                    pa.array(made["words"].astype(np.int32)),
-                    pa.array(made["comparable"]),
-                    _lists(
-                        minima.reshape(-1).view(np.int32),
-                        np.arange(n + 1, dtype=np.int64) * minima.shape[1],
-                    ),
-                    _lists(made["keys"].view(np.int64), made["key_offsets"]),
-                    _lists(made["shingles"].view(np.int32), made["shingle_offsets"]),
-                    _lists(made["lead"].view(np.int32), made["lead_offsets"]),
-                ],
-                schema=_sketch_schema_arrow(),
+        frequent = frequent_broadcast.value if with_frequent else None
+        for r in records:
+            offsets, data, keys, key_offsets, comparable = sketcher._inner.sketch_packed(
+                megashingle._column(r["texts"]), True
             )
+            columns = [pa.array(r["num"]), r["ids"].cast(pa.string()), pa.array(comparable)]
+            extra = []
+            if with_frequent:
+                offsets, data, found, found_offsets = _strip_sets(offsets, data, frequent)
+                extra = [pa.ListArray.from_arrays(pa.array(found_offsets), pa.array(found.view(np.int32)))]
+            columns.append(pa.BinaryArray.from_buffers(pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]))
+            columns.append(pa.ListArray.from_arrays(pa.array(key_offsets.astype(np.int32)), pa.array(keys.view(np.int64))))
+            yield pa.RecordBatch.from_arrays(columns + extra, schema=arrow_schema)
 
-    return docs.mapInArrow(sketch, _sketch_schema())
+    return reading.over_records(sketch, _sketch_schema(with_frequent))
 
 
-def _sketch_schema_arrow():
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            pa.field("doc_id", pa.string(), False),
-            pa.field("words", pa.int32(), False),
-            pa.field("comparable", pa.bool_(), False),
-            pa.field("minima", pa.list_(pa.field("element", pa.int32(), False)), False),
-            pa.field("keys", pa.list_(pa.field("element", pa.int64(), False)), False),
-            pa.field("shingles", pa.list_(pa.field("element", pa.int32(), False)), False),
-            pa.field("lead", pa.list_(pa.field("element", pa.int32(), False)), False),
-        ]
-    )
+# ---------------------------------------------------------------------------------------------
+# Candidates, verification, components, placement
 
 
 def _candidate_pairs(sketches, max_bucket: int):
-    """Distinct pairs (a < b, by id) of documents sharing a candidate key, with the bucket
-    rules of the library."""
+    """Distinct pairs (a < b) of document numbers sharing a candidate key, with the bucket
+    rules of the library: all pairs up to 16 documents, a star from the document with the
+    smallest id up to ``max_bucket``, none past it."""
     from pyspark.sql import functions as F
 
+    exploded = sketches.where("comparable").select("num", F.explode("keys").alias("key"))
     buckets = (
-        sketches.where("comparable")
-        .select("doc_id", F.explode("keys").alias("key"))
-        .groupBy("key")
-        .agg(F.array_sort(F.collect_set("doc_id")).alias("docs"))
+        exploded.groupBy("key")
+        .agg(F.array_sort(F.collect_set("num")).alias("docs"))
         .withColumn("n", F.size("docs"))
         .where((F.col("n") >= 2) & (F.col("n") <= max_bucket))
     )
@@ -225,48 +753,47 @@ def _candidate_pairs(sketches, max_bucket: int):
         .select("docs", "n", F.posexplode("docs").alias("i", "a"))
         .select("a", F.explode(F.expr("slice(docs, i + 2, n)")).alias("b"))
     )
-    large = buckets.where(F.col("n") > ALL_PAIRS_BUCKET).select(
-        F.col("docs")[0].alias("a"), F.explode(F.expr("slice(docs, 2, n)")).alias("b")
+    large = buckets.where(F.col("n") > ALL_PAIRS_BUCKET).select("key", F.explode("docs").alias("num"))
+    hubs = (
+        large.join(sketches.select("num", "doc_id"), "num")
+        .groupBy("key")
+        .agg(F.min(F.struct("doc_id", "num")).alias("hub"), F.collect_list("num").alias("docs"))
+        .select(F.col("hub.num").alias("hub"), F.explode("docs").alias("other"))
+        .where(F.col("hub") != F.col("other"))
+        .select(F.least("hub", "other").alias("a"), F.greatest("hub", "other").alias("b"))
     )
-    return small.unionByName(large).distinct()
+    return small.unionByName(hubs).distinct()
 
 
-def _verified_links(pairs, sketches, config_toml: str):
-    """The pairs that link (pass, or may attach a lone document), verified on the executors."""
+def _verified_links(pairs, placed_sketches, config_toml: str):
+    """The pairs that link, verified where the first document's sketch is: the second's
+    sketch is sent to it (one sketch per pair moves; the partitioned sketches do not)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    side = sketches.select("doc_id", "minima", "shingles", "lead", "words")
-    a = side.select([F.col(c).alias(f"{c}_a") for c in side.columns])
-    b = side.select([F.col(c).alias(f"{c}_b") for c in side.columns])
-    joined = pairs.join(a, pairs.a == a.doc_id_a).join(b, pairs.b == b.doc_id_b)
-    joined = joined.select(
-        "a", "b", "minima_a", "shingles_a", "lead_a", "words_a",
-        "minima_b", "shingles_b", "lead_b", "words_b",
-    )
+    sk = placed_sketches.select("num", "sketch")
+    with_b = pairs.join(sk.select(F.col("num").alias("b"), F.col("sketch").alias("sketch_b")), "b")
+    both = with_b.join(sk.select(F.col("num").alias("a"), F.col("sketch").alias("sketch_a")), "a")
 
     def verify(batches: Iterator) -> Iterator:
         import pyarrow as pa
 
         config = megashingle._config_from_toml(config_toml)
         for batch in batches:
-            col = batch.column
-            _, score, weak = megashingle._megashingle.verify_pairs(
-                config,
-                _rows_of(col("minima_a")), _rows_of(col("shingles_a")),
-                _rows_of(col("lead_a")), col("words_a").to_pylist(),
-                _rows_of(col("minima_b")), _rows_of(col("shingles_b")),
-                _rows_of(col("lead_b")), col("words_b").to_pylist(),
-            )
-            keep = pa.array(~np.isnan(score) | weak)
+            buffers = []
+            for name in ("sketch_a", "sketch_b"):
+                column = batch.column(name)
+                _, offs, data = column.buffers()
+                offsets = np.frombuffer(offs, np.int32)[column.offset : column.offset + len(column) + 1]
+                buffers += [offsets, np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)]
+            keep = megashingle._megashingle.verify_packed(config, *buffers)
+            mask = pa.array(keep)
             yield pa.RecordBatch.from_arrays(
-                [col("a").filter(keep), col("b").filter(keep)], names=["a", "b"]
+                [batch.column("a").filter(mask), batch.column("b").filter(mask)], names=["a", "b"]
             )
 
-    schema = T.StructType(
-        [T.StructField("a", T.StringType(), False), T.StructField("b", T.StringType(), False)]
-    )
-    return joined.mapInArrow(verify, schema)
+    schema = T.StructType([T.StructField("a", T.LongType(), False), T.StructField("b", T.LongType(), False)])
+    return both.select("a", "b", "sketch_a", "sketch_b").mapInArrow(verify, schema)
 
 
 def _components(edges, max_rounds: int = 64, phase: str = ""):
@@ -287,7 +814,6 @@ def _components(edges, max_rounds: int = 64, phase: str = ""):
         )
 
     def small_star(e):
-        # Each edge oriented from the larger vertex to the smaller.
         oriented = e.select(F.greatest("a", "b").alias("a"), F.least("a", "b").alias("b")).where(
             F.col("a") != F.col("b")
         )
@@ -300,21 +826,46 @@ def _components(edges, max_rounds: int = 64, phase: str = ""):
             .distinct()
         )
 
-    _phase(edges, f"{phase}candidates and verification")
     current = edges.select("a", "b").where(F.col("a") != F.col("b")).distinct().localCheckpoint()
-    _phase(edges, f"{phase}components")
     for _ in range(max_rounds):
         after = small_star(large_star(current)).localCheckpoint()
-        changed = after.exceptAll(current).limit(1).count() + current.exceptAll(after).limit(1).count()
+        # Settled when every edge points at its component's root: no vertex is the larger
+        # end of one edge and the smaller end of another, and each vertex has one root.
+        roots = after.select(F.greatest("a", "b").alias("v"), F.least("a", "b").alias("r"))
+        unsettled = (
+            roots.groupBy("v").agg(F.countDistinct("r").alias("k")).where(F.col("k") > 1)
+            .select("v")
+            .unionByName(roots.select(F.col("r").alias("v")).intersect(roots.select("v")))
+            .limit(1)
+            .count()
+        )
         current = after
-        if changed == 0:
+        if unsettled == 0:
             break
     else:
         raise RuntimeError(f"connected components did not settle in {max_rounds} rounds")
-    # Each edge is now (vertex, root) with root the component's smallest vertex.
     roots = current.select(F.greatest("a", "b").alias("node"), F.least("a", "b").alias("root"))
     root_rows = roots.select(F.col("root").alias("node"), "root")
     return roots.unionByName(root_rows).distinct()
+
+
+def _local_components(spark, links, bound: int):
+    """Components of the links by one union-find on the driver when there are at most
+    ``bound`` of them; None when there are more."""
+    import pyarrow as pa
+
+    if links.count() > bound:
+        return None
+    table = links.toArrow()
+    a = table.column("a").to_numpy().astype(np.int64)
+    b = table.column("b").to_numpy().astype(np.int64)
+    nodes, roots = megashingle._megashingle.components(a, b)
+    from pyspark.sql import types as T
+
+    schema = T.StructType([T.StructField("num", T.LongType(), False), T.StructField("root", T.LongType(), False)])
+    if len(nodes) == 0:
+        return spark.createDataFrame([], schema)
+    return spark.createDataFrame(pa.table({"num": pa.array(nodes), "root": pa.array(roots)}), schema)
 
 
 def _place(sketches, components, config_toml: str):
@@ -325,6 +876,7 @@ def _place(sketches, components, config_toml: str):
 
     out_schema = T.StructType(
         [
+            T.StructField("num", T.LongType(), False),
             T.StructField("doc_id", T.StringType(), False),
             T.StructField("cluster_id", T.StringType(), False),
             T.StructField("cluster_size", T.LongType(), False),
@@ -334,31 +886,77 @@ def _place(sketches, components, config_toml: str):
         ]
     )
 
-    def place(frame):
-        import pandas as pd
+    names = [f.name for f in out_schema.fields]
+
+    def place_groups(table, config) -> "object":
+        """Clusters each group (rows of one root, contiguous) of an Arrow table."""
+        import pyarrow as pa
+
+        roots = table.column("root").to_numpy()
+        nums = table.column("num").to_numpy()
+        ids = table.column("doc_id").to_pylist()
+        comparable = table.column("comparable").to_numpy(zero_copy_only=False)
+        sketch = table.column("sketch").chunk(0) if table.num_rows else None
+        _, offs, data = sketch.buffers()
+        offs = np.frombuffer(offs, np.int32)[sketch.offset : sketch.offset + len(sketch) + 1]
+        data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+        change = np.flatnonzero(roots[1:] != roots[:-1]) + 1
+        starts = np.concatenate([[0], change])
+        ends = np.concatenate([change, [len(roots)]])
+        out = {n: [] for n in names}
+        for s, e in zip(starts.tolist(), ends.tolist()):
+            group_ids = ids[s:e]
+            rows = megashingle._megashingle.cluster_group_packed(
+                config, group_ids, (offs[s : e + 1] - offs[s]).astype(np.int32), data[offs[s] : offs[e]]
+            )
+            members: dict = {}
+            for doc, c, _, _ in rows:
+                members.setdefault(c, []).append(group_ids[doc])
+            smallest = {c: min(m) for c, m in members.items()}
+            seen: dict = {}
+            for doc, c, size, similarity in rows:
+                position = seen.get(c, 0)
+                seen[c] = position + 1
+                out["num"].append(int(nums[s + doc]))
+                out["doc_id"].append(group_ids[doc])
+                out["cluster_id"].append(smallest[c])
+                out["cluster_size"].append(size)
+                out["similarity"].append(similarity)
+                out["status"].append("ok" if comparable[s + doc] else "too_short")
+                out["position"].append(position)
+        types = [pa.int64(), pa.string(), pa.string(), pa.int64(), pa.float64(), pa.string(), pa.int64()]
+        return pa.RecordBatch.from_arrays([pa.array(out[n], t) for n, t in zip(names, types)], names=names)
+
+    def place(batches: Iterator) -> Iterator:
+        import pyarrow as pa
 
         config = megashingle._config_from_toml(config_toml)
-        ids = list(frame["doc_id"])
-        asarray = lambda c: [np.asarray(v, dtype=np.int32).view(np.uint32) for v in frame[c]]
-        rows = megashingle._megashingle.cluster_group(
-            config, ids, asarray("minima"), asarray("shingles"), asarray("lead"), list(frame["words"])
-        )
-        members: dict = {}
-        for doc, c, _, _ in rows:
-            members.setdefault(c, []).append(ids[doc])
-        smallest = {c: min(m) for c, m in members.items()}
-        seen: dict = {}
-        out = []
-        for doc, c, size, similarity in rows:
-            position = seen.get(c, 0)
-            seen[c] = position + 1
-            status = "ok" if frame["comparable"].iloc[doc] else "too_short"
-            out.append((ids[doc], smallest[c], size, similarity, status, position))
-        return pd.DataFrame(out, columns=[f.name for f in out_schema.fields])
+        carry = None  # the rows of the last group seen, which may go on in the next batch
+        for batch in batches:
+            table = pa.Table.from_batches([batch])
+            if carry is not None:
+                table = pa.concat_tables([carry, table])
+            table = table.combine_chunks()
+            if table.num_rows == 0:
+                continue
+            roots = table.column("root").to_numpy()
+            last = int(np.flatnonzero(roots != roots[-1])[-1]) + 1 if (roots != roots[-1]).any() else 0
+            carry = table.slice(last)
+            if last:
+                yield place_groups(table.slice(0, last).combine_chunks(), config)
+        if carry is not None and carry.num_rows:
+            yield place_groups(carry.combine_chunks(), config)
 
-    linked = sketches.join(components, "doc_id")
-    grouped = linked.groupBy("root").applyInPandas(place, out_schema)
-    alone = sketches.join(components, "doc_id", "left_anti").select(
+    partitions = int(sketches.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    linked = (
+        sketches.select("num", "doc_id", "comparable", "sketch")
+        .join(components, "num")
+        .repartition(partitions, "root")
+        .sortWithinPartitions("root")
+    )
+    grouped = linked.select("root", "num", "doc_id", "comparable", "sketch").mapInArrow(place, out_schema)
+    alone = sketches.select("num", "doc_id", "comparable").join(components, "num", "left_anti").select(
+        "num",
         "doc_id",
         F.col("doc_id").alias("cluster_id"),
         F.lit(1).cast("long").alias("cluster_size"),
@@ -369,56 +967,134 @@ def _place(sketches, components, config_toml: str):
     return grouped.unionByName(alone)
 
 
-def _stories(sketches, config: Config, phase: str = ""):
+def _stories(spark, sketches, config: Config, max_local_links: int, phase: str = ""):
     """Each sketched document's cluster (the columns of ``_place``): candidate pairs, their
     verification, connected components of the links, and each component clustered."""
     from pyspark.sql import functions as F
 
     config_toml = _config_toml(config)
-    pairs = _candidate_pairs(sketches, int(config.get("cluster.max-bucket")))
-    links = _verified_links(pairs, sketches, config_toml)
-    # Components over numbered documents: longs shuffle cheaper than ids.
-    numbers = sketches.select("doc_id").withColumn("num", F.monotonically_increasing_id()).persist()
-    na = numbers.select(F.col("doc_id").alias("a"), F.col("num").alias("na"))
-    nb = numbers.select(F.col("doc_id").alias("b"), F.col("num").alias("nb"))
-    numbered = links.join(na, "a").join(nb, "b").select(F.col("na").alias("a"), F.col("nb").alias("b"))
-    components = _components(numbered, phase=phase)
-    by_id = components.join(numbers, components.node == numbers.num).select("doc_id", "root")
-    return _place(sketches, by_id, config_toml)
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    placed = sketches.repartition(partitions, "num").persist()
+    pairs = _candidate_pairs(placed, int(config.get("cluster.max-bucket")))
+    links = _verified_links(pairs, placed, config_toml).persist()
+    _phase(spark, f"{phase}candidates, verification and components")
+    components = _local_components(spark, links, max_local_links)
+    if components is None:
+        log.info("more than %d links: connected components in distributed rounds", max_local_links)
+        components = _components(links).select(F.col("node").alias("num"), "root")
+    components = components.persist()
+    components.count()
+    links.unpersist()
+    return _place(placed, components, config_toml), placed
 
 
-def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Config] = None, *, ordered: bool = True):
-    """Clusters the documents of a Spark DataFrame into stories.
+# ---------------------------------------------------------------------------------------------
+# The job
 
-    Returns a DataFrame with the command's columns ``doc_id, cluster_id, cluster_size,
-    similarity, status`` (ordered as the command orders its rows when ``ordered``: largest
-    cluster first, then by cluster id, the representative first). A repeated id keeps one of
-    its documents (which one is not defined, unlike the command, which keeps the first).
-    """
+
+@dataclass
+class Result:
+    """The story table (a DataFrame: doc_id, cluster_id, cluster_size, similarity, status) and
+    what reading found."""
+
+    table: object
+    census: Census
+    inputs: Inputs
+    placed: object = None
+
+    def summary(self) -> str:
+        """The command's summary line for the stories (one Spark job)."""
+        from pyspark.sql import functions as F
+
+        head = F.col("position") == 0
+        row = self.placed.agg(
+            F.count("*").alias("documents"),
+            F.sum(head.cast("long")).alias("clusters"),
+            F.sum((head & (F.col("cluster_size") > 1)).cast("long")).alias("multi"),
+            F.sum((F.col("cluster_size") > 1).cast("long")).alias("clustered"),
+            F.sum((F.col("status") == "too_short").cast("long")).alias("too_short"),
+        ).collect()[0]
+        return (
+            f"{row.documents} documents in {row.clusters} clusters ({row.multi} clusters of 2 or "
+            f"more hold {row.clustered} documents); {row.too_short} too short to compare; "
+            f"{self.census.skipped} records skipped"
+        )
+
+
+def cluster_files(
+    spark,
+    paths: List[str],
+    id_col: str = "id",
+    text_col: str = "text",
+    config: Optional[Config] = None,
+    *,
+    input_format: Optional[str] = None,
+    ordered: bool = True,
+    max_local_links: int = DEFAULT_MAX_LOCAL_LINKS,
+) -> Result:
+    """Clusters the documents of files (what ``megashingle cluster`` reads, and Parquet) into
+    stories; raises InputError with a one-line message for input it cannot use."""
+    config = config or Config()
+    sc = spark.sparkContext
+    _use_own_python(sc)
+    _check_workers(sc)
+    inputs = plan_inputs(paths, input_format)
+    reading = Reading(spark, inputs, id_col, text_col, input_format)
+    try:
+        reading.prepare()
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise InputError(f"{', '.join(inputs.parquet or [p for p, _ in inputs.remote])}: cannot be read: {_one_line(e)}") from None
+    if not inputs.files and not inputs.parquet and not inputs.remote:
+        raise InputError(
+            f"no documents in {', '.join(paths)}: nothing to cluster, nothing written"
+            + (f" ({inputs.ignored} files left out for their extension; documents are .txt, .html, .htm, .eml)" if inputs.ignored else "")
+        )
+    _phase(spark, "reading: ids")
+    try:
+        census = _census(reading, inputs)
+    except Exception as e:  # noqa: BLE001
+        raise _input_error(e) from None
+    for w in census.warnings + census.duplicates:
+        print(f"megashingle.spark: {w}", file=sys.stderr)
+    if census.kept == 0:
+        raise InputError(
+            f"no documents in {', '.join(paths)}: nothing to cluster, nothing written"
+            + (" (every record was skipped)" if census.skipped else "")
+        )
+    if len(census.dropped):
+        reading.drop = sc.broadcast(census.dropped)
+    placed = _cluster_reading(spark, reading, config, ordered, max_local_links).persist()
+    return Result(_ordered(placed, ordered), census, inputs, placed)
+
+
+def _input_error(e: Exception) -> Exception:
+    """A reader's error (raised in a Python worker) as a one-line InputError."""
+    text = str(e)
+    for line in reversed(text.splitlines()):
+        if line.startswith("ValueError: "):
+            return InputError(line[len("ValueError: "):])
+        if line.startswith("megashingle.spark.InputError: "):
+            return InputError(line[len("megashingle.spark.InputError: "):])
+    return e
+
+
+def _cluster_reading(spark, reading: Reading, config: Config, ordered: bool, max_local_links: int):
     from pyspark.sql import functions as F
 
-    config = config or Config()
-    spark = df.sparkSession
-    docs = (
-        df.select(F.col(id_col).cast("string").alias("doc_id"), F.col(text_col).cast("string").alias("text"))
-        .where(F.col("doc_id").isNotNull() & (F.col("doc_id") != ""))
-        .fillna({"text": ""})
-        .dropDuplicates(["doc_id"])
-        .persist()  # read by each pass: kept rather than read and shuffled again
-    )
+    sc = spark.sparkContext
     min_documents = int(config.get("boilerplate.min-documents"))
     min_stories = int(config.get("boilerplate.min-stories"))
     floor = min([n for n in (min_documents, min_stories) if n > 0], default=0)
-    _phase(docs, "reading and document frequency")
+    _phase(spark, "document frequency")
     shingles, counts = (
-        _page_counts(docs, _config_toml(config), floor) if floor > 0 else (np.zeros(0, np.uint32),) * 2
+        _page_counts(reading, _config_toml(config), floor) if floor > 0 else (np.zeros(0, np.uint32),) * 2
     )
     boilerplate = shingles[counts >= min_documents] if min_documents > 0 else np.zeros(0, np.uint32)
     # Story frequency can only add shingles found in `min-stories` pages that are not
     # boilerplate already.
-    frequent = np.sort(
-        shingles[(counts >= min_stories) & ((counts < min_documents) | (min_documents == 0))]
-    )
+    frequent = np.sort(shingles[(counts >= min_stories) & ((counts < min_documents) | (min_documents == 0))])
     log.info(
         "%d boilerplate shingles by document frequency; %d more in %d pages or more, for story frequency",
         len(boilerplate), len(frequent), min_stories,
@@ -426,41 +1102,105 @@ def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Con
     if min_stories > 0 and len(frequent) > 0:
         # The first clustering, as the command makes it: pairs verified from the minima.
         first = config.replace({"cluster.verify": "estimate"})
-        sketches = _sketches(docs, _config_toml(first), spark.sparkContext.broadcast(boilerplate)).persist()
-        placed = _stories(sketches, first, phase="first clustering: ")
+        frequent_broadcast = sc.broadcast(frequent)
+        _phase(spark, "first clustering: sketches")
+        sketches = _sketches(reading, _config_toml(first), sc.broadcast(boilerplate), frequent_broadcast)
+        placed, kept = _stories(spark, sketches, first, max_local_links, phase="first clustering: ")
         # A story is named by its representative's id, hashed to 64 bits for the count.
-        stories = placed.select("doc_id", F.xxhash64("cluster_id").alias("story"))
-        frequent_broadcast = spark.sparkContext.broadcast(frequent)
-        _phase(docs, "first clustering: stories; story frequency")
-        spread = _spread_across_stories(sketches, stories, frequent_broadcast, min_stories)
-        sketches.unpersist()
+        stories = placed.select("num", F.xxhash64("cluster_id").alias("story"))
+        _phase(spark, "first clustering: stories; story frequency")
+        spread = (
+            kept.select("num", F.explode("frequent").alias("shingle"))
+            .join(stories, "num")
+            .groupBy("shingle")
+            .agg(F.countDistinct("story").alias("stories"))
+            .where(F.col("stories") >= min_stories)
+            .select("shingle")
+            .toArrow()
+        )
+        kept.unpersist()
         frequent_broadcast.unpersist()
+        spread = spread.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
         boilerplate = np.union1d(boilerplate, spread)
         log.info("%d boilerplate shingles by story frequency", len(spread))
-    sketches = _sketches(docs, _config_toml(config), spark.sparkContext.broadcast(boilerplate)).persist()
-    placed = _stories(sketches, config)
-    _phase(docs, "stories")
+    _phase(spark, "sketches")
+    sketches = _sketches(reading, _config_toml(config), sc.broadcast(boilerplate))
+    placed, _ = _stories(spark, sketches, config, max_local_links)
+    _phase(spark, "stories")
+    return placed
+
+
+def _ordered(placed, ordered: bool):
+    """The story table's columns, in the command's row order when ``ordered``."""
+    from pyspark.sql import functions as F
+
     if ordered:
         placed = placed.orderBy(F.col("cluster_size").desc(), "cluster_id", "position")
-    return placed.drop("position")
+    return placed.drop("position", "num")
 
 
-def _read(spark, path: str, fmt: str, id_col: str, text_col: str):
-    if fmt == "csv":
-        return spark.read.csv(path, header=True, multiLine=True, escape='"')
-    if fmt == "jsonl":
-        return spark.read.json(path)
-    if fmt == "parquet":
-        return spark.read.parquet(path)
-    raise ValueError(f"--input-format {fmt}: expected csv, jsonl or parquet")
+def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Config] = None, *, ordered: bool = True, max_local_links: int = DEFAULT_MAX_LOCAL_LINKS):
+    """Clusters the documents of a Spark DataFrame into stories.
+
+    Returns a DataFrame with the command's columns ``doc_id, cluster_id, cluster_size,
+    similarity, status`` (ordered as the command orders its rows when ``ordered``: largest
+    cluster first, then by cluster id, the representative first). Rows with a null or empty
+    id or a null text are skipped; a repeated id keeps one of its rows (the DataFrame has no
+    order: which one is not defined).
+    """
+    from pyspark.sql import functions as F
+
+    config = config or Config()
+    spark = df.sparkSession
+    _use_own_python(spark.sparkContext)
+    _check_workers(spark.sparkContext)
+    for column in (id_col, text_col):
+        if column not in df.columns:
+            raise InputError(f"no column `{column}`; columns found: {', '.join(df.columns)}")
+    docs = (
+        df.select(F.col(id_col).cast("string").alias("doc_id"), F.col(text_col).cast("string").alias("text"))
+        .where(F.col("doc_id").isNotNull() & (F.trim("doc_id") != "") & F.col("text").isNotNull())
+        .dropDuplicates(["doc_id"])
+        .withColumn("position", F.lit(0).cast("long"))
+        .withColumn("row", F.monotonically_increasing_id())
+    )
+    reading = Reading(spark, Inputs(), "doc_id", "text", None)
+    reading._tables = [docs.select("position", "row", "doc_id", "text").persist()]
+    return _ordered(_cluster_reading(spark, reading, config, ordered, max_local_links), ordered)
 
 
-def _format_of(path: str) -> str:
-    lowered = path.lower().rstrip("/")
-    for ending, fmt in ((".csv", "csv"), (".jsonl", "jsonl"), (".json", "jsonl"), (".parquet", "parquet")):
-        if lowered.endswith(ending):
-            return fmt
-    return "parquet"
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def _one_line(e: BaseException) -> str:
+    """An exception as one line: a Python worker's last error line, else the first line of
+    its message."""
+    text = str(e)
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for line in reversed(lines):
+        for prefix in ("ValueError: ", "megashingle.spark.InputError: ", "RuntimeError: ", "MemoryError"):
+            if line.startswith(prefix):
+                return line[len(prefix):] if prefix.endswith(": ") else line
+    for line in lines:
+        if not line.startswith(("at ", "Traceback", "File ", "py4j", "JVM stacktrace")):
+            return line[:500]
+    return type(e).__name__
+
+
+def _start_quietly(builder, log_path: str):
+    """Starts Spark with the JVM's stderr (Spark's log, its workers' output) going to
+    ``log_path``; this process's own stderr is left as it was."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.dup2(fd, 2)
+        return builder.getOrCreate()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
 
 
 def main(argv: Optional[list] = None) -> int:
@@ -468,25 +1208,35 @@ def main(argv: Optional[list] = None) -> int:
         prog="python -m megashingle.spark",
         description="Cluster documents into stories on Apache Spark, as `megashingle cluster` does.",
     )
-    parser.add_argument("--input", required=True, help="CSV (with a header), JSONL or Parquet: a file or folder")
-    parser.add_argument("--output", required=True, help="folder for the result (replaced)")
+    parser.add_argument(
+        "--input", required=True, action="append",
+        help="what `megashingle cluster` reads (a folder of .txt/.html/.htm/.eml files, such a file, "
+        "CSV with a header, JSONL; each also .gz/.zst) or Parquet (a file or a folder of them); "
+        "repeat for several inputs read as one collection",
+    )
+    parser.add_argument("--output", required=True, help="folder for the result (refused if it exists, unless --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", help="replace the output folder if it exists")
     parser.add_argument("--master", default=None, help="Spark master URL, e.g. local[2] (default: as spark-submit sets it, else local[*])")
     parser.add_argument("--id-column", default="id")
     parser.add_argument("--text-column", default="text")
-    parser.add_argument("--input-format", choices=["csv", "jsonl", "parquet"], default=None, help="default: from the input's name")
+    parser.add_argument("--input-format", choices=["csv", "jsonl", "parquet"], default=None, help="format of record files whose extension says nothing (default: as the command guesses)")
     parser.add_argument("--format", choices=["csv", "parquet", "jsonl"], default="csv", help="output format (CSV part files each have a header)")
     parser.add_argument("-c", "--config", default=None, help="pipeline.toml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one key, e.g. cluster.min-similarity=0.4")
+    parser.add_argument("--max-local-links", type=int, default=DEFAULT_MAX_LOCAL_LINKS, metavar="N", help="connected components by one union-find on the driver up to N linked pairs, in distributed rounds beyond (default 50000000)")
+    parser.add_argument("--debug", action="store_true", help="show Spark's log and full stack traces")
     args = parser.parse_args(argv)
-
-    from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
 
     if not log.handlers:  # what was found, on stderr; other loggers are left as they are
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("megashingle.spark: %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+
+    def fail(message: str) -> int:
+        print(f"megashingle.spark: error: {message}", file=sys.stderr)
+        return 2
+
     try:
         config = Config.from_file(args.config) if args.config else Config()
         for setting in args.set:
@@ -495,38 +1245,103 @@ def main(argv: Optional[list] = None) -> int:
             key, value = setting.split("=", 1)
             config = config.replace({key.strip(): _setting_value(value.strip())})
     except ValueError as e:
-        print(f"megashingle.spark: {e}", file=sys.stderr)
-        return 2
+        return fail(str(e))
+    output = args.output
+    local_output = not _is_remote(output)
+    if local_output:
+        output = output[len("file://"):] if output.startswith("file://") else output
+        if os.path.exists(output) and not args.overwrite:
+            return fail(f"{args.output}: the output folder exists; give another --output or --overwrite to replace it")
+    try:
+        plan_inputs(args.input, args.input_format)  # missing or unreadable inputs, before Spark starts
+    except InputError as e:
+        return fail(str(e))
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
     owned = SparkSession.getActiveSession() is None
-    builder = SparkSession.builder.appName("megashingle").config("spark.ui.showConsoleProgress", "false")
+    builder = (
+        SparkSession.builder.appName("megashingle")
+        .config("spark.ui.showConsoleProgress", "false")
+        # The job sets its partitions itself; adaptive execution would run each query stage as
+        # a Spark job of its own.
+        .config("spark.sql.adaptive.enabled", "false")
+    )
     if args.master:
         builder = builder.master(args.master)
-    spark = builder.getOrCreate()
+    spark_log = None
+    if not args.debug:
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     try:
-        fmt = args.input_format or _format_of(args.input)
-        df = _read(spark, args.input, fmt, args.id_column, args.text_column)
-        missing = [c for c in (args.id_column, args.text_column) if c not in df.columns]
-        if missing:
-            print(
-                f"megashingle.spark: {args.input}: no column {missing[0]!r} (columns: "
-                f"{', '.join(df.columns)}); name the columns with --id-column/--text-column",
-                file=sys.stderr,
-            )
-            return 2
-        result = cluster(df, args.id_column, args.text_column, config)
+        if owned and not args.debug:
+            spark_log = os.path.join(tempfile.gettempdir(), f"megashingle-spark-{os.getpid()}.log")
+            spark = _start_quietly(builder, spark_log)
+        else:
+            spark = builder.getOrCreate()
+    except Exception as e:  # noqa: BLE001
+        if args.debug:
+            raise
+        return fail(f"Spark does not start: {_one_line(e)}" + (f" (Spark's log: {spark_log})" if spark_log else ""))
+    failed = False
+    code = 0
+    try:
+        result = cluster_files(
+            spark, args.input, args.id_column, args.text_column, config,
+            input_format=args.input_format, max_local_links=args.max_local_links,
+        )
+        table = result.table
+        target = f"{output}.partial-{uuid.uuid4().hex[:8]}" if local_output else output
         if args.format == "csv":
-            result = result.withColumn(
+            table = table.withColumn(
                 "similarity", F.when(F.col("similarity").isNotNull(), F.format_string("%.4f", "similarity"))
             )
-            result.write.mode("overwrite").csv(args.output, header=True, emptyValue="", nullValue="")
+            writer = table.write.mode("overwrite" if not local_output else "error")
+            writer.csv(target, header=True, emptyValue="", nullValue="")
         elif args.format == "jsonl":
-            result.write.mode("overwrite").json(args.output)
+            table.write.mode("overwrite" if not local_output else "error").json(target)
         else:
-            result.write.mode("overwrite").parquet(args.output)
+            table.write.mode("overwrite" if not local_output else "error").parquet(target)
+        if local_output:
+            if os.path.exists(output):
+                shutil.rmtree(output)
+            os.rename(target, output)
+        census = result.census
+        ignored = f"; {result.inputs.ignored} files left out for their extension" if result.inputs.ignored else ""
+        repeated = f" ({len(census.dropped)} for a repeated id)" if len(census.dropped) else ""
+        print(f"megashingle.spark: {result.summary()}{repeated}{ignored}; written to {args.output}", file=sys.stderr)
+        code = 1 if census.skipped else 0
+    except InputError as e:
+        if args.debug:
+            raise
+        return fail(str(e))
+    except Exception as e:  # noqa: BLE001
+        if args.debug:
+            raise
+        failed = True
+        where = f"Spark's log: {spark_log}" if spark_log else "--debug shows Spark's log"
+        return fail(f"{_one_line(e)} ({where}; --debug shows the stack trace)")
     finally:
+        if local_output:
+            for leftover in _partials(output):
+                shutil.rmtree(leftover, ignore_errors=True)
         if owned:
             spark.stop()
-    return 0
+        if spark_log and not failed:
+            try:
+                os.remove(spark_log)
+            except OSError:
+                pass
+    return code
+
+
+def _partials(output: str) -> List[str]:
+    parent = os.path.dirname(os.path.abspath(output)) or "."
+    base = os.path.basename(os.path.abspath(output)) + ".partial-"
+    try:
+        return [os.path.join(parent, n) for n in os.listdir(parent) if n.startswith(base)]
+    except OSError:
+        return []
 
 
 def _setting_value(text: str):

@@ -651,6 +651,51 @@ impl PySketcher {
         Ok(out)
     }
 
+    /// The sketches of many texts as packed binary values (see `pack_sketch`): `(offsets`
+    /// (int32), `data` (uint8), `keys`, `key_offsets`, `comparable)`; shingle sets are left
+    /// out unless `with_sets`.
+    #[pyo3(signature = (texts, with_sets=true))]
+    fn sketch_packed<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        with_sets: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let texts = collect_texts(texts)?;
+        let sketches = py
+            .allow_threads(|| {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.sketcher.sketch_batch(&refs)
+            })
+            .map_err(value_error)?;
+        let mut data = Vec::new();
+        let mut offsets = vec![0i32];
+        for s in &sketches {
+            pack_sketch(s, with_sets, &mut data);
+            let end = i32::try_from(data.len()).map_err(|_| {
+                PyValueError::new_err(
+                    "a batch of packed sketches passes 2 GB: give smaller batches",
+                )
+            })?;
+            offsets.push(end);
+        }
+        let (keys, key_offsets) = flat(py, sketches.iter().map(|s| s.keys.as_slice()));
+        let ok: Vec<bool> = sketches
+            .iter()
+            .map(|s| s.status == megashingle::Status::Ok)
+            .collect();
+        PyTuple::new(
+            py,
+            [
+                offsets.into_pyarray(py).into_any(),
+                data.into_pyarray(py).into_any(),
+                keys.into_any(),
+                key_offsets.into_any(),
+                ok.into_pyarray(py).into_any(),
+            ],
+        )
+    }
+
     fn page_sets<'py>(
         &self,
         py: Python<'py>,
@@ -790,6 +835,399 @@ fn cluster_group<'py>(
         .collect())
 }
 
+/// One sketch packed as little-endian `u32`s: words, flags (1: comparable), the counts of
+/// minima, of the shingle set, of the set's shingles stored here and of lead keys, then the
+/// minima, the stored shingles and the lead. The Spark job moves sketches in this form (one
+/// binary value per document); a sketch for estimated verification may leave its set out
+/// (stored count 0) and keep its size.
+fn pack_sketch(sketch: &DocumentSketch, with_sets: bool, out: &mut Vec<u8>) {
+    let shingles: &[u32] = if with_sets { &sketch.shingles } else { &[] };
+    let comparable = u32::from(sketch.status == megashingle::Status::Ok);
+    let head = [
+        sketch.words,
+        comparable,
+        sketch.minima.len() as u32,
+        sketch.shingles.len() as u32,
+        shingles.len() as u32,
+        sketch.lead.len() as u32,
+    ];
+    for value in head
+        .iter()
+        .chain(&sketch.minima)
+        .chain(shingles)
+        .chain(&sketch.lead)
+    {
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+}
+
+/// A packed sketch (see [`pack_sketch`]) read back: `None` for its set when it was left out
+/// (the set then holds placeholders of the right size, for estimated verification only).
+fn unpack_sketch(bytes: &[u8]) -> PyResult<(DocumentSketch, bool)> {
+    const HEAD: usize = 6;
+    let bad = || PyValueError::new_err("a packed sketch is cut short or malformed");
+    if bytes.len() % 4 != 0 || bytes.len() < HEAD * 4 {
+        return Err(bad());
+    }
+    let values: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (minima, set_len, stored, lead) = (
+        values[2] as usize,
+        values[3] as usize,
+        values[4] as usize,
+        values[5] as usize,
+    );
+    if values.len() != HEAD + minima + stored + lead || (stored != 0 && stored != set_len) {
+        return Err(bad());
+    }
+    let body = &values[HEAD..];
+    let has_set = stored == set_len;
+    let shingles = if has_set {
+        body[minima..minima + stored].to_vec()
+    } else {
+        vec![0; set_len]
+    };
+    let sketch = DocumentSketch {
+        words: values[0],
+        minima: body[..minima].to_vec(),
+        keys: Vec::new(),
+        shingles,
+        lead: body[minima + stored..].to_vec(),
+        status: if values[1] & 1 == 1 {
+            megashingle::Status::Ok
+        } else {
+            megashingle::Status::TooShort
+        },
+    };
+    Ok((sketch, has_set))
+}
+
+/// A column of binary values given as an Arrow array's buffers: `(offsets, data)`.
+fn binary_values<'a>(offsets: &'a [i32], data: &'a [u8]) -> PyResult<Vec<&'a [u8]>> {
+    let end = offsets.last().copied().unwrap_or(0);
+    if offsets.windows(2).any(|w| w[0] > w[1])
+        || offsets.first().is_some_and(|&o| o < 0)
+        || end as usize > data.len()
+    {
+        return Err(PyValueError::new_err(
+            "a binary array has offsets past its data",
+        ));
+    }
+    Ok(offsets
+        .windows(2)
+        .map(|w| &data[w[0] as usize..w[1] as usize])
+        .collect())
+}
+
+/// Packed sketches of a binary column (its offsets and data buffers). Under exact
+/// verification every sketch must carry its set.
+fn unpack_column(
+    config: &Config,
+    offsets: &PyReadonlyArray1<'_, i32>,
+    data: &PyReadonlyArray1<'_, u8>,
+) -> PyResult<Vec<DocumentSketch>> {
+    let offsets = offsets
+        .as_slice()
+        .map_err(|_| PyTypeError::new_err("offsets must be contiguous"))?;
+    let data = data
+        .as_slice()
+        .map_err(|_| PyTypeError::new_err("data must be contiguous"))?;
+    let exact = config.cluster.verify == megashingle::config::Verify::Exact;
+    binary_values(offsets, data)?
+        .into_iter()
+        .map(|bytes| {
+            let (sketch, has_set) = unpack_sketch(bytes)?;
+            if exact && !has_set {
+                return Err(PyValueError::new_err(
+                    "a packed sketch without its shingle set cannot be verified exactly \
+                     (cluster.verify = \"exact\"): pack it with its set",
+                ));
+            }
+            Ok(sketch)
+        })
+        .collect()
+}
+
+/// Verifies pairs of packed sketches, the first of each pair from one binary column, the
+/// second from another (each given as offsets and data): per pair whether it links (passes,
+/// or may attach a lone document).
+#[pyfunction]
+fn verify_packed<'py>(
+    py: Python<'py>,
+    config: PyRef<'py, PyConfig>,
+    a_offsets: PyReadonlyArray1<'py, i32>,
+    a_data: PyReadonlyArray1<'py, u8>,
+    b_offsets: PyReadonlyArray1<'py, i32>,
+    b_data: PyReadonlyArray1<'py, u8>,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let a = unpack_column(&config.config, &a_offsets, &a_data)?;
+    let b = unpack_column(&config.config, &b_offsets, &b_data)?;
+    if a.len() != b.len() {
+        return Err(PyValueError::new_err(
+            "verify_packed needs as many first as second sketches",
+        ));
+    }
+    let config = config.config.clone();
+    let links: Vec<bool> = py.allow_threads(|| {
+        a.iter()
+            .zip(&b)
+            .map(|(x, y)| megashingle::verify_pair(&config, x, y).links())
+            .collect()
+    });
+    Ok(links.into_pyarray(py))
+}
+
+/// [`cluster_group`] over packed sketches (a binary column's offsets and data).
+#[pyfunction]
+fn cluster_group_packed<'py>(
+    py: Python<'py>,
+    config: PyRef<'py, PyConfig>,
+    ids: Vec<String>,
+    offsets: PyReadonlyArray1<'py, i32>,
+    data: PyReadonlyArray1<'py, u8>,
+) -> PyResult<Vec<GroupRow>> {
+    let sketches = unpack_column(&config.config, &offsets, &data)?;
+    if sketches.len() != ids.len() {
+        return Err(PyValueError::new_err(
+            "cluster_group_packed needs one sketch per id",
+        ));
+    }
+    let config = config.config.clone();
+    let placed = py
+        .allow_threads(|| {
+            let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+            megashingle::cluster_group(&config, &refs, &sketches)
+        })
+        .map_err(value_error)?;
+    Ok(placed
+        .into_iter()
+        .map(|p| (p.doc, p.cluster, p.cluster_size, p.similarity))
+        .collect())
+}
+
+/// Connected components of an edge list (two aligned arrays of vertex numbers), by
+/// union-find: the vertices that are in an edge, sorted, and each one's component as the
+/// component's smallest vertex.
+#[pyfunction]
+fn components<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray1<'py, i64>,
+    b: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (a, b) = (a.as_array(), b.as_array());
+    if a.len() != b.len() {
+        return Err(PyValueError::new_err(
+            "components needs as many first as second vertices",
+        ));
+    }
+    let (a, b): (Vec<i64>, Vec<i64>) = (a.to_vec(), b.to_vec());
+    let (nodes, roots) = py.allow_threads(|| {
+        let mut nodes: Vec<i64> = a.iter().chain(&b).copied().collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let at = |v: i64| nodes.binary_search(&v).expect("every vertex is listed") as u32;
+        // Each set's root is its smallest member: union links the larger root under the smaller.
+        let mut parent: Vec<u32> = (0..nodes.len() as u32).collect();
+        fn find(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                let up = parent[parent[x as usize] as usize];
+                parent[x as usize] = up;
+                x = up;
+            }
+            x
+        }
+        for (&x, &y) in a.iter().zip(&b) {
+            let (rx, ry) = (find(&mut parent, at(x)), find(&mut parent, at(y)));
+            if rx != ry {
+                let (low, high) = if rx < ry { (rx, ry) } else { (ry, rx) };
+                parent[high as usize] = low;
+            }
+        }
+        let roots: Vec<i64> = (0..nodes.len() as u32)
+            .map(|i| nodes[find(&mut parent, i) as usize])
+            .collect();
+        (nodes, roots)
+    });
+    PyTuple::new(
+        py,
+        [
+            nodes.into_pyarray(py).into_any(),
+            roots.into_pyarray(py).into_any(),
+        ],
+    )
+}
+
+/// What the reading thread of a [`PyRecordReader`] sends.
+enum ReadMessage {
+    /// Records read: (file position, record), in reading order.
+    Batch(Vec<(usize, megashingle::io::read::Record)>),
+    /// A record reported and skipped.
+    Warning(String),
+    /// The end: an error that made an input unreadable, if any.
+    Done(Option<String>),
+}
+
+/// Reads record and document files with the command's readers, on a thread of its own, in
+/// batches: the Spark job reads its inputs through it on the executors.
+#[pyclass(name = "RecordReader", module = "megashingle", unsendable)]
+struct PyRecordReader {
+    receiver: std::sync::Mutex<std::sync::mpsc::Receiver<ReadMessage>>,
+    warnings: Vec<String>,
+    done: bool,
+}
+
+#[pymethods]
+impl PyRecordReader {
+    /// `files`: (path, id) pairs; an id names a document file read from a folder (the
+    /// command's id for it, its path relative to the folder), None reads the file as the
+    /// command reads a file given by name. `keep` (stride, part): keep the records whose
+    /// serial number modulo `stride` is `part`.
+    #[new]
+    #[pyo3(signature = (files, id_column="id", text_column="text", input_format=None, stride=1, part=0, batch_bytes=16 << 20))]
+    fn new(
+        files: Vec<(String, Option<String>)>,
+        id_column: &str,
+        text_column: &str,
+        input_format: Option<&str>,
+        stride: u64,
+        part: u64,
+        batch_bytes: usize,
+    ) -> PyResult<PyRecordReader> {
+        use megashingle::io::read::{read_inputs, InputFormat, ReadOptions};
+        let format = match input_format {
+            None => None,
+            Some("csv") => Some(InputFormat::Csv),
+            Some("jsonl") => Some(InputFormat::Jsonl),
+            Some(other) => {
+                return Err(PyValueError::new_err(format!(
+                    "input format {other}: expected csv or jsonl"
+                )))
+            }
+        };
+        let options = ReadOptions {
+            id_column: id_column.to_owned(),
+            text_column: text_column.to_owned(),
+            format,
+            ..ReadOptions::default()
+        };
+        let stride = stride.max(1);
+        let (sender, receiver) = std::sync::mpsc::sync_channel(2);
+        std::thread::spawn(move || {
+            let mut batch = Vec::new();
+            let mut bytes = 0usize;
+            let mut failed = None;
+            for (position, (path, id)) in files.iter().enumerate() {
+                let mut emit = |mut record: megashingle::io::read::Record| {
+                    if (record.origin.order.1 - 1) % stride != part {
+                        return;
+                    }
+                    if let Some(id) = id {
+                        record.id = id.clone();
+                    }
+                    bytes += record.text.len() + record.id.len();
+                    batch.push((position, record));
+                    if bytes >= batch_bytes {
+                        bytes = 0;
+                        let _ = sender.send(ReadMessage::Batch(std::mem::take(&mut batch)));
+                    }
+                };
+                let warnings = sender.clone();
+                let mut warn = |message: String| {
+                    let _ = warnings.send(ReadMessage::Warning(message));
+                };
+                let read = read_inputs(&[PathBuf::from(path)], &options, &mut emit, &mut warn);
+                if let Err(e) = read {
+                    let mut message = e.to_string();
+                    let mut cause = std::error::Error::source(&e);
+                    while let Some(c) = cause {
+                        message.push_str(&format!(": {c}"));
+                        cause = c.source();
+                    }
+                    failed = Some(message);
+                    break;
+                }
+            }
+            if !batch.is_empty() {
+                let _ = sender.send(ReadMessage::Batch(batch));
+            }
+            let _ = sender.send(ReadMessage::Done(failed));
+        });
+        Ok(PyRecordReader {
+            receiver: std::sync::Mutex::new(receiver),
+            warnings: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// The next batch as a dict of numpy arrays: `file` (position in `files`), `serial`
+    /// (the record's number in its file, counting skipped ones), `line`, and ids and texts
+    /// each as `*_offsets` (int64) and `*_data` (uint8, UTF-8); None at the end. Raises
+    /// ValueError with the command's message when an input cannot be read.
+    fn next_batch<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            let receiver = &self.receiver;
+            let message = py.allow_threads(|| {
+                receiver
+                    .lock()
+                    .map_err(|_| std::sync::mpsc::RecvError)
+                    .and_then(|r| r.recv())
+            });
+            match message {
+                Err(_) => {
+                    self.done = true;
+                    return Err(PyValueError::new_err("the reading thread stopped"));
+                }
+                Ok(ReadMessage::Warning(w)) => self.warnings.push(w),
+                Ok(ReadMessage::Done(None)) => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Ok(ReadMessage::Done(Some(error))) => {
+                    self.done = true;
+                    return Err(PyValueError::new_err(error));
+                }
+                Ok(ReadMessage::Batch(records)) => {
+                    let out = PyDict::new(py);
+                    let file: Vec<i64> = records.iter().map(|(f, _)| *f as i64).collect();
+                    let serial: Vec<i64> = records
+                        .iter()
+                        .map(|(_, r)| r.origin.order.1 as i64)
+                        .collect();
+                    let line: Vec<i64> =
+                        records.iter().map(|(_, r)| r.origin.line as i64).collect();
+                    out.set_item("file", file.into_pyarray(py))?;
+                    out.set_item("serial", serial.into_pyarray(py))?;
+                    out.set_item("line", line.into_pyarray(py))?;
+                    for (name, field) in [("id", 0), ("text", 1)] {
+                        let mut offsets = Vec::with_capacity(records.len() + 1);
+                        offsets.push(0i64);
+                        let mut data = Vec::new();
+                        for (_, r) in &records {
+                            data.extend_from_slice(
+                                if field == 0 { &r.id } else { &r.text }.as_bytes(),
+                            );
+                            offsets.push(data.len() as i64);
+                        }
+                        out.set_item(format!("{name}_offsets"), offsets.into_pyarray(py))?;
+                        out.set_item(format!("{name}_data"), data.into_pyarray(py))?;
+                    }
+                    return Ok(Some(out));
+                }
+            }
+        }
+    }
+
+    /// The one-line reports of the records skipped so far.
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+}
+
 /// A story index on disk (`megashingle index`).
 #[pyclass(name = "Index", module = "megashingle", frozen)]
 struct PyIndex {
@@ -905,6 +1343,10 @@ fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(verify_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_group, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_packed, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_group_packed, m)?)?;
+    m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_class::<PyRecordReader>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

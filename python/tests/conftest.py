@@ -9,7 +9,11 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DEV = ROOT.parent / "shared" / "data" / "rewrites-dev"
+# The shared benchmarks beside the repository (or beside the folder of its worktrees).
+DEV = next(
+    (p / "shared" / "data" / "rewrites-dev" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared" / "data").is_dir()),
+    ROOT.parent / "shared" / "data" / "rewrites-dev",
+)
 
 STORY = (
     "the regional council approved the new budget for public transport on monday after "

@@ -199,3 +199,66 @@ def test_index_add_query_export(tmp_path):
 def test_help_is_useful():
     assert "cluster command" in megashingle.cluster.__doc__ or "megashingle cluster" in megashingle.cluster.__doc__
     assert "numpy" in megashingle.Sketcher.sketch_batch.__doc__
+
+
+def test_threads_are_capped_at_four_per_core_with_a_warning():
+    most = 4 * megashingle._cores()
+    with pytest.warns(RuntimeWarning, match=rf"threads=1000000 is more than 4 threads per core .*running {most} threads"):
+        sketcher = megashingle.Sketcher(threads=10**6)
+    assert sketcher.sketch_batch([STORY])["comparable"].tolist() == [True]
+    ids, texts = _three()
+    with pytest.warns(RuntimeWarning, match="megashingle.cluster: threads=1000000"):
+        assert megashingle.cluster(ids, texts, threads=10**6) == megashingle.cluster(ids, texts)
+    with pytest.warns(RuntimeWarning, match="megashingle.dedup: threads=1000000"):
+        megashingle.dedup(ids, texts, threads=10**6)
+    with pytest.raises(ValueError, match=r"threads=-1: give 0 \(one per core\) or a positive count"):
+        megashingle.Sketcher(threads=-1)
+    with pytest.raises(TypeError, match="threads must be an int"):
+        megashingle.cluster(ids, texts, threads=2.5)
+
+
+def test_repeated_ids_warn_or_raise():
+    with pytest.warns(UserWarning, match=r"megashingle.cluster: repeated ids: 'a' \(2 times\); the first document of each id is kept, 1 dropped"):
+        rows = megashingle.cluster(["a", "a"], [STORY, STORY + " and more"])
+    assert [r["doc_id"] for r in rows] == ["a"]
+    with pytest.raises(ValueError, match=r"repeated ids: 'a' \(2 times\); ids must be unique"):
+        megashingle.cluster(["a", "a"], [STORY, STORY], strict=True)
+    # A one-shot iterator of ids is read once and still clustered.
+    with pytest.warns(UserWarning, match=r"'b' \(3 times\)"):
+        rows = megashingle.cluster(iter(["b", "b", "b", "c"]), [STORY] * 4)
+    assert sorted(r["doc_id"] for r in rows) == ["b", "c"]
+    with pytest.warns(UserWarning, match=r"megashingle.dedup: repeated ids: 'a' \(2 times\)"):
+        megashingle.dedup(["a", "a"], [STORY, STORY])
+    with pytest.raises(ValueError, match="megashingle.dedup: repeated ids"):
+        megashingle.dedup(["a", "a"], [STORY, STORY], strict=True)
+    pa = pytest.importorskip("pyarrow")
+    with pytest.warns(UserWarning, match=r"'x' \(2 times\)"):
+        megashingle.cluster(pa.array(["x", "x"]), pa.array([STORY, STORY]))
+
+
+def test_index_add_refuses_an_id_given_twice(tmp_path):
+    index = megashingle.Index(tmp_path / "stories.db")
+    with pytest.raises(ValueError, match=r"Index.add: repeated ids: 'a' \(2 times\); give each id once \(nothing was added\)"):
+        index.add(["a", "a"], [STORY, STORY])
+    assert not (tmp_path / "stories.db").exists() or index.export() == []
+
+
+def test_sketcher_boilerplate_must_be_32_bit_keys():
+    with pytest.raises(ValueError, match="unsigned 32-bit integers"):
+        megashingle.Sketcher(boilerplate=[-1, 5])
+    with pytest.raises(ValueError, match="unsigned 32-bit integers"):
+        megashingle.Sketcher(boilerplate=[2**40])
+    with pytest.raises(TypeError, match="one-dimensional array of shingle keys"):
+        megashingle.Sketcher(boilerplate=[0.5, 1.5])
+    assert megashingle.Sketcher(boilerplate=[]).sketch(STORY).status == "ok"
+
+
+def test_other_entry_points_reject_wrong_types():
+    with pytest.raises(TypeError):
+        megashingle.compare(1, "a b c d")
+    with pytest.raises(TypeError):
+        megashingle.canon(None)
+    with pytest.raises(TypeError, match="text 2: expected str"):
+        megashingle.Sketcher().sketch_batch([STORY, None])
+    with pytest.raises(ValueError, match="times ended at document 2"):
+        megashingle.cluster(["a", "b"], [STORY, STORY], times=[1])

@@ -3,6 +3,7 @@ on a small corpus and on the dev benchmark (pairwise F1), and the command line."
 
 import csv
 import glob
+import io
 import itertools
 import os
 import shutil
@@ -39,7 +40,6 @@ def spark():
         pytest.skip(reason)
     from pyspark.sql import SparkSession
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("megashingle-tests")
@@ -182,12 +182,218 @@ def test_command_line_writes_csv_with_headers(spark, tmp_path):
     assert {r[1] for r in got if r[0] in ("k0", "k1")} == {"k0"}
 
 
-def test_command_line_errors(tmp_path, capsys, spark):
-    bad = megashingle.spark.main(["--input", "x.csv", "--output", str(tmp_path), "--set", "nokey"])
-    assert bad == 2
-    assert "expected KEY=VALUE" in capsys.readouterr().err
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NEWS = os.path.join(ROOT, "fixtures", "news")
+TRACES = ("Traceback", "Py4J", "py4j", "at org.apache", "Exception in")
+
+
+def _cli_rows(cli, *args):
+    """The command's table for the inputs, as {doc_id: (cluster_id, size, similarity, status)}
+    (exit 1: finished with records skipped)."""
+    done = subprocess.run([str(cli), "cluster", *map(str, args), "-q"], capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    out = done.stdout
+    return {r["doc_id"]: (r["cluster_id"], r["cluster_size"], r["similarity"], r["status"]) for r in csv.DictReader(io.StringIO(out))}
+
+
+def _job_rows(out):
+    rows = {}
+    for part in sorted(glob.glob(os.path.join(str(out), "part-*.csv"))):
+        with open(part, newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                rows[r["doc_id"]] = (r["cluster_id"], r["cluster_size"], r["similarity"], r["status"])
+    return rows
+
+
+def _run(*args):
+    """The job as its README runs it: this venv's python, no environment variable set."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK")}
+    return subprocess.run(
+        [sys.executable, "-m", "megashingle.spark", *map(str, args)],
+        capture_output=True, text=True, env=env, timeout=900,
+    )
+
+
+def _main(capfd, *args):
+    """The job's command line in this process (the tests' session): exit code and stderr."""
+    code = megashingle.spark.main([*map(str, args)])
+    return code, capfd.readouterr().err
+
+
+def _one_clean_line(err, wanted):
+    assert wanted in err, err
+    for trace in TRACES:
+        assert trace not in err, err
+
+
+def test_readme_command_runs_from_the_venv_on_every_input_kind(cli, tmp_path):
+    # Folder of documents, a CSV and a .jsonl.gz, as one collection, through the README's
+    # command: workers must start with this interpreter although nothing says so.
+    docs = tmp_path / "more.csv"
+    with docs.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        w.writerow(["c1", STORY + "\nwith a second line, \"quoted\""])
+        w.writerow(["c2", "a recipe for bread with flour water salt and yeast baked in a hot oven"])
+    import gzip, json
+
+    with gzip.open(tmp_path / "more.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "j1", "text": STORY + " and local shop owners"}) + "\n")
+    out = tmp_path / "out"
+    done = _run("--input", NEWS, "--input", docs, "--input", tmp_path / "more.jsonl.gz", "--output", out, "--master", "local[2]")
+    assert done.returncode == 0, done.stderr
+    for trace in TRACES:
+        assert trace not in done.stderr, done.stderr
+    expected = _cli_rows(cli, NEWS, docs, tmp_path / "more.jsonl.gz")
+    got = _job_rows(out)
+    assert "en/ferry-original.txt" in got
+    assert set(got) == set(expected)
+    assert got == expected
+
+
+def test_folder_ids_and_compressed_documents_match_the_command(spark, cli, tmp_path):
+    import gzip
+
+    folder = tmp_path / "docs"
+    (folder / "b").mkdir(parents=True)
+    (folder / "a.txt").write_text(STORY)
+    (folder / "b" / "c.html").write_text(f"<html><body><p>{STORY} and more</p></body></html>")
+    (folder / ".hidden.txt").write_text(STORY)
+    (folder / "notes.md").write_text(STORY)
+    (folder / "b" / "d.txt.gz").write_bytes(gzip.compress((STORY + " again").encode()))
+    expected_ids = {"a.txt", "b/c.html", "b/d.txt.gz"}
+    if shutil.which("zstd"):
+        subprocess.run(["zstd", "-q", "-o", str(folder / "e.eml.zst")], input=(STORY + " once more").encode(), check=True)
+        expected_ids.add("e.eml.zst")
+    else:
+        print("skipping the .zst document: no zstd command here")
+    result = megashingle.spark.cluster_files(spark, [str(folder)])
+    got = {r.doc_id: (r.cluster_id, str(r.cluster_size)) for r in result.table.collect()}
+    expected = {k: (v[0], v[1]) for k, v in _cli_rows(cli, folder).items()}
+    assert got == expected
+    assert set(got) == expected_ids
+    assert result.inputs.ignored == 1
+
+
+def test_parquet_input_and_nulls_are_counted(spark, tmp_path, capfd):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"id": ["a", None, "c", "d"], "text": [STORY, STORY, None, STORY + " and more"]})
+    pq.write_table(table, tmp_path / "docs.parquet")
+    result = megashingle.spark.cluster_files(spark, [str(tmp_path / "docs.parquet")])
+    got = sorted(r.doc_id for r in result.table.collect())
+    assert got == ["a", "d"]
+    assert result.census.skipped == 2
+    err = capfd.readouterr().err
+    assert "null id in `id`" in err and "null text in `text`" in err and "docs.parquet, row 2" in err
+
+
+def test_repeated_id_keeps_the_commands_record(spark, cli, tmp_path, capfd):
+    first = tmp_path / "one.csv"
+    second = tmp_path / "two.jsonl"
+    with first.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        w.writerow(["x", STORY])
+        w.writerow(["y", "a recipe for bread with flour water salt and yeast baked in a hot oven"])
+        w.writerow(["x", "something else entirely about the weather in the mountains this weekend"])
+    import json
+
+    second.write_text(json.dumps({"id": "y", "text": STORY + " and local shop owners"}) + "\n")
+    code, err = _main(capfd, "--input", first, "--input", second, "--output", tmp_path / "out")
+    assert code == 1, err  # finished, with records skipped: as the command exits
+    _one_clean_line(err, f'{second}:1: duplicate id "y", first seen at {first}:3')
+    assert f'{first}:4: duplicate id "x", first seen at {first}:2' in err
+    assert "2 documents in 2 clusters (0 clusters of 2 or more hold 0 documents); 0 too short to compare; 2 records skipped (2 for a repeated id)" in err
+    got = _job_rows(tmp_path / "out")
+    assert got == _cli_rows(cli, first, second)
+
+
+def test_missing_column_lists_the_columns(spark, tmp_path, capfd):
     src = tmp_path / "docs.jsonl"
     src.write_text('{"id": "a", "body": "text"}\n')
-    code = megashingle.spark.main(["--input", str(src), "--output", str(tmp_path / "o"), "--master", "local[2]"])
+    code, err = _main(capfd, "--input", src, "--output", tmp_path / "o")
     assert code == 2
-    assert "no column 'text'" in capsys.readouterr().err
+    _one_clean_line(err, f"{src}: no field `text` (the text field); fields found: body, id")
+    csv_src = tmp_path / "docs.csv"
+    csv_src.write_text("key,body\nk,text\n")
+    code, err = _main(capfd, "--input", csv_src, "--output", tmp_path / "o")
+    assert code == 2
+    _one_clean_line(err, f"{csv_src}: no column `id` (the id column); columns found: key, body")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"key": ["a"], "body": ["t"]}), tmp_path / "d.parquet")
+    code, err = _main(capfd, "--input", tmp_path / "d.parquet", "--output", tmp_path / "o")
+    assert code == 2
+    _one_clean_line(err, "no column `id` (the id column); columns found: key, body")
+    assert not os.path.exists(tmp_path / "o")
+
+
+def test_empty_input_is_refused(spark, tmp_path, capfd):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, err = _main(capfd, "--input", empty, "--output", tmp_path / "o")
+    assert code == 2
+    _one_clean_line(err, f"{empty}: empty input: no header row and no records")
+    header = tmp_path / "header.csv"
+    header.write_text("id,text\n")
+    code, err = _main(capfd, "--input", header, "--output", tmp_path / "o")
+    assert code == 2
+    _one_clean_line(err, f"no documents in {header}: nothing to cluster, nothing written")
+    folder = tmp_path / "nothing"
+    folder.mkdir()
+    (folder / "a.md").write_text("x")
+    code, err = _main(capfd, "--input", folder, "--output", tmp_path / "o")
+    assert code == 2
+    _one_clean_line(err, f"no documents in {folder}: nothing to cluster, nothing written (1 files left out")
+    assert not os.path.exists(tmp_path / "o")
+
+
+def test_existing_output_needs_overwrite(spark, tmp_path, capfd):
+    src = tmp_path / "docs.csv"
+    src.write_text(f"id,text\na,{STORY}\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("good results")
+    code, err = _main(capfd, "--input", src, "--output", out)
+    assert code == 2
+    _one_clean_line(err, f"{out}: the output folder exists; give another --output or --overwrite to replace it")
+    assert (out / "keep.txt").read_text() == "good results"
+    code, err = _main(capfd, "--input", src, "--output", out, "--overwrite")
+    assert code == 0, err
+    assert not (out / "keep.txt").exists() and _job_rows(out) == {"a": ("a", "1", "1.0000", "ok")}
+
+
+def test_unreadable_and_missing_paths(tmp_path, capfd):
+    code, err = _main(capfd, "--input", tmp_path / "missing.csv", "--output", tmp_path / "o")
+    assert code == 2
+    _one_clean_line(err, f"{tmp_path / 'missing.csv'}: cannot open: No such file or directory")
+    locked = tmp_path / "locked.csv"
+    locked.write_text("id,text\n")
+    locked.chmod(0)
+    try:
+        if os.access(locked, os.R_OK):
+            print("skipping the unreadable-file check: running as a user who reads every file")
+        else:
+            code, err = _main(capfd, "--input", locked, "--output", tmp_path / "o")
+            assert code == 2
+            _one_clean_line(err, f"{locked}: cannot open: Permission denied")
+    finally:
+        locked.chmod(0o644)
+    code, err = _main(capfd, "--input", "x.csv", "--output", tmp_path / "o", "--set", "nokey")
+    assert code == 2
+    _one_clean_line(err, "expected KEY=VALUE")
+
+
+def test_failure_prints_no_trace_without_debug(tmp_path):
+    # A reader's error raised on an executor, in a session of the job's own: one line.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "body": "x"}\n')
+    done = _run("--input", bad, "--output", tmp_path / "o", "--master", "local[2]")
+    assert done.returncode == 2
+    lines = [l for l in done.stderr.splitlines() if l.strip()]
+    assert lines == [f"megashingle.spark: error: {bad}: no field `text` (the text field); fields found: body, id"], done.stderr
