@@ -22,10 +22,12 @@ STORY = (
 
 
 def _cli():
-    for profile in ("release", "debug"):
-        path = ROOT / "target" / profile / "megashingle"
-        if path.exists():
-            return path
+    # The newest build of the repository's binary, so that a stale release build left from
+    # an older checkout is not compared against the package built from this one.
+    built = [ROOT / "target" / profile / "megashingle" for profile in ("release", "debug")]
+    built = [path for path in built if path.exists()]
+    if built:
+        return max(built, key=lambda path: path.stat().st_mtime)
     found = shutil.which("megashingle")
     return pathlib.Path(found) if found else None
 
