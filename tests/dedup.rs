@@ -6,24 +6,7 @@ use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
 mod common;
-use common::{megashingle, single_error_line, stdout_of, temp};
-
-/// `n` distinct words of one paragraph: `p{id}w0 p{id}w1 ...`.
-fn paragraph(id: usize, n: usize) -> String {
-    (0..n)
-        .map(|i| format!("p{id}w{i}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// A text made of the given paragraphs of 40 words.
-fn text(paragraphs: &[usize]) -> String {
-    paragraphs
-        .iter()
-        .map(|&p| paragraph(p, 40))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use common::{megashingle, paragraphs_text as text, single_error_line, stdout_of, temp};
 
 fn write(dir: &Path, name: &str, content: &str) -> PathBuf {
     let path = dir.join(name);

@@ -19,24 +19,9 @@ use parquet::arrow::ArrowWriter;
 
 #[allow(dead_code)]
 mod common;
-use common::{megashingle, single_error_line, stderr_lines, stdout_of, temp};
-
-/// `n` distinct words of one paragraph.
-fn paragraph(id: usize, n: usize) -> String {
-    (0..n)
-        .map(|i| format!("p{id}w{i}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// A text made of the given paragraphs of 40 words.
-fn text(paragraphs: &[usize]) -> String {
-    paragraphs
-        .iter()
-        .map(|&p| paragraph(p, 40))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use common::{
+    megashingle, paragraphs_text as text, single_error_line, stderr_lines, stdout_of, temp,
+};
 
 /// One document of the corpus: id, text, source, a number, a time (seconds since 1970).
 struct Doc {

@@ -817,12 +817,24 @@ fn cluster_group<'py>(
     words: &Bound<'py, PyAny>,
 ) -> PyResult<Vec<GroupRow>> {
     let sketches = sketches_of(minima, shingles, leads, words)?;
+    group_rows(py, &config.config, &ids, sketches, "cluster_group")
+}
+
+/// The rows of one group's clustering ([`cluster_group`], [`cluster_group_packed`]); `caller`
+/// names the function in the error for a sketch count that is not the id count.
+fn group_rows(
+    py: Python<'_>,
+    config: &Config,
+    ids: &[String],
+    sketches: Vec<DocumentSketch>,
+    caller: &str,
+) -> PyResult<Vec<GroupRow>> {
     if sketches.len() != ids.len() {
-        return Err(PyValueError::new_err(
-            "cluster_group needs one sketch per id",
-        ));
+        return Err(PyValueError::new_err(format!(
+            "{caller} needs one sketch per id"
+        )));
     }
-    let config = config.config.clone();
+    let config = config.clone();
     let placed = py
         .allow_threads(|| {
             let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
@@ -866,7 +878,7 @@ fn pack_sketch(sketch: &DocumentSketch, with_sets: bool, out: &mut Vec<u8>) {
 fn unpack_sketch(bytes: &[u8]) -> PyResult<(DocumentSketch, bool)> {
     const HEAD: usize = 6;
     let bad = || PyValueError::new_err("a packed sketch is cut short or malformed");
-    if bytes.len() % 4 != 0 || bytes.len() < HEAD * 4 {
+    if !bytes.len().is_multiple_of(4) || bytes.len() < HEAD * 4 {
         return Err(bad());
     }
     let values: Vec<u32> = bytes
@@ -989,22 +1001,7 @@ fn cluster_group_packed<'py>(
     data: PyReadonlyArray1<'py, u8>,
 ) -> PyResult<Vec<GroupRow>> {
     let sketches = unpack_column(&config.config, &offsets, &data)?;
-    if sketches.len() != ids.len() {
-        return Err(PyValueError::new_err(
-            "cluster_group_packed needs one sketch per id",
-        ));
-    }
-    let config = config.config.clone();
-    let placed = py
-        .allow_threads(|| {
-            let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-            megashingle::cluster_group(&config, &refs, &sketches)
-        })
-        .map_err(value_error)?;
-    Ok(placed
-        .into_iter()
-        .map(|p| (p.doc, p.cluster, p.cluster_size, p.similarity))
-        .collect())
+    group_rows(py, &config.config, &ids, sketches, "cluster_group_packed")
 }
 
 /// Connected components of an edge list (two aligned arrays of vertex numbers), by

@@ -8,6 +8,24 @@ use std::process::Output;
 use assert_cmd::Command;
 use tempfile::TempDir;
 
+/// `n` distinct words of one paragraph: `p{id}w0 p{id}w1 ...`.
+fn paragraph(id: usize, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("p{id}w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A text made of the given paragraphs of 40 words.
+#[allow(dead_code)] // not every test file uses it
+pub fn paragraphs_text(paragraphs: &[usize]) -> String {
+    paragraphs
+        .iter()
+        .map(|&p| paragraph(p, 40))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_megashingle");
 
