@@ -15,6 +15,8 @@
 
 use std::borrow::Cow;
 
+use super::tokens;
+
 /// Elements whose content is never text of the page.
 const HIDDEN_ELEMENTS: [&str; 7] = [
     "script", "style", "noscript", "template", "title", "svg", "iframe",
@@ -383,19 +385,42 @@ impl<'a> PageText<'a> {
     }
 }
 
-/// The number of words (runs of non-whitespace) in the text of `html`, read a chunk at a time.
-pub fn page_words(html: &str) -> usize {
-    let mut page = PageText::new(html);
-    let (mut words, mut in_word) = (0, false);
-    while let Some(chunk) = page.next_chunk() {
-        words += chunk.split_whitespace().count();
-        // A word cut by the end of the chunk before was counted there already.
-        if in_word && !chunk.starts_with(char::is_whitespace) {
-            words -= 1;
-        }
-        in_word = !chunk.ends_with(char::is_whitespace);
-    }
+/// The number of words of `text`, as shingling finds them ([`tokens::for_each_word`]): a
+/// character of Chinese or Khmer counts as a word, as a word of English does, so the share of
+/// a page that is its article means the same in every script.
+pub fn count_words(text: &str) -> usize {
+    let mut words = 0;
+    tokens::for_each_word(text, |_| words += 1);
     words
+}
+
+/// The number of words ([`count_words`]) in the text of `html`, read a chunk at a time.
+pub fn page_words(html: &str) -> usize {
+    words_in_chunks(PageText::new(html))
+}
+
+fn words_in_chunks(mut page: PageText<'_>) -> usize {
+    let mut words = 0;
+    // The word that ends a chunk may go on in the next: it is counted with the next chunk.
+    let mut unfinished = String::new();
+    while let Some(chunk) = page.next_chunk() {
+        unfinished.push_str(chunk);
+        let text = unfinished.as_str();
+        let mut last_start = None;
+        tokens::for_each_word(text, |word| {
+            words += 1;
+            let start = word.as_ptr() as usize - text.as_ptr() as usize;
+            last_start = (start + word.len() == text.len()).then_some(start);
+        });
+        match last_start {
+            Some(start) => {
+                words -= 1;
+                unfinished.drain(..start);
+            }
+            None => unfinished.clear(),
+        }
+    }
+    words + count_words(&unfinished)
 }
 
 /// The article text of an HTML page: furniture and link lists dropped, entities decoded.
@@ -403,7 +428,7 @@ pub fn page_words(html: &str) -> usize {
 /// text ([`page_words`]): a page with no recognizable structure keeps all its text.
 pub fn main_text(html: &str, page_words: usize) -> Option<String> {
     let main = extract(html);
-    let main_words = main.split_whitespace().count();
+    let main_words = count_words(&main);
     (main_words > 0 && main_words * 5 >= page_words).then_some(main)
 }
 
@@ -976,10 +1001,7 @@ mod tests {
         assert_eq!(html_to_text(&long), html_to_text_whole(&long));
         assert_eq!(extract(&long), extract_whole(&long));
         assert_eq!(extract(PAGE), extract_whole(PAGE));
-        assert_eq!(
-            page_words(&long),
-            html_to_text_whole(&long).split_whitespace().count()
-        );
+        assert_eq!(page_words(&long), count_words(&html_to_text_whole(&long)));
         assert_eq!(chunked(PAGE, 5), html_to_text_whole(PAGE));
     }
 
@@ -987,14 +1009,15 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
         #[test]
         fn any_markup_in_chunks_is_the_whole_text(
-            html in "(<p>|</p>|<b>|</b>|<br/>|<img>|<!-- c -->|<script>s</script>|<div>|</div>|<a href=x>|</a>|<ul>|<li>|</ul>|<nav>|</nav>|<div class=share>|<article>|&amp;|&am|p;|&#|x4|1;|&lt;|&nbsp;|&#10;|&|;| |\n|\t|a|b|ё|<|>){0,80}",
+            html in "(<p>|</p>|<b>|</b>|<br/>|<img>|<!-- c -->|<script>s</script>|<div>|</div>|<a href=x>|</a>|<ul>|<li>|</ul>|<nav>|</nav>|<div class=share>|<article>|&amp;|&am|p;|&#|x4|1;|&lt;|&nbsp;|&#10;|&|;| |\n|\t|a|b|ё|國|ក|្|ា|\u{301}|\u{200b}|<|>){0,80}",
             chunk_bytes in 1usize..12,
         ) {
             proptest::prop_assert_eq!(extract(&html), extract_whole(&html));
             let whole = html_to_text_whole(&html);
             proptest::prop_assert_eq!(chunked(&html, chunk_bytes), whole.clone());
             proptest::prop_assert_eq!(html_to_text(&html), whole.clone());
-            proptest::prop_assert_eq!(page_words(&html), whole.split_whitespace().count());
+            let in_chunks = words_in_chunks(PageText::with_chunk_bytes(&html, chunk_bytes));
+            proptest::prop_assert_eq!(in_chunks, count_words(&whole));
         }
     }
 
@@ -1131,6 +1154,29 @@ mod tests {
             words(&text).join(" "),
             "River floods the town The river rose two metres overnight and flooded the old town, \
              officials said. Residents were moved to the school gym."
+        );
+    }
+
+    #[test]
+    fn main_text_measures_a_page_without_spaces_by_its_characters() {
+        // Ten menu links hold more whitespace-separated runs than the article's one sentence,
+        // but far fewer characters: the article is the page's main text, its menu goes.
+        let menu: String = [
+            "首页", "国内", "国际", "财经", "科技", "体育", "娱乐", "汽车", "房产", "教育",
+        ]
+        .iter()
+        .map(|item| format!("<li><a href=\"/{item}\">{item}</a></li>"))
+        .collect();
+        let html = format!(
+            "<header><nav><ul>{menu}</ul></nav></header><main><article><p>北京时间昨天晚上，\
+             国家统计局发布了最新的经济数据，显示第三季度国内生产总值同比增长。</p></article>\
+             </main><footer>版权所有</footer>"
+        );
+        let text = main_text(&html, page_words(&html)).expect("the article is the main text");
+        assert!(text.contains("国家统计局发布了最新的经济数据"), "{text}");
+        assert!(
+            !text.contains("财经") && !text.contains("版权所有"),
+            "{text}"
         );
     }
 

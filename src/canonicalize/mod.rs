@@ -100,7 +100,7 @@ impl Canonicalizer {
         }
         if body.len() <= HELD_PAGE_BYTES {
             let page = html::html_to_text(body);
-            let words = page.split_whitespace().count();
+            let words = html::count_words(&page);
             return match html::main_text(body, words) {
                 Some(article) => Visible::Cleaned {
                     source: Cow::Owned(article),
