@@ -211,6 +211,12 @@ fn is_hash_buster(line: &str) -> bool {
         && line.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
+/// A navigation item is at most this many words, or at most this many characters: three
+/// words of English, or the five or six syllables, each written apart, that Vietnamese needs
+/// for as much.
+const NAVIGATION_ITEM_WORDS: usize = 3;
+const NAVIGATION_ITEM_CHARS: usize = 32;
+
 /// A line of at least four short items between `|`, `•` or `·` separators.
 fn is_navigation(line: &str) -> bool {
     // Four items need three separators, and each separator has a byte of its own among `|`
@@ -223,9 +229,10 @@ fn is_navigation(line: &str) -> bool {
     }
     let items: Vec<&str> = line.split(['|', '•', '·']).map(str::trim).collect();
     items.len() >= 4
-        && items
-            .iter()
-            .all(|item| item.split_whitespace().count() <= 3)
+        && items.iter().all(|item| {
+            item.split_whitespace().count() <= NAVIGATION_ITEM_WORDS
+                || item.chars().count() <= NAVIGATION_ITEM_CHARS
+        })
 }
 
 fn is_separator(line: &str) -> bool {
@@ -360,6 +367,21 @@ mod tests {
     fn navigation_with_bullets_and_middle_dots_goes() {
         let page = "Home • World • Sport • Culture\nНовини · Світ · Спорт · Культура\nÀ · propos • de | nous\nThe story · with • dots.\nЁлка | ёж";
         assert_eq!(clean(page), "The story · with • dots.\nЁлка | ёж");
+    }
+
+    #[test]
+    fn navigation_items_of_a_language_that_spaces_its_syllables_go() {
+        // Vietnamese writes each syllable apart: a menu item of two words is five syllables.
+        let text = "Tài khoản người dùng | Email & phần mềm thư tín | Vấn đề âm thanh | Năng lượng và pin\n\
+                    Biểu tượng đường Cong trên thanh công cụ Vẽ thì mở một thanh công cụ riêng.";
+        assert_eq!(
+            clean(text),
+            "Biểu tượng đường Cong trên thanh công cụ Vẽ thì mở một thanh công cụ riêng."
+        );
+        // Items longer than a label are prose, whatever their separators.
+        let prose = "The council met on Monday | the vote on the new bridge was put off until spring | the mayor \
+                     spoke first | then the residents had their say";
+        assert_eq!(clean(prose), prose);
     }
 
     #[test]

@@ -102,7 +102,7 @@ pub fn open_alike(a: &Sketch, b: &Sketch, sets: PairSets, min_share: f64) -> boo
     let Some((x, y)) = sets.filter(|_| min_share > 0.0) else {
         return true;
     };
-    match (a.lead.share_in(y), b.lead.share_in(x)) {
+    match (a.lead.content_share_in(x, y), b.lead.content_share_in(y, x)) {
         (Some(s), Some(t)) => s.max(t) >= min_share,
         _ => true,
     }

@@ -145,6 +145,22 @@ impl Lead {
         let found = keys.iter().filter(|k| set.binary_search(k).is_ok()).count();
         Some(found as f64 / keys.len() as f64)
     }
+
+    /// The share of its keys still in the text's own sorted set `own` that are found in the
+    /// sorted set `other`. Keys left out of `own` as boilerplate (a site's header or byline
+    /// at the top of a page) are left out of the lead too: they can never be found in another
+    /// set, and a rewrite carried by another site would seem to open differently. `None` when
+    /// no key of the lead is in `own`.
+    pub fn content_share_in(&self, own: &[u32], other: &[u32]) -> Option<f64> {
+        let (mut content, mut found) = (0usize, 0usize);
+        for key in self.keys() {
+            if own.binary_search(key).is_ok() {
+                content += 1;
+                found += usize::from(other.binary_search(key).is_ok());
+            }
+        }
+        (content > 0).then(|| found as f64 / content as f64)
+    }
 }
 
 /// The shingle set: the distinct keys of the windows, sorted.
@@ -229,6 +245,24 @@ mod tests {
             }
         }
         assert_eq!(&keys[..2], &[7, 3]);
+    }
+
+    #[test]
+    fn a_lead_opens_alike_by_its_keys_that_are_not_boilerplate() {
+        // Keys 1 to 4: a site's header, left out of the text's own set as boilerplate.
+        let lead = Lead::of(&[1, 2, 3, 4, 10, 11, 12, 13]);
+        let own = [10, 11, 12, 13, 20, 21];
+        // Another site's copy holds the same text under another header.
+        let other = [5, 6, 10, 11, 12, 30];
+        assert_eq!(lead.share_in(&other), Some(3.0 / 8.0));
+        assert_eq!(lead.content_share_in(&own, &other), Some(3.0 / 4.0));
+        assert_eq!(lead.content_share_in(&[1, 2], &other), Some(0.0));
+        assert_eq!(
+            lead.content_share_in(&[20, 21], &other),
+            None,
+            "no key of the lead left"
+        );
+        assert_eq!(Lead::default().content_share_in(&own, &other), None);
     }
 
     #[test]
