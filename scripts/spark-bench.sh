@@ -206,6 +206,12 @@ EOF
 )
 fi
 
+# The job's figures now, in case the peer's run that follows does not finish.
+printf 'spark-bench.sh: megashingle.spark: %s s, %s CPU s, %s MB, %s shuffle B/doc, %s Spark jobs, F1 %s (command: %s s)\n' \
+  "$spark_seconds" "$spark_cpu" "$spark_mb" "$(awk -v b="$shuffle_bytes" -v n="$n" 'BEGIN { printf "%.0f", b / n }')" \
+  "$spark_jobs" "$f1" "$cli_seconds" >&2
+cat "$work/spark.shuffle" >&2
+
 td_row=
 if [ -n "${TEXT_DEDUP:-}" ]; then
   parquet=target/bench/corpus-$n.parquet

@@ -16,7 +16,7 @@ use crate::corpus::set_store::{SetStore, SetsView};
 use crate::error::{Error, Result};
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::shingle::Lead;
-use crate::sketch::{Sketch, SketchBuffers, Sketcher};
+use crate::sketch::{ShingleSets, Sketch, SketchBuffers, Sketcher};
 
 /// What the stages keep of one text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +98,39 @@ impl DocumentSketcher {
         self.in_pool(|| texts.par_iter().map(|t| self.page_set(t)).collect())
     }
 
+    /// A text's shingle sets, read once: its main set, its page set when document frequency
+    /// counts pages and main-text extraction dropped some of the page, and its outline (word
+    /// count and lead). [`DocumentSketcher::sketch_sets`] makes its sketch from them once the
+    /// boilerplate is known, as [`DocumentSketcher::sketch`] makes it from the text.
+    pub fn shingle_sets(&self, text: &str) -> ShingleSets {
+        self.sketcher
+            .shingles(text, &mut SketchBuffers::default(), self.pages)
+    }
+
+    /// The shingle sets of many texts, in parallel, in their order.
+    pub fn shingle_batch(&self, texts: &[&str]) -> Result<Vec<ShingleSets>> {
+        self.in_pool(|| {
+            texts
+                .par_iter()
+                .map_init(SketchBuffers::default, |scratch, t| {
+                    self.sketcher.shingles(t, scratch, self.pages)
+                })
+                .collect()
+        })
+    }
+
+    /// The sketch of a text from its shingle sets (see [`DocumentSketcher::shingle_sets`]):
+    /// the one [`DocumentSketcher::sketch`] makes of the text.
+    pub fn sketch_sets(&self, sets: &ShingleSets) -> DocumentSketch {
+        let (sketch, set) = self.sketcher.sketch_shingles(sets, &self.boilerplate);
+        self.finish(sketch, set)
+    }
+
+    /// The sketches of many texts' shingle sets, in parallel, in their order.
+    pub fn sketch_sets_batch(&self, sets: &[ShingleSets]) -> Result<Vec<DocumentSketch>> {
+        self.in_pool(|| sets.par_iter().map(|s| self.sketch_sets(s)).collect())
+    }
+
     /// The sketch of one text.
     pub fn sketch(&self, text: &str) -> DocumentSketch {
         self.sketch_with(text, &mut SketchBuffers::default())
@@ -132,6 +165,10 @@ impl DocumentSketcher {
     fn sketch_with(&self, text: &str, scratch: &mut SketchBuffers) -> DocumentSketch {
         let shingles = self.sketcher.shingles(text, scratch, false);
         let (sketch, set) = self.sketcher.sketch_shingles(&shingles, &self.boilerplate);
+        self.finish(sketch, set)
+    }
+
+    fn finish(&self, sketch: Sketch, set: std::borrow::Cow<'_, [u32]>) -> DocumentSketch {
         let status = Status::of(&sketch);
         let keys = if sketch.is_comparable() {
             self.maker.candidate_keys(&sketch.signature)
@@ -267,6 +304,29 @@ mod tests {
         config.boilerplate.min_documents = 0;
         config.boilerplate.min_stories = 0;
         config
+    }
+
+    #[test]
+    fn sketches_of_shingle_sets_are_the_texts_sketches() {
+        let config = Config::default();
+        let page = "<html><body><nav>home news sport weather contact</nav><article><p>"
+            .to_string()
+            + STORY
+            + "</p></article><footer>all rights reserved by the regional paper</footer></body></html>";
+        let texts = [STORY, page.as_str(), "two words", ""];
+        let plain = DocumentSketcher::new(&config).unwrap();
+        let sets = plain.shingle_batch(&texts).unwrap();
+        for (text, set) in texts.iter().zip(&sets) {
+            assert_eq!(set.page_set(), plain.page_set(text).as_slice());
+        }
+        let boilerplate = sets[0].set[..3].to_vec();
+        let sketcher = DocumentSketcher::new(&config)
+            .unwrap()
+            .with_boilerplate(boilerplate);
+        let from_sets = sketcher.sketch_sets_batch(&sets).unwrap();
+        let from_texts = sketcher.sketch_batch(&texts).unwrap();
+        assert_eq!(from_sets, from_texts);
+        assert_eq!(from_sets[0].shingles.len(), sets[0].set.len() - 3);
     }
 
     #[test]

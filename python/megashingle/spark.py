@@ -7,21 +7,24 @@ relative to the folder), single such files (id: the file name), CSV with a heade
 collection; a repeated id keeps its first record in input order, as the command does.
 
 Record and document files are listed on the driver and read on the executors with the
-library's own readers (``RecordReader``); texts never pass through the JVM: each pass reads
-them again where it needs them (the readers run at disk speed). Every document gets a
-number, (file position << 32) | record number, used for all shuffles instead of its id.
+library's own readers (``RecordReader``); texts never pass through the JVM, and each text is
+read and shingled once. Every document gets a number, (file position << 32) | record number,
+used for all shuffles instead of its id.
 
 The passes, each over the Rust library:
 
-1. ids: each record's id and number (a shuffle of ids only): repeated ids, counts and the
-   reports of skipped records come to the driver;
-2. document frequency: each partition's page shingle sets counted and summed by shingle; the
+1. reading: each record's id, number and shingle sets (``Sketcher.shingle_packed``: main
+   set, page set, word count and lead, one binary value per document), kept; repeated ids,
+   counts and the reports of skipped records come to the driver (a shuffle of ids only);
+2. document frequency: each partition's page sets counted and summed by shingle; the
    shingles in at least ``boilerplate.min-documents`` pages broadcast;
-3. story frequency (``boilerplate.min-stories``), as the command finds it: a first
-   clustering from minima only (``cluster.verify = "estimate"``); the shingles found in at
-   least ``min-stories`` of its stories join the boilerplate;
-4. sketches (``Sketcher.sketch_packed``: one binary value per document) and candidate keys;
-   the sketches are hash-partitioned by document number once and kept;
+3. story frequency (``boilerplate.min-stories``): the command's first clustering verifies
+   its pairs from the minima only (``cluster.verify = "estimate"``); here its stories are the
+   connected components of those links, and the shingles found in at least ``min-stories``
+   of them join the boilerplate (one shuffle of distinct (shingle, story) rows);
+4. sketches (``Sketcher.sketch_sets_packed``: from the kept sets, one binary value per
+   document) and candidate keys; the sketches are hash-partitioned by document number once
+   and kept;
 5. candidate pairs of document numbers from the keys, with the library's bucket rules (all
    pairs up to 16 documents, a star from the smallest id up to ``cluster.max-bucket``);
 6. verification where the first document's sketch is (only the second's moves);
@@ -281,16 +284,14 @@ def _file_rows(inputs: Inputs, parallelism: int) -> List[tuple]:
 
 @dataclass
 class Reading:
-    """How each pass reads the collection: the files' rows for the library's readers, the
-    Parquet and remote inputs as DataFrames, the columns, and the numbers to leave out
-    (repeated ids)."""
+    """How the collection is read: the files' rows for the library's readers, the Parquet and
+    remote inputs as DataFrames, and the columns."""
 
     spark: object
     inputs: Inputs
     id_column: str
     text_column: str
     input_format: Optional[str]
-    drop: object = None  # a broadcast sorted int64 array, or None
 
     def _files_frame(self):
         from pyspark.sql import types as T
@@ -369,14 +370,8 @@ class Reading:
         ``schema`` has one."""
         frames = []
         id_column, text_column, fmt = self.id_column, self.text_column, self.input_format
-        drop = self.drop
         wants_warnings = "warning" in schema.fieldNames()
         fmt_rust = fmt if fmt in ("csv", "jsonl") else None
-
-        def dropped(num: np.ndarray) -> np.ndarray:
-            if drop is None:
-                return np.zeros(len(num), bool)
-            return np.isin(num, drop.value)
 
         def warning_batch(messages: List[str]):
             import pyarrow as pa
@@ -411,18 +406,9 @@ class Reading:
                                     break
                                 position = positions[made["file"]]
                                 num = (position << 32) | made["serial"]
-                                keep = ~dropped(num)
                                 ids = _string_array(made["id_offsets"], made["id_data"])
                                 texts = _string_array(made["text_offsets"], made["text_data"])
-                                if not keep.all():
-                                    import pyarrow as pa
-
-                                    mask = pa.array(keep)
-                                    ids, texts = ids.filter(mask), texts.filter(mask)
-                                    num, position, line = num[keep], position[keep], made["line"][keep]
-                                else:
-                                    line = made["line"]
-                                yield {"num": num, "ids": ids, "texts": texts, "line": line, "position": position}
+                                yield {"num": num, "ids": ids, "texts": texts, "line": made["line"], "position": position}
                             if wants_warnings and reader.warnings():
                                 yield {"warnings": reader.warnings()}
 
@@ -464,7 +450,7 @@ class Reading:
                                 what = f"empty id in `{id_column}`; every record needs an id"
                             where = _table_origin(int(position[i]), int(row[i]))
                             messages.append(f"{where}: {what}; record skipped")
-                        keep = ~bad & ~dropped(num)
+                        keep = ~bad
                         mask = pa.array(keep)
                         yield {
                             "num": num[keep],
@@ -514,12 +500,12 @@ def _only_records(items: Iterator, warnings: List[str]) -> Iterator:
 
 
 # ---------------------------------------------------------------------------------------------
-# Pass 1: ids
+# Pass 1: reading
 
 
 @dataclass
 class Census:
-    """What the ids pass found: records kept, repeated ids (reported, later ones dropped),
+    """What reading found: records kept, repeated ids (reported, later ones dropped),
     reports of skipped records."""
 
     records: int
@@ -530,8 +516,10 @@ class Census:
     warnings: List[str]
 
 
-def _census(reading: Reading, inputs: Inputs, sample: int = 20) -> Census:
-    from pyspark.sql import functions as F
+def _read_sets(reading: Reading, config_toml: str):
+    """The one pass over the texts: each record's number, id and line, and its shingle sets
+    packed into one binary value (``Sketcher.shingle_packed``); reports of skipped records as
+    rows with a ``warning``. Every later stage starts from these sets, not from the texts."""
     from pyspark.sql import types as T
 
     schema = T.StructType(
@@ -539,35 +527,44 @@ def _census(reading: Reading, inputs: Inputs, sample: int = 20) -> Census:
             T.StructField("num", T.LongType(), True),
             T.StructField("doc_id", T.StringType(), True),
             T.StructField("line", T.LongType(), True),
+            T.StructField("sets", T.BinaryType(), True),
             T.StructField("warning", T.StringType(), True),
         ]
     )
 
-    def ids(records: Iterator) -> Iterator:
+    def shingle(records: Iterator) -> Iterator:
         import pyarrow as pa
 
+        sketcher = megashingle.Sketcher(megashingle._config_from_toml(config_toml), threads=1)
         for r in records:
+            offsets, data = sketcher._inner.shingle_packed(megashingle._column(r["texts"]))
+            sets = pa.BinaryArray.from_buffers(
+                pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+            )
             yield pa.RecordBatch.from_arrays(
-                [pa.array(r["num"]), r["ids"].cast(pa.string()), pa.array(r["line"]), pa.nulls(len(r["num"]), pa.string())],
-                names=["num", "doc_id", "line", "warning"],
+                [pa.array(r["num"]), r["ids"].cast(pa.string()), pa.array(r["line"]), sets, pa.nulls(len(r["num"]), pa.string())],
+                names=["num", "doc_id", "line", "sets", "warning"],
             )
 
-    rows = reading.over_records(ids, schema).persist()
-    try:
-        totals = rows.agg(
-            F.count("num").alias("records"),
-            F.count("warning").alias("skipped"),
-        ).collect()[0]
-        warnings = [r.warning for r in rows.where(F.col("warning").isNotNull()).limit(sample).collect()]
-        repeated = (
-            rows.where(F.col("num").isNotNull())
-            .groupBy("doc_id")
-            .agg(F.count("*").alias("n"), F.sort_array(F.collect_list(F.struct("num", "line"))).alias("at"))
-            .where(F.col("n") > 1)
-            .collect()
-        )
-    finally:
-        rows.unpersist()
+    return reading.over_records(shingle, schema)
+
+
+def _census(rows, inputs: Inputs, sample: int = 20) -> Census:
+    """Records, skipped records and repeated ids of the read rows (``_read_sets``)."""
+    from pyspark.sql import functions as F
+
+    totals = rows.agg(
+        F.count("num").alias("records"),
+        F.count("warning").alias("skipped"),
+    ).collect()[0]
+    warnings = [r.warning for r in rows.where(F.col("warning").isNotNull()).select("warning").limit(sample).collect()]
+    repeated = (
+        rows.where(F.col("num").isNotNull())
+        .groupBy("doc_id")
+        .agg(F.count("*").alias("n"), F.sort_array(F.collect_list(F.struct("num", "line"))).alias("at"))
+        .where(F.col("n") > 1)
+        .collect()
+    )
     messages = []
     drop = []
     for r in sorted(repeated, key=lambda r: r.at[0].num):
@@ -600,19 +597,30 @@ def _origin(inputs: Inputs, num: int, line: int) -> str:
 # Pass 2: document frequency
 
 
-def _page_counts(reading: Reading, config_toml: str, at_least: int) -> tuple:
+def _binary_buffers(column) -> Tuple[np.ndarray, np.ndarray]:
+    """An Arrow binary column's offsets (int32) and data, for the library's packed readers."""
+    _, offs, data = column.buffers()
+    wide = column.type == "large_binary" if isinstance(column.type, str) else str(column.type) == "large_binary"
+    offsets = np.frombuffer(offs, np.int64 if wide else np.int32)[column.offset : column.offset + len(column) + 1]
+    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    if wide:
+        data = data[offsets[0] : offsets[-1]]
+        offsets = offsets - offsets[0]
+    return offsets.astype(np.int32), data
+
+
+def _page_counts(documents, at_least: int) -> tuple:
     """The shingles in the page sets of at least ``at_least`` documents and their counts:
-    counted per partition, summed by shingle across the cluster; the result (far smaller
-    than the corpus) comes to the driver to be broadcast."""
+    counted per partition from the read sets, summed by shingle across the cluster; the
+    result (far smaller than the corpus) comes to the driver to be broadcast."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    def count(records: Iterator) -> Iterator:
+    def count(batches: Iterator) -> Iterator:
         import pyarrow as pa
 
-        sketcher = megashingle.Sketcher(megashingle._config_from_toml(config_toml), threads=1)
-        for r in records:
-            values, _ = sketcher.page_sets(r["texts"])
+        for batch in batches:
+            values = megashingle._megashingle.packed_page_values(*_binary_buffers(batch.column("sets")))
             keys, counts = np.unique(values, return_counts=True)
             yield pa.RecordBatch.from_arrays(
                 [pa.array(keys.view(np.int32)), pa.array(counts.astype(np.int64))],
@@ -621,7 +629,8 @@ def _page_counts(reading: Reading, config_toml: str, at_least: int) -> tuple:
 
     schema = T.StructType([T.StructField("shingle", T.IntegerType()), T.StructField("n", T.LongType())])
     common = (
-        reading.over_records(count, schema)
+        documents.select("sets")
+        .mapInArrow(count, schema)
         .groupBy("shingle")
         .agg(F.sum("n").alias("n"))
         .where(F.col("n") >= at_least)
@@ -647,53 +656,25 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + shift
 
 
-def _strip_sets(offsets: np.ndarray, data: np.ndarray, frequent: Optional[np.ndarray]):
-    """Packed sketches without their shingle sets (their sizes kept, for estimated
-    verification), and each sketch's shingles found in the sorted array ``frequent`` (values
-    and offsets)."""
-    words = data.view("<u4")
-    heads = offsets[:-1].astype(np.int64) // 4
-    minima, sets = words[heads + 2].astype(np.int64), words[heads + 4].astype(np.int64)
-    at = _ranges(heads + 6 + minima, sets)
-    values = words[at]
-    owner = np.repeat(np.arange(len(heads)), sets)
-    if frequent is not None and len(frequent):
-        at_frequent = np.searchsorted(frequent, values).clip(max=len(frequent) - 1)
-        hit = frequent[at_frequent] == values
-        found, found_owner = values[hit], owner[hit]
-    else:
-        found, found_owner = values[:0], owner[:0]
-    found_offsets = np.searchsorted(found_owner, np.arange(len(heads) + 1)).astype(np.int32)
-    keep = np.ones(len(words), bool)
-    keep[at] = False
-    stripped = words.copy()
-    stripped[heads + 4] = 0
-    stripped = stripped[keep]
-    new_offsets = (offsets.astype(np.int64) - 4 * np.concatenate([[0], np.cumsum(sets)])).astype(np.int32)
-    return new_offsets, stripped.view(np.uint8), found, found_offsets
-
-
-def _sketch_schema(with_frequent: bool):
+def _sketch_schema():
     from pyspark.sql import types as T
 
-    fields = [
-        T.StructField("num", T.LongType(), False),
-        T.StructField("doc_id", T.StringType(), False),
-        T.StructField("comparable", T.BooleanType(), False),
-        T.StructField("sketch", T.BinaryType(), False),
-        T.StructField("keys", T.ArrayType(T.LongType(), False), False),
-    ]
-    if with_frequent:
-        fields.append(T.StructField("frequent", T.ArrayType(T.IntegerType(), False), False))
-    return T.StructType(fields)
+    return T.StructType(
+        [
+            T.StructField("num", T.LongType(), False),
+            T.StructField("doc_id", T.StringType(), False),
+            T.StructField("comparable", T.BooleanType(), False),
+            T.StructField("sketch", T.BinaryType(), False),
+            T.StructField("keys", T.ArrayType(T.LongType(), False), False),
+        ]
+    )
 
 
-def _sketches(reading: Reading, config_toml: str, boilerplate_broadcast, frequent_broadcast=None):
-    """Each document's number, id, packed sketch and candidate keys (and, with
-    ``frequent_broadcast``, its shingles among those: the sketch then has no set)."""
+def _sketches(documents, config_toml: str, boilerplate_broadcast, with_sets: bool = True):
+    """Each document's number, id, packed sketch and candidate keys, made from its read sets;
+    without its shingle set (its size kept) unless ``with_sets``, for estimated verification."""
     import pyarrow as pa
 
-    with_frequent = frequent_broadcast is not None
     list_of = lambda t: pa.list_(pa.field("element", t, False))  # noqa: E731
     arrow_schema = pa.schema(
         [
@@ -703,10 +684,9 @@ def _sketches(reading: Reading, config_toml: str, boilerplate_broadcast, frequen
             pa.field("sketch", pa.binary(), False),
             pa.field("keys", list_of(pa.int64()), False),
         ]
-        + ([pa.field("frequent", list_of(pa.int32()), False)] if with_frequent else [])
     )
 
-    def sketch(records: Iterator) -> Iterator:
+    def sketch(batches: Iterator) -> Iterator:
         import pyarrow as pa
 
         sketcher = megashingle.Sketcher(
@@ -714,21 +694,24 @@ def _sketches(reading: Reading, config_toml: str, boilerplate_broadcast, frequen
             boilerplate=boilerplate_broadcast.value,
             threads=1,
         )
-        frequent = frequent_broadcast.value if with_frequent else None
-        for r in records:
-            offsets, data, keys, key_offsets, comparable = sketcher._inner.sketch_packed(
-                megashingle._column(r["texts"]), True
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            offsets, data, keys, key_offsets, comparable = sketcher._inner.sketch_sets_packed(
+                *_binary_buffers(batch.column("sets")), with_sets
             )
-            columns = [pa.array(r["num"]), r["ids"].cast(pa.string()), pa.array(comparable)]
-            extra = []
-            if with_frequent:
-                offsets, data, found, found_offsets = _strip_sets(offsets, data, frequent)
-                extra = [pa.ListArray.from_arrays(pa.array(found_offsets), pa.array(found.view(np.int32)))]
-            columns.append(pa.BinaryArray.from_buffers(pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]))
-            columns.append(pa.ListArray.from_arrays(pa.array(key_offsets.astype(np.int32)), pa.array(keys.view(np.int64))))
-            yield pa.RecordBatch.from_arrays(columns + extra, schema=arrow_schema)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    batch.column("num"),
+                    batch.column("doc_id").cast(pa.string()),
+                    pa.array(comparable),
+                    pa.BinaryArray.from_buffers(pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]),
+                    pa.ListArray.from_arrays(pa.array(key_offsets.astype(np.int32)), pa.array(keys.view(np.int64))),
+                ],
+                schema=arrow_schema,
+            )
 
-    return reading.over_records(sketch, _sketch_schema(with_frequent))
+    return documents.select("num", "doc_id", "sets").mapInArrow(sketch, _sketch_schema())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -849,19 +832,23 @@ def _components(edges, max_rounds: int = 64, phase: str = ""):
     return roots.unionByName(root_rows).distinct()
 
 
-def _local_components(spark, links, bound: int):
+def _local_components(links, bound: int):
     """Components of the links by one union-find on the driver when there are at most
-    ``bound`` of them; None when there are more."""
-    import pyarrow as pa
-
+    ``bound`` of them, as sorted arrays (node, root); None when there are more."""
     if links.count() > bound:
         return None
     table = links.toArrow()
     a = table.column("a").to_numpy().astype(np.int64)
     b = table.column("b").to_numpy().astype(np.int64)
     nodes, roots = megashingle._megashingle.components(a, b)
+    return np.asarray(nodes, np.int64), np.asarray(roots, np.int64)
+
+
+def _components_frame(spark, local):
+    import pyarrow as pa
     from pyspark.sql import types as T
 
+    nodes, roots = local
     schema = T.StructType([T.StructField("num", T.LongType(), False), T.StructField("root", T.LongType(), False)])
     if len(nodes) == 0:
         return spark.createDataFrame([], schema)
@@ -967,9 +954,11 @@ def _place(sketches, components, config_toml: str):
     return grouped.unionByName(alone)
 
 
-def _stories(spark, sketches, config: Config, max_local_links: int, phase: str = ""):
-    """Each sketched document's cluster (the columns of ``_place``): candidate pairs, their
-    verification, connected components of the links, and each component clustered."""
+def _linked(spark, sketches, config: Config, max_local_links: int, phase: str = ""):
+    """Candidate pairs of the sketches, their verification and the connected components of
+    the links: the sketches partitioned by document number (kept), and the components as
+    sorted arrays (node, root) on the driver when they were found there, else as a
+    DataFrame (num, root)."""
     from pyspark.sql import functions as F
 
     config_toml = _config_toml(config)
@@ -978,14 +967,114 @@ def _stories(spark, sketches, config: Config, max_local_links: int, phase: str =
     pairs = _candidate_pairs(placed, int(config.get("cluster.max-bucket")))
     links = _verified_links(pairs, placed, config_toml).persist()
     _phase(spark, f"{phase}candidates, verification and components")
-    components = _local_components(spark, links, max_local_links)
+    components = _local_components(links, max_local_links)
     if components is None:
         log.info("more than %d links: connected components in distributed rounds", max_local_links)
-        components = _components(links).select(F.col("node").alias("num"), "root")
-    components = components.persist()
-    components.count()
+        components = _components(links).select(F.col("node").alias("num"), "root").persist()
+        components.count()
     links.unpersist()
-    return _place(placed, components, config_toml), placed
+    return placed, components
+
+
+def _stories(spark, sketches, config: Config, max_local_links: int):
+    """Each sketched document's cluster (the columns of ``_place``): candidate pairs, their
+    verification, connected components of the links, and each component clustered."""
+    placed, components = _linked(spark, sketches, config, max_local_links)
+    if isinstance(components, tuple):
+        components = _components_frame(spark, components)
+    return _place(placed, components, _config_toml(config)), placed
+
+
+def _distinct_pairs(x: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The distinct (x, y) pairs of two aligned arrays, sorted by x, then y."""
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    new = np.ones(len(x), bool)
+    new[1:] = (x[1:] != x[:-1]) | (y[1:] != y[:-1])
+    return x[new], y[new]
+
+
+def _main_frequent(sets, frequent: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The shingles of each document's main set (packed sets, see ``_read_sets``) found in the
+    sorted array ``frequent``: values, and the index of the document each comes from."""
+    offsets, data = _binary_buffers(sets)
+    words = data[: offsets[-1]].view("<u4") if len(data) else np.zeros(0, np.uint32)
+    heads = offsets[:-1].astype(np.int64) // 4
+    lead, size = words[heads + 1].astype(np.int64), words[heads + 2].astype(np.int64)
+    values = words[_ranges(heads + 4 + lead, size)]
+    owner = np.repeat(np.arange(len(heads)), size)
+    if not len(frequent):
+        return values[:0], owner[:0]
+    at = np.searchsorted(frequent, values).clip(max=len(frequent) - 1)
+    hit = frequent[at] == values
+    return values[hit], owner[hit]
+
+
+def _story_frequency(spark, documents, frequent_broadcast, components, min_stories: int) -> np.ndarray:
+    """The shingles of ``frequent_broadcast`` found in the main sets of documents of at least
+    ``min_stories`` stories, where a story is a connected component of the first clustering's
+    links (a document in no link is a story of its own). A document's set as the first
+    clustering sketched it differs from its main set only by boilerplate, which is not among
+    the frequent shingles. Each partition sends its distinct (shingle, story) rows,
+    partitioned by shingle, once; each shingle's stories are counted where its rows arrive."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    rows_schema = T.StructType([T.StructField("shingle", T.IntegerType(), False), T.StructField("story", T.LongType(), False)])
+
+    def distinct_rows(story: np.ndarray, sets) -> "pa.RecordBatch":
+        values, owner = _main_frequent(sets, frequent_broadcast.value)
+        shingle, story = _distinct_pairs(values.view(np.int32), story[owner])
+        return pa.RecordBatch.from_arrays([pa.array(shingle), pa.array(story)], names=["shingle", "story"])
+
+    if isinstance(components, tuple):
+        nodes_b = spark.sparkContext.broadcast(components)
+
+        def rows(batches: Iterator) -> Iterator:
+            nodes, roots = nodes_b.value
+            for batch in batches:
+                num = batch.column("num").to_numpy()
+                at = np.searchsorted(nodes, num).clip(max=max(len(nodes) - 1, 0))
+                story = np.where(nodes[at] == num, roots[at], num) if len(nodes) else num
+                yield distinct_rows(story, batch.column("sets"))
+
+        story_rows = documents.select("num", "sets").mapInArrow(rows, rows_schema)
+    else:
+        nodes_b = None
+
+        def rows(batches: Iterator) -> Iterator:
+            for batch in batches:
+                yield distinct_rows(batch.column("story").to_numpy(), batch.column("sets"))
+
+        story_rows = (
+            documents.select("num", "sets")
+            .join(components, "num", "left")
+            .select(F.coalesce("root", "num").alias("story"), "sets")
+            .mapInArrow(rows, rows_schema)
+        )
+
+    def count(batches: Iterator) -> Iterator:
+        shingles, stories = [], []
+        for batch in batches:
+            shingles.append(batch.column("shingle").to_numpy())
+            stories.append(batch.column("story").to_numpy())
+        if not shingles:
+            return
+        shingle, _ = _distinct_pairs(np.concatenate(shingles), np.concatenate(stories))
+        keys, n = np.unique(shingle, return_counts=True)
+        spread = keys[n >= min_stories].astype(np.int32)
+        yield pa.RecordBatch.from_arrays([pa.array(spread)], names=["shingle"])
+
+    spread = (
+        story_rows.repartition(partitions, "shingle")
+        .mapInArrow(count, T.StructType([T.StructField("shingle", T.IntegerType(), False)]))
+        .toArrow()
+    )
+    if nodes_b is not None:
+        nodes_b.unpersist()
+    return spread.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1034,6 +1123,8 @@ def cluster_files(
 ) -> Result:
     """Clusters the documents of files (what ``megashingle cluster`` reads, and Parquet) into
     stories; raises InputError with a one-line message for input it cannot use."""
+    from pyspark.sql import functions as F
+
     config = config or Config()
     sc = spark.sparkContext
     _use_own_python(sc)
@@ -1051,21 +1142,26 @@ def cluster_files(
             f"no documents in {', '.join(paths)}: nothing to cluster, nothing written"
             + (f" ({inputs.ignored} files left out for their extension; documents are .txt, .html, .htm, .eml)" if inputs.ignored else "")
         )
-    _phase(spark, "reading: ids")
+    _phase(spark, "reading: shingle sets")
+    rows = _read_sets(reading, _config_toml(config)).persist()
     try:
-        census = _census(reading, inputs)
+        census = _census(rows, inputs)
     except Exception as e:  # noqa: BLE001
+        rows.unpersist()
         raise _input_error(e) from None
     for w in census.warnings + census.duplicates:
         print(f"megashingle.spark: {w}", file=sys.stderr)
     if census.kept == 0:
+        rows.unpersist()
         raise InputError(
             f"no documents in {', '.join(paths)}: nothing to cluster, nothing written"
             + (" (every record was skipped)" if census.skipped else "")
         )
+    documents = rows.where(F.col("num").isNotNull()).select("num", "doc_id", "sets")
     if len(census.dropped):
-        reading.drop = sc.broadcast(census.dropped)
-    placed = _cluster_reading(spark, reading, config, ordered, max_local_links).persist()
+        dropped = spark.createDataFrame([(int(n),) for n in census.dropped], "num long")
+        documents = documents.join(F.broadcast(dropped), "num", "left_anti")
+    placed = _cluster_documents(spark, documents, config, max_local_links).persist()
     return Result(_ordered(placed, ordered), census, inputs, placed)
 
 
@@ -1080,17 +1176,16 @@ def _input_error(e: Exception) -> Exception:
     return e
 
 
-def _cluster_reading(spark, reading: Reading, config: Config, ordered: bool, max_local_links: int):
-    from pyspark.sql import functions as F
-
+def _cluster_documents(spark, documents, config: Config, max_local_links: int):
+    """The stories of read documents (columns num, doc_id, sets): document frequency, story
+    frequency over a first clustering, the sketches and the final clustering, all from the
+    sets read once."""
     sc = spark.sparkContext
     min_documents = int(config.get("boilerplate.min-documents"))
     min_stories = int(config.get("boilerplate.min-stories"))
     floor = min([n for n in (min_documents, min_stories) if n > 0], default=0)
     _phase(spark, "document frequency")
-    shingles, counts = (
-        _page_counts(reading, _config_toml(config), floor) if floor > 0 else (np.zeros(0, np.uint32),) * 2
-    )
+    shingles, counts = _page_counts(documents, floor) if floor > 0 else (np.zeros(0, np.uint32),) * 2
     boilerplate = shingles[counts >= min_documents] if min_documents > 0 else np.zeros(0, np.uint32)
     # Story frequency can only add shingles found in `min-stories` pages that are not
     # boilerplate already.
@@ -1100,31 +1195,22 @@ def _cluster_reading(spark, reading: Reading, config: Config, ordered: bool, max
         len(boilerplate), len(frequent), min_stories,
     )
     if min_stories > 0 and len(frequent) > 0:
-        # The first clustering, as the command makes it: pairs verified from the minima.
+        # The first clustering's links, as the command verifies them: from the minima.
         first = config.replace({"cluster.verify": "estimate"})
-        frequent_broadcast = sc.broadcast(frequent)
         _phase(spark, "first clustering: sketches")
-        sketches = _sketches(reading, _config_toml(first), sc.broadcast(boilerplate), frequent_broadcast)
-        placed, kept = _stories(spark, sketches, first, max_local_links, phase="first clustering: ")
-        # A story is named by its representative's id, hashed to 64 bits for the count.
-        stories = placed.select("num", F.xxhash64("cluster_id").alias("story"))
-        _phase(spark, "first clustering: stories; story frequency")
-        spread = (
-            kept.select("num", F.explode("frequent").alias("shingle"))
-            .join(stories, "num")
-            .groupBy("shingle")
-            .agg(F.countDistinct("story").alias("stories"))
-            .where(F.col("stories") >= min_stories)
-            .select("shingle")
-            .toArrow()
-        )
+        sketches = _sketches(documents, _config_toml(first), sc.broadcast(boilerplate), with_sets=False)
+        kept, components = _linked(spark, sketches, first, max_local_links, phase="first clustering: ")
+        _phase(spark, "story frequency")
+        frequent_broadcast = sc.broadcast(frequent)
+        spread = _story_frequency(spark, documents, frequent_broadcast, components, min_stories)
         kept.unpersist()
+        if not isinstance(components, tuple):
+            components.unpersist()
         frequent_broadcast.unpersist()
-        spread = spread.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
         boilerplate = np.union1d(boilerplate, spread)
         log.info("%d boilerplate shingles by story frequency", len(spread))
     _phase(spark, "sketches")
-    sketches = _sketches(reading, _config_toml(config), sc.broadcast(boilerplate))
+    sketches = _sketches(documents, _config_toml(config), sc.broadcast(boilerplate))
     placed, _ = _stories(spark, sketches, config, max_local_links)
     _phase(spark, "stories")
     return placed
@@ -1165,8 +1251,9 @@ def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Con
         .withColumn("row", F.monotonically_increasing_id())
     )
     reading = Reading(spark, Inputs(), "doc_id", "text", None)
-    reading._tables = [docs.select("position", "row", "doc_id", "text").persist()]
-    return _ordered(_cluster_reading(spark, reading, config, ordered, max_local_links), ordered)
+    reading._tables = [docs.select("position", "row", "doc_id", "text")]
+    documents = _read_sets(reading, _config_toml(config)).where(F.col("num").isNotNull()).select("num", "doc_id", "sets").persist()
+    return _ordered(_cluster_documents(spark, documents, config, max_local_links), ordered)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+use megashingle::sketch::shingle::Lead;
+use megashingle::sketch::{ShingleSets, TextOutline};
 use megashingle::{Clusterer, Config, DocumentSketch, DocumentSketcher, RunOptions};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
@@ -668,32 +670,54 @@ impl PySketcher {
                 self.sketcher.sketch_batch(&refs)
             })
             .map_err(value_error)?;
+        packed_sketches(py, &sketches, with_sets)
+    }
+
+    /// The shingle sets of many texts, read once, as packed binary values (see
+    /// `pack_sets`): `(offsets` (int32), `data` (uint8)`)`. Document frequency counts them
+    /// (`packed_page_values`) and `sketch_sets_packed` sketches them, without the texts.
+    fn shingle_packed<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let texts = collect_texts(texts)?;
+        let sets = py
+            .allow_threads(|| {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.sketcher.shingle_batch(&refs)
+            })
+            .map_err(value_error)?;
         let mut data = Vec::new();
         let mut offsets = vec![0i32];
-        for s in &sketches {
-            pack_sketch(s, with_sets, &mut data);
-            let end = i32::try_from(data.len()).map_err(|_| {
-                PyValueError::new_err(
-                    "a batch of packed sketches passes 2 GB: give smaller batches",
-                )
-            })?;
-            offsets.push(end);
+        for s in &sets {
+            pack_sets(s, &mut data);
+            offsets.push(batch_end(&data)?);
         }
-        let (keys, key_offsets) = flat(py, sketches.iter().map(|s| s.keys.as_slice()));
-        let ok: Vec<bool> = sketches
-            .iter()
-            .map(|s| s.status == megashingle::Status::Ok)
-            .collect();
         PyTuple::new(
             py,
             [
                 offsets.into_pyarray(py).into_any(),
                 data.into_pyarray(py).into_any(),
-                keys.into_any(),
-                key_offsets.into_any(),
-                ok.into_pyarray(py).into_any(),
             ],
         )
+    }
+
+    /// [`sketch_packed`](Self::sketch_packed) of texts given by their packed shingle sets
+    /// (`shingle_packed`'s offsets and data): the same sketches, the texts not read again.
+    #[pyo3(signature = (offsets, data, with_sets=true))]
+    fn sketch_sets_packed<'py>(
+        &self,
+        py: Python<'py>,
+        offsets: PyReadonlyArray1<'py, i32>,
+        data: PyReadonlyArray1<'py, u8>,
+        with_sets: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let sets = unpack_sets_column(&offsets, &data)?;
+        let sketches = py
+            .allow_threads(|| self.sketcher.sketch_sets_batch(&sets))
+            .map_err(value_error)?;
+        packed_sketches(py, &sketches, with_sets)
     }
 
     fn page_sets<'py>(
@@ -845,6 +869,126 @@ fn group_rows(
         .into_iter()
         .map(|p| (p.doc, p.cluster, p.cluster_size, p.similarity))
         .collect())
+}
+
+/// The end of a packed batch so far, as an Arrow binary offset.
+fn batch_end(data: &[u8]) -> PyResult<i32> {
+    i32::try_from(data.len()).map_err(|_| {
+        PyValueError::new_err("a batch of packed values passes 2 GB: give smaller batches")
+    })
+}
+
+/// Sketches as `sketch_packed` returns them: `(offsets, data, keys, key_offsets, comparable)`.
+fn packed_sketches<'py>(
+    py: Python<'py>,
+    sketches: &[DocumentSketch],
+    with_sets: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let mut data = Vec::new();
+    let mut offsets = vec![0i32];
+    for s in sketches {
+        pack_sketch(s, with_sets, &mut data);
+        offsets.push(batch_end(&data)?);
+    }
+    let (keys, key_offsets) = flat(py, sketches.iter().map(|s| s.keys.as_slice()));
+    let ok: Vec<bool> = sketches
+        .iter()
+        .map(|s| s.status == megashingle::Status::Ok)
+        .collect();
+    PyTuple::new(
+        py,
+        [
+            offsets.into_pyarray(py).into_any(),
+            data.into_pyarray(py).into_any(),
+            keys.into_any(),
+            key_offsets.into_any(),
+            ok.into_pyarray(py).into_any(),
+        ],
+    )
+}
+
+/// A text's shingle sets packed as little-endian `u32`s: words, the lengths of the lead, of
+/// the main set and of the page set (`u32::MAX` when there is none), then the lead, the main
+/// set and the page set. The Spark job keeps each document's sets in this form after reading
+/// its text once.
+fn pack_sets(sets: &ShingleSets, out: &mut Vec<u8>) {
+    let lead = sets.outline.lead.keys();
+    let page = sets.page.as_deref();
+    let head = [
+        sets.outline.words,
+        lead.len() as u32,
+        sets.set.len() as u32,
+        page.map_or(u32::MAX, |p| p.len() as u32),
+    ];
+    for value in head
+        .iter()
+        .chain(lead)
+        .chain(&sets.set)
+        .chain(page.unwrap_or(&[]))
+    {
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+}
+
+/// Packed shingle sets (see [`pack_sets`]) read back.
+fn unpack_sets(bytes: &[u8]) -> PyResult<ShingleSets> {
+    const HEAD: usize = 4;
+    let bad = || PyValueError::new_err("packed shingle sets are cut short or malformed");
+    if !bytes.len().is_multiple_of(4) || bytes.len() < HEAD * 4 {
+        return Err(bad());
+    }
+    let values: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (lead, set) = (values[1] as usize, values[2] as usize);
+    let page = (values[3] != u32::MAX).then_some(values[3] as usize);
+    if values.len() != HEAD + lead + set + page.unwrap_or(0) {
+        return Err(bad());
+    }
+    let body = &values[HEAD..];
+    Ok(ShingleSets {
+        outline: TextOutline {
+            words: values[0],
+            lead: Lead::of(&body[..lead]),
+        },
+        set: body[lead..lead + set].to_vec(),
+        page: page.map(|p| body[lead + set..lead + set + p].to_vec()),
+    })
+}
+
+/// The packed shingle sets of a binary column (its offsets and data buffers).
+fn unpack_sets_column(
+    offsets: &PyReadonlyArray1<'_, i32>,
+    data: &PyReadonlyArray1<'_, u8>,
+) -> PyResult<Vec<ShingleSets>> {
+    let offsets = offsets
+        .as_slice()
+        .map_err(|_| PyTypeError::new_err("offsets must be contiguous"))?;
+    let data = data
+        .as_slice()
+        .map_err(|_| PyTypeError::new_err("data must be contiguous"))?;
+    binary_values(offsets, data)?
+        .into_iter()
+        .map(unpack_sets)
+        .collect()
+}
+
+/// The page sets (what document frequency counts: the page's set, else the main set) of
+/// packed shingle sets, concatenated: each set's shingles are distinct, so how often a
+/// shingle occurs here is how many of these documents hold it.
+#[pyfunction]
+fn packed_page_values<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i32>,
+    data: PyReadonlyArray1<'py, u8>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let sets = unpack_sets_column(&offsets, &data)?;
+    let mut values = Vec::new();
+    for s in &sets {
+        values.extend_from_slice(s.page_set());
+    }
+    Ok(values.into_pyarray(py))
 }
 
 /// One sketch packed as little-endian `u32`s: words, flags (1: comparable), the counts of
@@ -1343,6 +1487,7 @@ fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_packed, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_group_packed, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_function(wrap_pyfunction!(packed_page_values, m)?)?;
     m.add_class::<PyRecordReader>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
