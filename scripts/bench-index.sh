@@ -1,52 +1,84 @@
 #!/usr/bin/env bash
 # The cost of a nightly `megashingle index add` against a large index, next to clustering the
-# same documents alone.
+# same documents alone, and the latency of queries against that index.
 #
-#   scripts/bench.sh index [BASE] [ADD]     (defaults: BASE=1000000, ADD=10000 documents)
+#   scripts/bench.sh index [BASE] [ADD]     (defaults: BASE=1000000, ADD=100000 documents)
+#   scripts/bench.sh index once [N]         (default N=1000000: one add of N documents)
 #
-# 1. Builds the release binary.
-# 2. Generates target/bench/corpus-BASE.csv (scripts/gen-corpus, seed 1) unless it exists, and
-#    the night's documents target/bench/night-ADD.csv (seed 2, ids prefixed with `night-` so
-#    they are new to the index; their texts continue the stories of the base corpus).
-# 3. Builds the base index target/bench/index-BASE.db unless it exists, adding the base corpus
-#    in parts of 100,000 documents as nightly runs would (each part's time is printed).
-# 4. On a copy of the base index, times `index add --timings` of the night's documents, and
-#    `cluster --timings` of the same documents alone; both under GNU time (wall time, peak
-#    RSS), default threads.
-# 5. Prints the ratio and the index's size per document, and keeps the report in
+# `index BASE ADD`:
+# 1. Builds the release binary and the `index_query_latency` example.
+# 2. Generates the base corpus unless it exists (scripts/gen-corpus): its first million (or
+#    all of it, when BASE is smaller) is target/bench/corpus-M.csv (seed 1), and the rest is
+#    target/bench/corpus-extra-(BASE-M).csv (seed 3, ids prefixed `x-`).
+# 3. Generates the night target/bench/night-ADD-M.csv unless it exists: nine tenths new
+#    documents (seed 2, ids prefixed `night-`) and one tenth rewrites of documents spread over
+#    corpus-M.csv, which every index holds (a word in 25 swapped with the next, ids prefixed
+#    `night-r-`), so those join indexed stories.
+# 4. Builds the base index target/bench/index-BASE.db unless it exists, adding the base
+#    corpus in parts of PART documents (default 100,000) as nightly runs would (each part's
+#    time and peak memory are printed); an index of BASE > M starts from a copy of
+#    target/bench/index-M.db when that exists.
+# 5. On a copy of the base index, times `index add --timings` of the night, and `cluster
+#    --timings` of the same documents alone; both under GNU time (wall time, peak RSS),
+#    default threads.
+# 6. Query latency: the example `index_query_latency` opens the index and queries 1,000 texts
+#    of the night (the rewrites among them), printing p50/p99; the same in Python when the
+#    `megashingle` package imports; and `megashingle index query` from a new process, 20
+#    times, median and slowest.
+# 7. Prints the ratios and the index's size per document, and keeps the report in
 #    target/bench/index-result-BASE-ADD.txt.
+#
+# BIN=PATH measures that build of the command instead of building this one (no latency
+# example, no Python).
+#
+# `index once N`: one `index add` of target/bench/corpus-N.csv into a new index, and
+# `cluster` of the same file, under GNU time; the report goes to
+# target/bench/index-once-N.txt.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-base=${1:-1000000}
-add=${2:-10000}
-part=100000
-if ! [[ $base =~ ^[0-9]+$ && $add =~ ^[0-9]+$ ]] || [ "$base" -eq 0 ] || [ "$add" -eq 0 ]; then
+part=${PART:-100000}
+usage() {
   echo "usage: scripts/bench.sh index [BASE] [ADD]   (documents in the index, documents added)" >&2
+  echo "       scripts/bench.sh index once [N]       (one add of N documents against cluster)" >&2
   exit 2
+}
+mode=night
+if [ "${1:-}" = once ]; then
+  mode=once
+  shift
+fi
+base=${1:-1000000}
+add=${2:-100000}
+if ! [[ $base =~ ^[0-9]+$ && $add =~ ^[0-9]+$ && $part =~ ^[0-9]+$ ]] || [ "$base" -eq 0 ] || [ "$add" -eq 0 ] || [ "$part" -eq 0 ]; then
+  usage
 fi
 if [ ! -x /usr/bin/time ]; then
   echo "bench-index.sh: /usr/bin/time (GNU time) is missing; installing the 'time' package with apt-get" >&2
   apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >&2
 fi
-echo "bench-index.sh: building (release)" >&2
-cargo build --release --quiet
 bin=$root/target/release/megashingle
+latency=$root/target/release/examples/index_query_latency
+if [ -n "${BIN:-}" ]; then
+  # Another build of the command, to compare: the latency example is not run.
+  bin=$(realpath "$BIN")
+  latency=
+else
+  echo "bench-index.sh: building (release)" >&2
+  cargo build --release --quiet
+  cargo build --release --quiet --example index_query_latency
+fi
 mkdir -p target/bench
-corpus=target/bench/corpus-$base.csv
-night=target/bench/night-$add.csv
-index=target/bench/index-$base.db
 work=$(mktemp -d -p target/bench)
 trap 'rm -rf "$work"' EXIT
 
-if [ ! -s "$corpus" ]; then
-  echo "bench-index.sh: generating $corpus" >&2
-  scripts/gen-corpus "$base" "$corpus"
-fi
-if [ ! -s "$night" ]; then
-  echo "bench-index.sh: generating $night" >&2
-  scripts/gen-corpus "$add" "$work/night.csv" 2
-  python3 - "$work/night.csv" "$night" <<'PY'
+seconds() { sed -n 's/.*Elapsed (wall clock) time.*: //p' "$1" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }
+peak_mb() { awk '/Maximum resident set size/ { printf "%.0f", $NF * 1024 / 1e6 }' "$1"; }
+load() { uptime | sed 's/.*load average/load average/'; }
+
+# prefix IN OUT PREFIX: the CSV with PREFIX before every id.
+prefix() {
+  python3 - "$1" "$2" "$3" <<'PY'
 import csv, sys
 csv.field_size_limit(sys.maxsize)
 with open(sys.argv[1], newline="", encoding="utf-8") as src, open(sys.argv[2], "w", newline="", encoding="utf-8") as out:
@@ -54,17 +86,108 @@ with open(sys.argv[1], newline="", encoding="utf-8") as src, open(sys.argv[2], "
     writer = csv.writer(out)
     writer.writerow(next(rows))
     for row in rows:
-        writer.writerow(["night-" + row[0]] + row[1:])
+        writer.writerow([sys.argv[3] + row[0]] + row[1:])
 PY
+}
+
+if [ "$mode" = once ]; then
+  corpus=target/bench/corpus-$base.csv
+  if [ ! -s "$corpus" ]; then
+    echo "bench-index.sh: generating $corpus" >&2
+    scripts/gen-corpus "$base" "$corpus"
+  fi
+  cat "$corpus" >/dev/null
+  echo "bench-index.sh: index add of $corpus in one go" >&2
+  /usr/bin/time -v -o "$work/add.time" "$bin" index add --db "$work/index.db" "$corpus" --quiet --timings -o "$work/assignments.csv" 2>"$work/add.err"
+  bytes=$(du -B1 "$work/index.db" | cut -f1)
+  rm -f "$work/index.db" "$work/assignments.csv"
+  echo "bench-index.sh: cluster of $corpus" >&2
+  /usr/bin/time -v -o "$work/cluster.time" "$bin" cluster "$corpus" --quiet --timings -o "$work/clusters.csv" 2>"$work/cluster.err"
+  result=target/bench/index-once-$base.txt
+  {
+    echo "corpus: $corpus ($base documents); index $bytes bytes on disk ($(awk -v b="$bytes" -v d="$base" 'BEGIN { printf "%.0f", b / d }') bytes per document); $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ); $(load)"
+    echo
+    printf '%-34s %8s %12s\n' run seconds "peak RSS MB"
+    printf '%-34s %8s %12s\n' "index add (a new index)" "$(seconds "$work/add.time")" "$(peak_mb "$work/add.time")"
+    printf '%-34s %8s %12s\n' "cluster" "$(seconds "$work/cluster.time")" "$(peak_mb "$work/cluster.time")"
+    echo
+    awk -v a="$(peak_mb "$work/add.time")" -v c="$(peak_mb "$work/cluster.time")" 'BEGIN { printf "index add / cluster, peak memory: %.2fx\n", a / c }'
+    echo
+    echo "stage timings:"
+    sed 's/^/  index add: /' "$work/add.err"
+    sed 's/^/  cluster:   /' "$work/cluster.err"
+  } | tee "$result"
+  exit 0
 fi
 
-seconds() { sed -n 's/.*Elapsed (wall clock) time.*: //p' "$1" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }'; }
-peak_mb() { awk '/Maximum resident set size/ { printf "%.0f", $NF * 1024 / 1e6 }' "$1"; }
+first=$((base < 1000000 ? base : 1000000))
+corpus=target/bench/corpus-$first.csv
+extra_n=$((base - first))
+extra=target/bench/corpus-extra-$extra_n.csv
+night=target/bench/night-$add-$first.csv
+index=target/bench/index-$base.db
+
+if [ ! -s "$corpus" ]; then
+  echo "bench-index.sh: generating $corpus" >&2
+  scripts/gen-corpus "$first" "$corpus"
+fi
+if [ "$extra_n" -gt 0 ] && [ ! -s "$extra" ]; then
+  echo "bench-index.sh: generating $extra" >&2
+  scripts/gen-corpus "$extra_n" "$work/extra.csv" 3
+  prefix "$work/extra.csv" "$extra" x-
+  rm "$work/extra.csv"
+fi
+if [ ! -s "$night" ]; then
+  rewrites=$((add / 10))
+  echo "bench-index.sh: generating $night ($((add - rewrites)) new documents, $rewrites rewrites)" >&2
+  scripts/gen-corpus "$((add - rewrites))" "$work/night.csv" 2
+  python3 - "$work/night.csv" "$corpus" "$first" "$rewrites" "$night" <<'PY'
+import csv, sys
+csv.field_size_limit(sys.maxsize)
+new, base, base_n, rewrites, target = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+step = max(1, base_n // max(1, rewrites))
+with open(target, "w", newline="", encoding="utf-8") as out:
+    writer = csv.writer(out)
+    with open(new, newline="", encoding="utf-8") as src:
+        rows = csv.reader(src)
+        writer.writerow(next(rows))
+        for row in rows:
+            writer.writerow(["night-" + row[0]] + row[1:])
+    written = 0
+    with open(base, newline="", encoding="utf-8") as src:
+        rows = csv.reader(src)
+        next(rows)
+        for i, row in enumerate(rows):
+            if written == rewrites:
+                break
+            if i % step:
+                continue
+            words = row[1].split(" ")
+            for w in range(12, len(words) - 1, 25):
+                words[w], words[w + 1] = words[w + 1], words[w]
+            writer.writerow(["night-r-" + row[0], " ".join(words)] + row[2:])
+            written += 1
+PY
+fi
 
 build_log=target/bench/index-$base.build.txt
 if [ ! -s "$index" ]; then
   echo "bench-index.sh: building $index in parts of $part documents" >&2
-  python3 - "$corpus" "$work/part" "$part" <<'PY'
+  rm -f "$index.building" "$index.building.lock" "$build_log"
+  sources=("$corpus")
+  if [ "$extra_n" -gt 0 ]; then
+    sources=("$extra")
+    if [ -s "target/bench/index-$first.db" ]; then
+      echo "bench-index.sh: starting from a copy of target/bench/index-$first.db" >&2
+      cp "target/bench/index-$first.db" "$index.building"
+      echo "from target/bench/index-$first.db" >>"$build_log"
+    else
+      sources=("$corpus" "$extra")
+    fi
+  fi
+  n=0
+  for source in "${sources[@]}"; do
+    python3 - "$source" "$work/part-$n" "$part" <<'PY'
 import csv, sys
 csv.field_size_limit(sys.maxsize)
 source, prefix, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -76,7 +199,7 @@ with open(source, newline="", encoding="utf-8") as src:
         if i % size == 0:
             if out:
                 out.close()
-            out = open(f"{prefix}-{n:03d}.csv", "w", newline="", encoding="utf-8")
+            out = open(f"{prefix}-{n:04d}.csv", "w", newline="", encoding="utf-8")
             writer = csv.writer(out)
             writer.writerow(header)
             n += 1
@@ -84,7 +207,8 @@ with open(source, newline="", encoding="utf-8") as src:
     if out:
         out.close()
 PY
-  rm -f "$index.building" "$index.building.lock" "$build_log"
+    n=$((n + 1))
+  done
   for file in "$work"/part-*.csv; do
     /usr/bin/time -v -o "$work/part.time" "$bin" index add --db "$index.building" "$file" --quiet -o "$work/assignments.csv"
     line="$(basename "$file"): $(seconds "$work/part.time") s, peak RSS $(peak_mb "$work/part.time") MB, index $(du -B1 "$index.building" | cut -f1) bytes on disk"
@@ -101,24 +225,80 @@ cp "$index" "$work/index.db"
 # Written to disk before the clock starts: the add's first fdatasync would otherwise flush the
 # whole fresh copy, a cost of the copy, not of the add.
 sync "$work/index.db"
+load_before=$(load)
 echo "bench-index.sh: index add of $night onto a copy of $index" >&2
 /usr/bin/time -v -o "$work/add.time" "$bin" index add --db "$work/index.db" "$night" --quiet --timings -o "$work/assignments.csv" 2>"$work/add.err"
+rm -f "$work/index.db"
 echo "bench-index.sh: cluster of $night alone" >&2
 /usr/bin/time -v -o "$work/cluster.time" "$bin" cluster "$night" --quiet --timings -o "$work/clusters.csv" 2>"$work/cluster.err"
+joined=$(awk -F, 'NR > 1 && $1 ~ /^night-r-/ && $2 !~ /^night-/ { n++ } END { print n + 0 }' "$work/assignments.csv")
+
+# Query latency: texts of the night, the index open and warm; then from new processes.
+echo "bench-index.sh: query latency" >&2
+if [ -n "$latency" ]; then
+  "$latency" "$index" "$night" 1000 >"$work/latency.txt"
+else
+  echo "rust Index::query: not measured (BIN=$BIN)" >"$work/latency.txt"
+fi
+if [ -z "${BIN:-}" ] && python3 -c 'import megashingle' 2>/dev/null; then
+  python3 - "$index" "$night" 1000 >>"$work/latency.txt" <<'PY'
+import csv, sys, time
+import megashingle
+csv.field_size_limit(sys.maxsize)
+path, texts_file, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(texts_file, newline="", encoding="utf-8") as f:
+    every = [r["text"] for r in csv.DictReader(f)]
+step = max(1, len(every) // n)
+texts = every[::step][:n]
+index = megashingle.Index(path)
+index.query(texts[0])
+times, matched = [], 0
+for text in texts:
+    start = time.perf_counter()
+    found = index.query(text)
+    times.append(time.perf_counter() - start)
+    matched += bool(found)
+times.sort()
+q = lambda p: times[min(len(times) - 1, int(p * len(times)))] * 1000
+print(f"python Index.query: queries={len(times)} matched={matched} p50_ms={q(0.50):.2f} p99_ms={q(0.99):.2f} max_ms={times[-1] * 1000:.2f}")
+PY
+else
+  echo "python Index.query: not measured (the megashingle package does not import)" >>"$work/latency.txt"
+fi
+python3 - "$night" "$work/query.txt" <<'PY'
+import csv, sys
+csv.field_size_limit(sys.maxsize)
+with open(sys.argv[1], newline="", encoding="utf-8") as f:
+    rows = [r["text"] for r in csv.DictReader(f) if r["id"].startswith("night-r-")]
+open(sys.argv[2], "w", encoding="utf-8").write(rows[len(rows) // 2])
+PY
+cold=()
+for _ in $(seq 20); do
+  start=$(date +%s%N)
+  "$bin" index query --db "$index" "$work/query.txt" >/dev/null
+  cold+=($((($(date +%s%N) - start) / 1000000)))
+done
+cold_sorted=$(printf '%s\n' "${cold[@]}" | sort -n)
+echo "index query, new process: runs=20 median_ms=$(sed -n 10p <<<"$cold_sorted") max_ms=$(tail -1 <<<"$cold_sorted")" >>"$work/latency.txt"
+
 stats=$("$bin" index stats --db "$index")
 documents=$(sed -n 's/^documents: //p' <<<"$stats")
 bytes=$(du -B1 "$index" | cut -f1) # disk space: the file grows ahead of its use, sparsely
 add_s=$(seconds "$work/add.time")
 cluster_s=$(seconds "$work/cluster.time")
+add_mb=$(peak_mb "$work/add.time")
+cluster_mb=$(peak_mb "$work/cluster.time")
 result=target/bench/index-result-$base-$add.txt
 {
-  echo "index: $index ($documents documents, $bytes bytes on disk, $(awk -v b="$bytes" -v d="$documents" 'BEGIN { printf "%.0f", b / d }') bytes per document); night: $night ($add documents); $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "index: $index ($documents documents, $bytes bytes on disk, $(awk -v b="$bytes" -v d="$documents" 'BEGIN { printf "%.0f", b / d }') bytes per document); night: $night ($add documents, $joined of its rewrites joined indexed stories); $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ); before the night: $load_before"
   echo
   printf '%-34s %8s %12s\n' run seconds "peak RSS MB"
-  printf '%-34s %8s %12s\n' "index add (onto the index)" "$add_s" "$(peak_mb "$work/add.time")"
-  printf '%-34s %8s %12s\n' "cluster (the night alone)" "$cluster_s" "$(peak_mb "$work/cluster.time")"
+  printf '%-34s %8s %12s\n' "index add (onto the index)" "$add_s" "$add_mb"
+  printf '%-34s %8s %12s\n' "cluster (the night alone)" "$cluster_s" "$cluster_mb"
   echo
-  awk -v a="$add_s" -v c="$cluster_s" 'BEGIN { printf "index add / cluster alone: %.2fx\n", a / c }'
+  awk -v a="$add_s" -v c="$cluster_s" -v am="$add_mb" -v cm="$cluster_mb" 'BEGIN { printf "index add / cluster alone: %.2fx the time, %.2fx the peak memory\n", a / c, am / cm }'
+  echo
+  cat "$work/latency.txt"
   echo
   echo "stage timings:"
   sed 's/^/  index add: /' "$work/add.err"

@@ -1369,11 +1369,21 @@ impl PyRecordReader {
     }
 }
 
-/// A story index on disk (`megashingle index`).
+/// A story index on disk (`megashingle index`). The first query opens the index and keeps it
+/// open (and locked against other programs) for the queries after it, until `close()`, an
+/// `add`, an `export` or the object's end.
 #[pyclass(name = "Index", module = "megashingle", frozen)]
 struct PyIndex {
     path: PathBuf,
     config: Config,
+    open: std::sync::Mutex<Option<megashingle::Index>>,
+}
+
+impl PyIndex {
+    /// Closes the index a query left open.
+    fn close_open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
 }
 
 #[pymethods]
@@ -1383,7 +1393,11 @@ impl PyIndex {
     fn new(path: PathBuf, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyIndex> {
         let config = config_or_default(config);
         config.validate().map_err(value_error)?;
-        Ok(PyIndex { path, config })
+        Ok(PyIndex {
+            path,
+            config,
+            open: std::sync::Mutex::new(None),
+        })
     }
 
     #[getter]
@@ -1400,6 +1414,7 @@ impl PyIndex {
         times: Option<&Bound<'py, PyAny>>,
         upsert: bool,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.close_open();
         let made = !self.path.exists();
         let mut index = megashingle::Index::open(&self.path).map_err(value_error)?;
         let report = (|| {
@@ -1435,9 +1450,14 @@ impl PyIndex {
     }
 
     fn query<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
-        let index = megashingle::Index::open_existing(&self.path).map_err(value_error)?;
         let matches = py
-            .allow_threads(|| index.query(&self.config, text))
+            .allow_threads(|| {
+                let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+                if open.is_none() {
+                    *open = Some(megashingle::Index::open_existing(&self.path)?);
+                }
+                open.as_ref().expect("opened above").query(&self.config, text)
+            })
             .map_err(value_error)?;
         let rows = PyList::empty(py);
         for m in matches {
@@ -1452,6 +1472,7 @@ impl PyIndex {
     }
 
     fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.close_open();
         let index = megashingle::Index::open_existing(&self.path).map_err(value_error)?;
         let exported = py.allow_threads(|| index.export()).map_err(value_error)?;
         let rows = PyList::empty(py);
@@ -1464,6 +1485,11 @@ impl PyIndex {
             rows.append(row)?;
         }
         Ok(rows)
+    }
+
+    /// Closes the index if a query left it open, so that other programs may change it.
+    fn close(&self) {
+        self.close_open();
     }
 
     fn __repr__(&self) -> String {

@@ -21,16 +21,17 @@ use rayon::prelude::*;
 use redb::ReadableTable;
 use rustc_hash::FxHashMap;
 
-use crate::cluster::{join, IndexEntry, Joined, Known, KnownStory};
+use crate::cluster::{join, Joined, Known, KnownStory};
 use crate::clusterer::Status;
 use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::engine::{Collection, Timings};
+use crate::index::postings::LookUp;
 use crate::index::store::{
-    posting_keys, short_minima, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord,
-    Tables, DOCS, IDS,
+    posting_key, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
 };
 use crate::io::time::{format_time, now};
+use crate::sketch::keys::KeyMaker;
 use crate::sketch::shingle::Lead;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
@@ -166,7 +167,7 @@ fn write_add(
         let Collection {
             ids,
             times,
-            sketches: fresh,
+            sketches: mut fresh,
             sets,
             boilerplate,
             ..
@@ -180,48 +181,69 @@ fn write_add(
         };
         report.replaced = replaced.iter().filter(|&&r| r).count();
 
-        // Candidates among the indexed documents: a look-up of the posting keys.
-        let fresh_keys: Vec<Vec<u32>> = fresh
-            .par_iter()
-            .map(|s| {
-                if s.is_comparable() {
-                    posting_keys(maker, &s.signature)
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
-        let mut wanted: Vec<u32> = fresh_keys.iter().flatten().copied().collect();
-        wanted.par_sort_unstable();
-        wanted.dedup();
-        timings.lap("index: replacing and keys", &mut clock);
-        let found = t.postings.look_up(&wanted, config.cluster.max_bucket)?;
-        timings.lap("index: postings look-up", &mut clock);
-        let near = Neighbourhood::load(&t, found)?;
-        report.loaded = near.numbers.len();
-        let fresh_from = near.numbers.len() as u32;
-        // Every signature as the index keeps it (16-bit minima), so that estimates compare
-        // like with like.
-        let mut all = near.sketches(config.signature.minima);
-        all.extend(fresh.into_iter().map(|mut s| {
-            s.signature = widen(&short_minima(&s.signature));
-            s
-        }));
-        let known = near.known(&fresh_keys);
-        timings.lap("index: loading candidates", &mut clock);
-        let sets = sets
-            .as_ref()
-            .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
-        let joined = join(&all, sets, config, &known);
-        report.cut_buckets = joined.stats.cut_buckets;
-        report.cut_bucket_documents = joined.stats.cut_bucket_documents;
-        timings.lap("index: joining", &mut clock);
-
         // Numbers for the new documents, in id order.
         let first_doc = t.counter("next_doc")?;
         if first_doc + ids.len() as u64 > u64::from(u32::MAX) {
             bail!("{}: the index is full (2^32 documents)", path.display());
         }
+        let passes = passes(fresh.len(), maker);
+        timings.lap("index: replacing", &mut clock);
+
+        // Candidates among the indexed documents: a look-up of the posting keys, one key
+        // range at a time.
+        let candidates = {
+            let look_up = LookUp::read(&t.postings.segments, &t.postings.dead)?;
+            let mut candidates: Vec<u32> = Vec::new();
+            if !look_up.is_empty() {
+                for pass in 0..passes {
+                    let mut keys: Vec<u32> = pass_pairs(&fresh, maker, pass, passes, 0)
+                        .into_iter()
+                        .map(|(key, _)| key)
+                        .collect();
+                    keys.dedup();
+                    let found =
+                        look_up.find(&t.postings.chunks, &keys, config.cluster.max_bucket)?;
+                    candidates.extend(found.into_iter().map(|(_, doc)| doc));
+                    candidates.par_sort_unstable();
+                    candidates.dedup();
+                }
+            }
+            candidates
+        };
+        timings.lap("index: postings look-up", &mut clock);
+
+        // The new documents' postings, a new segment written one key range at a time from
+        // their full minima.
+        let base = first_doc as u32;
+        report.merged_postings = t.postings.add_segment_from(
+            base,
+            (0..passes).flat_map(|pass| pass_pairs(&fresh, maker, pass, passes, base)),
+        )?;
+        timings.lap("index: writing postings", &mut clock);
+
+        // Every signature as the index keeps it (16-bit minima), so that estimates compare
+        // like with like.
+        fresh.par_iter_mut().for_each(|s| {
+            for m in &mut s.signature {
+                *m = u32::from(*m as u16);
+            }
+        });
+        let mut near = Neighbourhood::load(&t, candidates)?;
+        report.loaded = near.numbers.len();
+        let fresh_from = near.numbers.len() as u32;
+        let mut all = near.sketches(config.signature.minima);
+        all.extend(fresh);
+        let known = near.known();
+        timings.lap("index: loading candidates", &mut clock);
+        let sets = sets
+            .as_ref()
+            .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
+        let joined = join(&all, sets, config, &known);
+        drop(known);
+        report.cut_buckets = joined.stats.cut_buckets;
+        report.cut_bucket_documents = joined.stats.cut_bucket_documents;
+        timings.lap("index: joining", &mut clock);
+
         let number_of = |local: u32| -> u32 {
             if local < fresh_from {
                 near.numbers[local as usize]
@@ -240,7 +262,6 @@ fn write_add(
         )?;
 
         // The new documents themselves.
-        let mut postings: Vec<(u32, u32)> = Vec::new();
         for (i, id) in ids.iter().enumerate() {
             let local = fresh_from + i as u32;
             let number = number_of(local);
@@ -267,7 +288,6 @@ fn write_add(
             t.docs.insert(number, record.encode().as_slice())?;
             t.ids.insert(id.as_str(), number)?;
             t.members.insert((story, number), ())?;
-            postings.extend(fresh_keys[i].iter().map(|&k| (k, number)));
             let representative = &all[representative as usize];
             let similarity = sketch
                 .is_comparable()
@@ -284,9 +304,6 @@ fn write_add(
                 status,
             });
         }
-        postings.par_sort_unstable();
-        postings.dedup();
-        report.merged_postings = t.postings.add_segment(&postings)?;
         // The collection's boilerplate holds the index's own: only the keys the index lacks
         // are written, found by one ordered pass over both lists rather than a look-up each.
         let indexed: Vec<u32> = t
@@ -346,7 +363,7 @@ fn place(
     report: &mut AddReport,
 ) -> Result<Vec<Placement>> {
     let fresh_from = near.numbers.len() as u32;
-    let (records, stories) = (&near.records, &near.stories);
+    let stories = &near.stories;
     let mut next_story = t.counter("next_story")? as u32;
     let mut next_merge = t.counter("next_merge")?;
     let mut placements = vec![Placement::default(); ids.len()];
@@ -358,7 +375,7 @@ fn place(
         let mut old_stories: Vec<u32> = set
             .iter()
             .filter(|&&d| d < fresh_from)
-            .map(|&d| records[&near.numbers[d as usize]].story)
+            .map(|&d| near.records[&near.numbers[d as usize]].story)
             .collect();
         old_stories.sort_unstable();
         old_stories.dedup();
@@ -442,25 +459,103 @@ fn replace_indexed(t: &mut Tables, ids: &[String]) -> Result<Vec<bool>> {
     Ok(replaced)
 }
 
+/// Posting pairs made in one pass of a key range, about: an add's postings are made and
+/// written one key range at a time, so a large add never holds all of them (8 bytes a pair).
+const PASS_PAIRS: usize = 1 << 24;
+
+/// The key ranges an add of `documents` makes its postings in.
+fn passes(documents: usize, maker: &KeyMaker) -> u32 {
+    (documents * maker.keys_per_signature().max(1))
+        .div_ceil(PASS_PAIRS)
+        .max(1) as u32
+}
+
+/// The sorted, distinct posting pairs `(key, base + i)` of the comparable documents
+/// (`fresh[i]`) whose posting keys fall in range `pass` of `passes` equal ranges.
+fn pass_pairs(
+    fresh: &[Sketch],
+    maker: &KeyMaker,
+    pass: u32,
+    passes: u32,
+    base: u32,
+) -> Vec<(u32, u32)> {
+    const DOCUMENTS: usize = 4096;
+    let in_pass = |key: u32| ((u64::from(key) * u64::from(passes)) >> 32) as u32 == pass;
+    let lists: Vec<Vec<(u32, u32)>> = fresh
+        .par_chunks(DOCUMENTS)
+        .enumerate()
+        .map(|(c, documents)| {
+            let (mut pairs, mut made) = (Vec::new(), Vec::new());
+            for (j, sketch) in documents.iter().enumerate() {
+                if !sketch.is_comparable() {
+                    continue;
+                }
+                let number = base + (c * DOCUMENTS + j) as u32;
+                made.clear();
+                maker.append_candidate_keys_in(
+                    &sketch.signature,
+                    0..maker.keys_per_signature(),
+                    &mut made,
+                );
+                pairs.extend(
+                    made.iter()
+                        .map(|&k| posting_key(k))
+                        .filter(|&k| in_pass(k))
+                        .map(|k| (k, number)),
+                );
+            }
+            pairs
+        })
+        .collect();
+    let mut pairs = lists.concat();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+/// What a loaded document's record gives the join.
+struct Loaded {
+    story: u32,
+    words: u32,
+    shingles: u32,
+    signature: Vec<u16>,
+}
+
+impl Loaded {
+    /// The record of document `number`, its id left out.
+    fn of(t: &Tables, number: u32) -> Result<Loaded> {
+        let bytes = t.docs.get(number)?.ok_or_else(|| {
+            anyhow::anyhow!("the index lost document {number}; restore it from a copy")
+        })?;
+        let (story, words, shingles, signature) = DocRecord::decode_sketch(bytes.value())?;
+        Ok(Loaded {
+            story,
+            words,
+            shingles,
+            signature,
+        })
+    }
+}
+
 /// The indexed documents around a night's documents: the candidates its keys found in the
 /// postings, their stories, and those stories' representatives.
 struct Neighbourhood {
     /// Their numbers, sorted: the document at local number `i` is `numbers[i]`.
     numbers: Vec<u32>,
-    /// Their records.
-    records: FxHashMap<u32, DocRecord>,
+    /// Their records, without their ids (their minima go to their sketches).
+    records: FxHashMap<u32, Loaded>,
     /// Their stories.
     stories: FxHashMap<u32, StoryRecord>,
-    /// The postings that matched: (key, number).
-    found: Vec<(u32, u32)>,
 }
 
 impl Neighbourhood {
-    fn load(t: &Tables, found: Vec<(u32, u32)>) -> Result<Neighbourhood> {
-        let mut records: FxHashMap<u32, DocRecord> = FxHashMap::default();
-        for &(_, number) in &found {
+    /// Loads the `candidates` (sorted, distinct), their stories and those stories'
+    /// representatives: only the stories the night may join.
+    fn load(t: &Tables, candidates: Vec<u32>) -> Result<Neighbourhood> {
+        let mut records: FxHashMap<u32, Loaded> = FxHashMap::default();
+        for number in candidates {
             if let Entry::Vacant(slot) = records.entry(number) {
-                slot.insert(t.doc(number)?);
+                slot.insert(Loaded::of(t, number)?);
             }
         }
         let mut stories: FxHashMap<u32, StoryRecord> = FxHashMap::default();
@@ -471,7 +566,7 @@ impl Neighbourhood {
         }
         for story in stories.values() {
             if let Entry::Vacant(slot) = records.entry(story.representative) {
-                slot.insert(t.doc(story.representative)?);
+                slot.insert(Loaded::of(t, story.representative)?);
             }
         }
         let mut numbers: Vec<u32> = records.keys().copied().collect();
@@ -480,21 +575,22 @@ impl Neighbourhood {
             numbers,
             records,
             stories,
-            found,
         })
     }
 
-    /// Their sketches, by local number, from the minima the index keeps.
-    fn sketches(&self, minima: usize) -> Vec<Sketch> {
+    /// Their sketches, by local number, from the minima the index keeps (which are moved
+    /// out of the records).
+    fn sketches(&mut self, minima: usize) -> Vec<Sketch> {
         self.numbers
             .iter()
             .map(|n| {
-                let r = &self.records[n];
+                let r = self.records.get_mut(n).expect("a loaded document");
+                let short = std::mem::take(&mut r.signature);
                 Sketch {
                     words: r.words,
                     shingles: r.shingles,
                     signature: if r.shingles > 0 {
-                        widen(&r.signature)
+                        widen(&short)
                     } else {
                         vec![u32::from(u16::MAX); minima]
                     },
@@ -506,10 +602,10 @@ impl Neighbourhood {
             .collect()
     }
 
-    /// The known stories for [`join`], with the candidate index of the indexed documents'
-    /// matched postings and the new documents' keys (new document `i` is local number
-    /// `numbers.len() + i`).
-    fn known(&self, fresh_keys: &[Vec<u32>]) -> Known {
+    /// The known stories for [`join`]. Candidates are made from every sketch as the index
+    /// keeps it (16-bit minima), known and fresh alike, one key range at a time as `cluster`
+    /// makes them: two documents whose full minima share a key share it in their low bits.
+    fn known(&self) -> Known {
         let local: FxHashMap<u32, u32> = self
             .numbers
             .iter()
@@ -517,21 +613,6 @@ impl Neighbourhood {
             .map(|(i, &n)| (n, i as u32))
             .collect();
         let fresh_from = self.numbers.len() as u32;
-        let mut index: Vec<IndexEntry> = self
-            .found
-            .iter()
-            .map(|&(key, doc)| IndexEntry {
-                key: u64::from(key),
-                doc: local[&doc],
-            })
-            .collect();
-        for (i, keys) in fresh_keys.iter().enumerate() {
-            let doc = fresh_from + i as u32;
-            index.extend(keys.iter().map(|&k| IndexEntry {
-                key: u64::from(k),
-                doc,
-            }));
-        }
         let mut by_story: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         for &n in &self.numbers {
             by_story.entry(self.records[&n].story).or_default().push(n);
@@ -556,7 +637,7 @@ impl Neighbourhood {
                     }
                 })
                 .collect(),
-            index: Some(index),
+            index: None,
         }
     }
 }

@@ -4,20 +4,33 @@
 //! an add that fails or is dropped unfinished leaves the index as it was.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::{Config, Resolved};
 use crate::engine::{thread_pool, CollectOptions, Collector};
 use crate::error::{Error, Result};
 use crate::index::add::{add, AddOptions, AddReport};
-use crate::index::read::{export, known_boilerplate, query, ExportRow, Match};
+use crate::index::read::{export, known_boilerplate, ExportRow, Match, Reader};
 use crate::index::store::{Open, Store};
 use crate::io::read::ReadOptions;
+use crate::sketch::Sketcher;
 use crate::RunOptions;
 
-/// A story index on disk, open and locked against other processes.
+/// A story index on disk, open and locked against other processes. Queries share one read
+/// of the index (made by the first query, renewed after an add), so a warm index answers
+/// one with a few page reads.
 pub struct Index {
     store: Store,
+    reader: OnceLock<Reader>,
+    prepared: Mutex<Option<Arc<Prepared>>>,
+}
+
+/// What queries under one configuration share, once it is found comparable with the
+/// index's: the configuration resolved and its sketcher.
+struct Prepared {
+    config: Config,
+    resolved: Resolved,
+    sketcher: Sketcher,
 }
 
 impl Index {
@@ -33,7 +46,11 @@ impl Index {
 
     fn open_as(path: &Path, how: Open) -> Result<Index> {
         let store = Store::open(path, how, "a library call").map_err(Error::Index)?;
-        Ok(Index { store })
+        Ok(Index {
+            store,
+            reader: OnceLock::new(),
+            prepared: Mutex::new(None),
+        })
     }
 
     /// The index file.
@@ -51,6 +68,9 @@ impl Index {
         upsert: bool,
     ) -> Result<IndexAddition<'_>> {
         config.validate()?;
+        // An add changes what queries read: the next query reads the index again.
+        self.reader = OnceLock::new();
+        *self.prepared.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         self.store.check_comparable(config).map_err(Error::Index)?;
         let known = known_boilerplate(&self.store).map_err(Error::Index)?;
         let config = config.resolve();
@@ -74,7 +94,32 @@ impl Index {
 
     /// The indexed near-duplicates of `text`, most similar first.
     pub fn query(&self, config: &Config, text: &str) -> Result<Vec<Match>> {
-        query(&self.store, text, &config.resolve()).map_err(Error::Index)
+        let reader = match self.reader.get() {
+            Some(reader) => reader,
+            None => {
+                let reader = Reader::open(&self.store).map_err(Error::Index)?;
+                self.reader.get_or_init(|| reader)
+            }
+        };
+        let prepared = {
+            let mut cached = self.prepared.lock().unwrap_or_else(|e| e.into_inner());
+            match cached.as_ref() {
+                Some(p) if p.config == *config => Arc::clone(p),
+                _ => {
+                    reader.check_comparable(config).map_err(Error::Index)?;
+                    let p = Arc::new(Prepared {
+                        config: config.clone(),
+                        resolved: config.resolve(),
+                        sketcher: Sketcher::new(config),
+                    });
+                    *cached = Some(Arc::clone(&p));
+                    p
+                }
+            }
+        };
+        reader
+            .query(text, &prepared.resolved, &prepared.sketcher)
+            .map_err(Error::Index)
     }
 
     /// Every indexed document with its story, story by story, as `index export` writes them.

@@ -143,63 +143,125 @@ pub(crate) fn directories(
         .collect()
 }
 
-/// The documents holding each of `keys` (sorted, distinct), as sorted `(key, document)`
-/// pairs; removed documents are left out. A key held by more than `max_bucket` documents
-/// (boilerplate, or a text indexed that many times) gives its oldest document only (the
-/// smallest number): one candidate stands for them, so the work stays bounded, and copies of
-/// a text indexed any number of times still find the story they were joined into.
-pub(crate) fn look_up(
-    segments: &impl ReadableTable<u32, &'static [u8]>,
-    chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
-    dead: &impl ReadableTable<u32, ()>,
-    keys: &[u32],
-    max_bucket: usize,
-) -> Result<Vec<(u32, u32)>> {
-    let dead: FxHashSet<u32> = dead
-        .iter()?
-        .map(|e| Ok(e?.0.value()))
-        .collect::<Result<_>>()?;
-    let mut found: Vec<(u32, u32)> = Vec::new();
-    for (number, directory) in directories(segments)? {
-        let first = &directory.first_keys;
-        // (chunk, key) for every chunk that may hold a key: a key's pairs start in the last
-        // chunk whose first key is below it (or the first chunk), and may run on through
-        // chunks that start with it. Keys are sorted, so chunks come in order.
-        let mut wanted: Vec<(u32, u32)> = Vec::new();
-        for &key in keys {
-            let mut chunk = first.partition_point(|&f| f < key).saturating_sub(1);
-            while chunk < first.len() && first[chunk] <= key {
-                wanted.push((chunk as u32, key));
-                chunk += 1;
+/// What a look-up needs besides the keys: the segments' directories and the removed
+/// documents, read once for any number of look-ups in one transaction.
+pub(crate) struct LookUp {
+    directories: Vec<(u32, Directory)>,
+    dead: FxHashSet<u32>,
+}
+
+impl LookUp {
+    /// Reads the directories and the removed documents.
+    pub(crate) fn read(
+        segments: &impl ReadableTable<u32, &'static [u8]>,
+        dead: &impl ReadableTable<u32, ()>,
+    ) -> Result<LookUp> {
+        let dead: FxHashSet<u32> = dead
+            .iter()?
+            .map(|e| Ok(e?.0.value()))
+            .collect::<Result<_>>()?;
+        Ok(LookUp {
+            directories: directories(segments)?,
+            dead,
+        })
+    }
+
+    /// True when nothing is indexed.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.directories.is_empty()
+    }
+
+    /// The documents holding each of `keys` (sorted, distinct), as sorted `(key, document)`
+    /// pairs; removed documents are left out. Only the chunks that may hold a key are read:
+    /// a few keys cost a B-tree look-up each, many keys one pass over the chunks that hold
+    /// them. A key held by more than `max_bucket` documents (boilerplate, or a text indexed
+    /// that many times) gives its oldest document only (the smallest number): one candidate
+    /// stands for them, so the work stays bounded, and copies of a text indexed any number
+    /// of times still find the story they were joined into.
+    pub(crate) fn find(
+        &self,
+        chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
+        keys: &[u32],
+        max_bucket: usize,
+    ) -> Result<Vec<(u32, u32)>> {
+        let mut found: Vec<(u32, u32)> = Vec::new();
+        for (number, directory) in &self.directories {
+            let first = &directory.first_keys;
+            // (chunk, key) for every chunk that may hold a key: a key's pairs start in the
+            // last chunk whose first key is below it (or the first chunk), and may run on
+            // through chunks that start with it. Keys are sorted, so chunks come in order.
+            let mut wanted: Vec<(u32, u32)> = Vec::new();
+            for &key in keys {
+                let mut chunk = first.partition_point(|&f| f < key).saturating_sub(1);
+                while chunk < first.len() && first[chunk] <= key {
+                    wanted.push((chunk as u32, key));
+                    chunk += 1;
+                }
+            }
+            let (Some(&(low, _)), Some(&(high, _))) = (wanted.first(), wanted.last()) else {
+                continue;
+            };
+            let base = directory.base;
+            if wanted.len() <= 64 {
+                // A few keys (a query): decoded here, no second thread.
+                let block = read_all(chunks, *number, &wanted, low, high, first.len())?;
+                found.extend(decode_blocks_in(block, base, &self.dead)?);
+                continue;
+            }
+            // The chunks' bytes are copied out in blocks, which a second thread decodes
+            // while the table is read on: reading and decoding each take about half the
+            // time.
+            let (send, receive) = crossbeam_channel::bounded::<Block>(2);
+            let dead = &self.dead;
+            let decoded = std::thread::scope(|scope| -> Result<Vec<(u32, u32)>> {
+                let decoder = scope.spawn(|| decode_blocks(receive, base, dead));
+                let read = read_blocks(chunks, *number, &wanted, low, high, first.len(), send);
+                let decoded = decoder.join().expect("the decoding thread does not panic");
+                read?;
+                decoded
+            })?;
+            found.extend(decoded);
+        }
+        found.sort_unstable();
+        found.dedup();
+        let mut kept = Vec::with_capacity(found.len());
+        for run in found.chunk_by(|a, b| a.0 == b.0) {
+            if run.len() <= max_bucket {
+                kept.extend_from_slice(run);
+            } else {
+                kept.push(run[0]);
             }
         }
-        let (Some(&(low, _)), Some(&(high, _))) = (wanted.first(), wanted.last()) else {
-            continue;
-        };
-        let base = directory.base;
-        // The chunks' bytes are copied out in blocks, which a second thread decodes while the
-        // table is read on: reading and decoding each take about half the time.
-        let (send, receive) = crossbeam_channel::bounded::<Block>(2);
-        let decoded = std::thread::scope(|scope| -> Result<Vec<(u32, u32)>> {
-            let decoder = scope.spawn(|| decode_blocks(receive, base, &dead));
-            let read = read_blocks(chunks, number, &wanted, low, high, first.len(), send);
-            let decoded = decoder.join().expect("the decoding thread does not panic");
-            read?;
-            decoded
-        })?;
-        found.extend(decoded);
+        Ok(kept)
     }
-    found.sort_unstable();
-    found.dedup();
-    let mut kept = Vec::with_capacity(found.len());
-    for run in found.chunk_by(|a, b| a.0 == b.0) {
-        if run.len() <= max_bucket {
-            kept.extend_from_slice(run);
-        } else {
-            kept.push(run[0]);
-        }
+}
+
+/// The chunks `wanted` names, read into blocks on this thread.
+fn read_all<'a>(
+    chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
+    number: u32,
+    wanted: &'a [(u32, u32)],
+    low: u32,
+    high: u32,
+    chunk_count: usize,
+) -> Result<Vec<Block<'a>>> {
+    let (send, receive) = crossbeam_channel::unbounded::<Block>();
+    read_blocks(chunks, number, wanted, low, high, chunk_count, send)?;
+    Ok(receive.into_iter().collect())
+}
+
+/// [`decode_blocks`] of blocks already read.
+fn decode_blocks_in(
+    blocks: Vec<Block>,
+    base: u32,
+    dead: &FxHashSet<u32>,
+) -> Result<Vec<(u32, u32)>> {
+    let (send, receive) = crossbeam_channel::unbounded::<Block>();
+    for block in blocks {
+        let _ = send.send(block);
     }
-    Ok(kept)
+    drop(send);
+    decode_blocks(receive, base, dead)
 }
 
 /// The wanted entries `(chunk, key)` of one chunk.
@@ -325,22 +387,38 @@ impl<'t> Postings<'t> {
         directories(&self.segments)
     }
 
-    /// See [`look_up`].
+    /// See [`LookUp::find`].
+    #[cfg(test)]
     pub fn look_up(&self, keys: &[u32], max_bucket: usize) -> Result<Vec<(u32, u32)>> {
-        look_up(&self.segments, &self.chunks, &self.dead, keys, max_bucket)
+        LookUp::read(&self.segments, &self.dead)?.find(&self.chunks, keys, max_bucket)
     }
 
     /// Writes sorted, distinct pairs as a new segment, then merges segments as the policy
     /// says; true when segments were merged.
+    #[cfg(test)]
     pub fn add_segment(&mut self, pairs: &[(u32, u32)]) -> Result<bool> {
-        if pairs.is_empty() {
+        let Some(base) = pairs.iter().map(|p| p.1).min() else {
             return Ok(false);
-        }
+        };
+        self.add_segment_from(base, pairs.iter().copied())
+    }
+
+    /// [`Postings::add_segment`] of pairs that come sorted and distinct from an iterator,
+    /// none of a document below `base`: they are written as they come, so the segment is
+    /// never held whole.
+    pub fn add_segment_from(
+        &mut self,
+        base: u32,
+        pairs: impl Iterator<Item = (u32, u32)>,
+    ) -> Result<bool> {
         let directories = self.directories()?;
         let number = directories.last().map_or(0, |(n, _)| n + 1);
-        self.write_segment(number, pairs.iter().copied())?;
+        let written = self.write_segment(number, base, pairs)?;
+        if written == 0 {
+            return Ok(false);
+        }
         let mut sizes: Vec<(u32, u64)> = directories.iter().map(|(n, d)| (*n, d.pairs)).collect();
-        sizes.push((number, pairs.len() as u64));
+        sizes.push((number, written));
         // Merge the newest segment into the one before while it is big enough.
         let mut from = sizes.len() - 1;
         let mut merged = sizes[from].1;
@@ -450,28 +528,37 @@ impl<'t> Postings<'t> {
         Ok(())
     }
 
+    /// Writes the pairs as segment `number`, a chunk at a time; how many there were.
     fn write_segment(
         &mut self,
         number: u32,
+        base: u32,
         pairs: impl Iterator<Item = (u32, u32)>,
-    ) -> Result<()> {
-        let pairs: Vec<(u32, u32)> = pairs.collect();
-        if pairs.is_empty() {
-            return Ok(());
+    ) -> Result<u64> {
+        let mut first_keys = Vec::new();
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut written = 0u64;
+        for pair in pairs {
+            debug_assert!(pair.1 >= base, "a document below the segment's base");
+            chunk.push(pair);
+            written += 1;
+            if chunk.len() == CHUNK {
+                self.put_chunk(number, &mut first_keys, &mut chunk, base)?;
+            }
         }
-        let base = pairs.iter().map(|p| p.1).min().expect("not empty");
-        let mut first_keys = Vec::with_capacity(pairs.len().div_ceil(CHUNK));
-        for part in pairs.chunks(CHUNK) {
-            self.put_chunk(number, &mut first_keys, &mut part.to_vec(), base)?;
+        if !chunk.is_empty() {
+            self.put_chunk(number, &mut first_keys, &mut chunk, base)?;
         }
-        let directory = Directory {
-            pairs: pairs.len() as u64,
-            base,
-            first_keys,
-        };
-        self.segments
-            .insert(number, directory.encode().as_slice())?;
-        Ok(())
+        if written > 0 {
+            let directory = Directory {
+                pairs: written,
+                base,
+                first_keys,
+            };
+            self.segments
+                .insert(number, directory.encode().as_slice())?;
+        }
+        Ok(written)
     }
 }
 

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use crate::cluster::estimate_containment;
 use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
-use crate::index::postings::{directories, look_up, CHUNKS, DEAD, SEGMENTS};
+use crate::index::postings::{directories, LookUp, CHUNKS, DEAD, SEGMENTS};
 use crate::index::store::{
     bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord,
     Store, StoryRecord, BOILERPLATE, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
@@ -206,77 +206,171 @@ pub struct Match {
     pub containment: f64,
 }
 
+/// An index open for queries: one read transaction, with what every query needs read once
+/// (the postings' directories, the removed documents and the index's configuration). Each
+/// query then reads only its own shingles' entries in the boilerplate, the postings chunks
+/// of its keys and its candidates' records.
+pub struct Reader {
+    /// The index file, for messages.
+    path: String,
+    /// The index's configuration; `None` while it is empty.
+    indexed: Option<crate::config::Config>,
+    /// The tables, when anything is indexed.
+    tables: Option<ReaderTables>,
+}
+
+/// The tables a query reads.
+struct ReaderTables {
+    boilerplate: ReadOnlyTable<u32, ()>,
+    look_up: LookUp,
+    chunks: ReadOnlyTable<(u32, u32), &'static [u8]>,
+    docs: ReadOnlyTable<u32, &'static [u8]>,
+    stories: ReadOnlyTable<u32, &'static [u8]>,
+}
+
+impl Reader {
+    /// Opens a read transaction on `store` and reads what every query needs.
+    pub fn open(store: &Store) -> Result<Reader> {
+        let path = store.path.display().to_string();
+        let indexed = store.configuration()?;
+        if indexed.is_none() {
+            return Ok(Reader {
+                path,
+                indexed,
+                tables: None,
+            });
+        }
+        let txn = store.begin_read()?;
+        let tables = match (
+            table(&txn, SEGMENTS)?,
+            table(&txn, CHUNKS)?,
+            table(&txn, DEAD)?,
+            table(&txn, DOCS)?,
+            table(&txn, STORIES)?,
+            table(&txn, BOILERPLATE)?,
+        ) {
+            (
+                Some(segments),
+                Some(chunks),
+                Some(dead),
+                Some(docs),
+                Some(stories),
+                Some(boilerplate),
+            ) => Some(ReaderTables {
+                boilerplate,
+                look_up: LookUp::read(&segments, &dead)?,
+                chunks,
+                docs,
+                stories,
+            }),
+            _ => None,
+        };
+        Ok(Reader {
+            path,
+            indexed,
+            tables,
+        })
+    }
+
+    /// Fails, naming every differing key, when sketches made with `config` could not be
+    /// compared with the index's (see [`Store::check_comparable`]).
+    pub fn check_comparable(&self, config: &crate::config::Config) -> Result<()> {
+        let Some(indexed) = &self.indexed else {
+            return Ok(());
+        };
+        let differences = crate::index::store::sketch_differences(indexed, config);
+        if differences.is_empty() {
+            return Ok(());
+        }
+        Err(crate::index::store::IndexError::Incomparable {
+            path: self.path.clone(),
+            differences: differences.join(", "),
+        }
+        .into())
+    }
+
+    /// The indexed near-duplicates of `text` (see [`query`]); `config` must have passed
+    /// [`Reader::check_comparable`], and `sketcher` be made from it.
+    pub fn query(&self, text: &str, config: &Resolved, sketcher: &Sketcher) -> Result<Vec<Match>> {
+        let Some(t) = &self.tables else {
+            return Ok(Vec::new());
+        };
+        let shingles = sketcher.shingles(text, &mut SketchBuffers::default(), false);
+        // The boilerplate among the text's shingles: a look-up each, not the whole table.
+        let mut boilerplate = Vec::new();
+        for &key in &shingles.set {
+            if t.boilerplate.get(key)?.is_some() {
+                boilerplate.push(key);
+            }
+        }
+        let boilerplate = Boilerplate::from_keys(boilerplate);
+        let (mut sketch, _) = sketcher.sketch_shingles(&shingles, &boilerplate);
+        if !sketch.is_comparable() {
+            return Ok(Vec::new());
+        }
+        let keys = posting_keys(&config.key_maker, &sketch.signature);
+        sketch.signature = widen(&short_minima(&sketch.signature));
+        let found = t
+            .look_up
+            .find(&t.chunks, &keys, config.cluster.max_bucket)?;
+        let mut candidates: Vec<u32> = found.into_iter().map(|(_, doc)| doc).collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let (verifier, weakest) = (config.verifier, config.weakest_link);
+        let mut names: FxHashMap<u32, String> = FxHashMap::default();
+        let mut matches = Vec::new();
+        for number in candidates {
+            let Some(bytes) = t.docs.get(number)? else {
+                continue;
+            };
+            let record = DocRecord::decode(bytes.value())?;
+            if record.shingles == 0 {
+                continue;
+            }
+            let signature = widen(&record.signature);
+            let similarity = estimate_jaccard(&sketch.signature, &signature);
+            let containment = estimate_containment(similarity, sketch.shingles, record.shingles);
+            let other = crate::sketch::Sketch {
+                words: record.words,
+                shingles: record.shingles,
+                signature,
+                lead: crate::sketch::shingle::Lead::default(),
+            };
+            let Some(checked) = verifier.jaccard(&sketch, &other, || None) else {
+                continue;
+            };
+            if checked < weakest && verifier.score_with(checked, &sketch, &other).is_none() {
+                continue;
+            }
+            if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(record.story) {
+                let story = t
+                    .stories
+                    .get(record.story)?
+                    .ok_or_else(|| anyhow::anyhow!("the index lost story {}", record.story))?;
+                slot.insert(StoryRecord::decode(story.value())?.name);
+            }
+            matches.push(Match {
+                doc_id: record.id,
+                story_id: names[&record.story].clone(),
+                similarity,
+                containment,
+            });
+        }
+        matches.sort_by(|a, b| {
+            b.similarity
+                .total_cmp(&a.similarity)
+                .then_with(|| a.doc_id.cmp(&b.doc_id))
+        });
+        Ok(matches)
+    }
+}
+
 /// The indexed near-duplicates of `text`: candidates from the postings whose estimated
 /// Jaccard, less `cluster.estimate-margin` standard errors, reaches
 /// `cluster.attach-similarity` (or `cluster.min-similarity` when attaching is off), or whose
 /// containment passes; most similar first.
 pub fn query(store: &Store, text: &str, config: &Resolved) -> Result<Vec<Match>> {
-    store.check_comparable(config)?;
-    let sketcher = Sketcher::new(config);
-    let shingles = sketcher.shingles(text, &mut SketchBuffers::default(), false);
-    let (mut sketch, _) = sketcher.sketch_shingles(&shingles, &known_boilerplate(store)?);
-    if !sketch.is_comparable() {
-        return Ok(Vec::new());
-    }
-    let txn = store.begin_read()?;
-    let (Some(segments), Some(chunks), Some(dead), Some(docs), Some(stories)) = (
-        table(&txn, SEGMENTS)?,
-        table(&txn, CHUNKS)?,
-        table(&txn, DEAD)?,
-        table(&txn, DOCS)?,
-        table(&txn, STORIES)?,
-    ) else {
-        return Ok(Vec::new());
-    };
-    let keys = posting_keys(&config.key_maker, &sketch.signature);
-    sketch.signature = widen(&short_minima(&sketch.signature));
-    let found = look_up(&segments, &chunks, &dead, &keys, config.cluster.max_bucket)?;
-    let mut candidates: Vec<u32> = found.into_iter().map(|(_, doc)| doc).collect();
-    candidates.sort_unstable();
-    candidates.dedup();
-    let (verifier, weakest) = (config.verifier, config.weakest_link);
-    let mut names: FxHashMap<u32, String> = FxHashMap::default();
-    let mut matches = Vec::new();
-    for number in candidates {
-        let Some(bytes) = docs.get(number)? else {
-            continue;
-        };
-        let record = DocRecord::decode(bytes.value())?;
-        if record.shingles == 0 {
-            continue;
-        }
-        let signature = widen(&record.signature);
-        let similarity = estimate_jaccard(&sketch.signature, &signature);
-        let containment = estimate_containment(similarity, sketch.shingles, record.shingles);
-        let other = crate::sketch::Sketch {
-            words: record.words,
-            shingles: record.shingles,
-            signature,
-            lead: crate::sketch::shingle::Lead::default(),
-        };
-        let Some(checked) = verifier.jaccard(&sketch, &other, || None) else {
-            continue;
-        };
-        if checked < weakest && verifier.score_with(checked, &sketch, &other).is_none() {
-            continue;
-        }
-        if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(record.story) {
-            let story = stories
-                .get(record.story)?
-                .ok_or_else(|| anyhow::anyhow!("the index lost story {}", record.story))?;
-            slot.insert(StoryRecord::decode(story.value())?.name);
-        }
-        matches.push(Match {
-            doc_id: record.id,
-            story_id: names[&record.story].clone(),
-            similarity,
-            containment,
-        });
-    }
-    matches.sort_by(|a, b| {
-        b.similarity
-            .total_cmp(&a.similarity)
-            .then_with(|| a.doc_id.cmp(&b.doc_id))
-    });
-    Ok(matches)
+    let reader = Reader::open(store)?;
+    reader.check_comparable(config)?;
+    reader.query(text, config, &Sketcher::new(config))
 }

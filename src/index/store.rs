@@ -31,6 +31,11 @@ use crate::sketch::keys::KeyMaker;
 /// What `meta.format` holds in every index.
 pub const FORMAT: &str = "megashingle-index 1";
 
+/// Memory the database may use for its page cache and its write buffer (half of it at most):
+/// a look-up or an add reads and writes the file through it, so memory does not grow with
+/// the index; the operating system's page cache keeps the file's hot pages.
+const CACHE_BYTES: usize = 64 << 20;
+
 /// The first bytes of every redb file.
 const REDB_MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
 
@@ -150,7 +155,11 @@ impl Store {
         let path = self.path.clone();
         let empty = !exists || std::fs::metadata(&path)?.len() == 0;
         if !empty {
-            self.handle = match caught(|| Builder::new().open_read_only(&path)) {
+            self.handle = match caught(|| {
+                Builder::new()
+                    .set_cache_size(CACHE_BYTES)
+                    .open_read_only(&path)
+            }) {
                 // An index left open by a killed process needs a repair, which is a write.
                 Ok(Err(redb::DatabaseError::RepairAborted)) => {
                     Handle::Writing(open_writable(&path)?)
@@ -311,7 +320,7 @@ fn caught<T>(open: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::
 
 /// The database opened (or made) for writing.
 fn open_writable(path: &Path) -> Result<Database> {
-    let opened = caught(|| Database::create(path));
+    let opened = caught(|| Builder::new().set_cache_size(CACHE_BYTES).create(path));
     opened_or_error(path, opened)
 }
 
@@ -516,6 +525,20 @@ impl DocRecord {
         debug_assert_eq!(out.len(), DOC_HEAD + 2 * self.signature.len());
         out.extend(self.id.as_bytes());
         out
+    }
+
+    /// Story, words, shingles and minima of the record encoded by [`DocRecord::encode`],
+    /// without making its id.
+    pub fn decode_sketch(bytes: &[u8]) -> Result<(u32, u32, u32, Vec<u16>)> {
+        let mut r = Fields(bytes);
+        let story = r.u32()?;
+        let _added_at = r.i64()?;
+        let _time = r.i64()?;
+        let words = r.u32()?;
+        let shingles = r.u32()?;
+        let minima = r.u16()? as usize;
+        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
+        Ok((story, words, shingles, signature))
     }
 
     /// The record encoded by [`DocRecord::encode`]; an error for anything else.
