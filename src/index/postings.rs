@@ -403,7 +403,7 @@ impl<'t> Postings<'t> {
         self.add_segment_from(base, pairs.iter().copied())
     }
 
-    /// [`Postings::add_segment`] of pairs that come sorted and distinct from an iterator,
+    /// `add_segment` of pairs that come sorted and distinct from an iterator,
     /// none of a document below `base`: they are written as they come, so the segment is
     /// never held whole.
     pub fn add_segment_from(
