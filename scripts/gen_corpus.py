@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Generates a large, deterministic, news-like corpus for performance measurements.
 
-    scripts/gen-corpus N OUT.csv [SEED] [--truth TRUTH.csv]
+    scripts/gen-corpus N OUT.csv [SEED] [--truth TRUTH.csv] [--base DOCS.csv] [--large-families]
 
 Writes a CSV `id,text` of N documents, about 2.5 KB each on average, the same bytes for the same
-N and SEED (default 1). Python 3 standard library only.
+N and SEED (default 1) and options. OUT.csv `-` writes to standard output (pipe it into
+`megashingle cluster -` or `zstd`). Python 3 standard library only.
 
 Base texts are the `text` column of ../shared/data/rewrites-dev/docs.csv (one text per true
 cluster when truth.csv lies beside it) when that file exists, else the files under
-fixtures/news/. HTML is stripped crudely. From the base texts' sentences and word stream, each
+fixtures/news/; `--base DOCS.csv` names another such file (e.g. that one from a checkout whose
+../shared is elsewhere). HTML is stripped crudely. From the base texts' sentences and word stream, each
 cluster gets a new original story: a few pool sentences kept whole (each used about twice in
 the whole corpus), the rest new sentences made of random word pairs of the pool's word stream,
 so stories stay distinct however large N is while word frequencies stay those of real text.
@@ -26,6 +28,12 @@ The mix, by design:
 - about 30% carry the same ~60-word legal disclaimer paragraph;
 - ids are scrambled, and output order is locally shuffled, so a cluster's members are neither
   adjacent in id order nor always adjacent in the file.
+
+`--large-families` makes a corpus of large copy families instead, the worst case for memory:
+half the clusters are singletons, the rest follow p ~ s^-1.6 from 2 up to 2,000 documents
+(wire copy picked up by hundreds of sites), and half of a cluster's other members are verbatim
+copies of its original (in their own page template, with or without the disclaimer) rather
+than rewrites. Without it the output is byte for byte what it always was.
 
 The output is streamed: memory stays flat whatever N is. A one-line summary goes to stderr.
 `--truth FILE` also writes `id,cluster_id` for scoring the clustering.
@@ -160,10 +168,13 @@ def language_of(text):
     return "ru"
 
 
-def base_texts():
-    """The base texts and where they came from."""
-    data = os.path.join(ROOT, "..", "shared", "data", "rewrites-dev")
-    docs = os.path.join(data, "docs.csv")
+def base_texts(docs=None):
+    """The base texts and where they came from: `docs` (a CSV with a text column), else
+    ../shared/data/rewrites-dev/docs.csv when it exists, else fixtures/news/."""
+    if docs is not None and not os.path.isfile(docs):
+        sys.exit(f"gen-corpus: --base {docs}: no such file")
+    docs = docs or os.path.join(ROOT, "..", "shared", "data", "rewrites-dev", "docs.csv")
+    data = os.path.dirname(docs)
     if os.path.isfile(docs):
         csv.field_size_limit(1 << 30)
         cluster_of = {}
@@ -241,9 +252,15 @@ def build_pools(texts):
     return pools
 
 
+# The --large-families mix: (singleton share, largest cluster, size exponent, copy share).
+STANDARD_FAMILIES = (SINGLETON_CLUSTERS, MAX_CLUSTER, 2.5, 0.0)
+LARGE_FAMILIES = (0.5, 2000, 1.6, 0.5)
+
+
 class Generator:
-    def __init__(self, pools, seed, n_docs):
+    def __init__(self, pools, seed, n_docs, families=STANDARD_FAMILIES):
         self.rng = random.Random(seed)
+        self.singletons, max_cluster, exponent, self.copy_share = families
         self.pools = pools
         cyrillic = sorted(lang for lang in pools if lang != "en")
         weights = [len(pools[lang].tokens) for lang in cyrillic]
@@ -257,14 +274,14 @@ class Generator:
             cumulative.append(acc)
         self.language_cum = cumulative
         # Cluster sizes: singletons, else p(s) ~ s^-2.5 for s in 2..MAX_CLUSTER.
-        sizes = list(range(2, MAX_CLUSTER + 1))
-        weights = [s ** -2.5 for s in sizes]
+        sizes = list(range(2, max_cluster + 1))
+        weights = [s ** -exponent for s in sizes]
         acc, self.size_cum = 0.0, []
         for w in weights:
             acc += w / sum(weights)
             self.size_cum.append(acc)
         self.sizes = sizes
-        mean_size = SINGLETON_CLUSTERS + (1 - SINGLETON_CLUSTERS) * sum(
+        mean_size = self.singletons + (1 - self.singletons) * sum(
             s * w for s, w in zip(sizes, weights)) / sum(weights)
         expected_sentences = n_docs / mean_size * BODY_MEAN_BYTES / 150
         # Whole pool sentences are kept in a story at a rate that uses each about twice
@@ -280,7 +297,7 @@ class Generator:
         return self.languages[min(i, len(self.languages) - 1)]
 
     def cluster_size(self):
-        if self.rng.random() < SINGLETON_CLUSTERS:
+        if self.rng.random() < self.singletons:
             return 1
         return self.sizes[min(len(self.sizes) - 1, bisect.bisect(self.size_cum, self.rng.random()))]
 
@@ -428,12 +445,18 @@ class Generator:
 
 
 def main(argv):
-    args, truth_path = [], None
+    args, truth_path, base_path, families = [], None, None, STANDARD_FAMILIES
     i = 0
     while i < len(argv):
         if argv[i] == "--truth" and i + 1 < len(argv):
             truth_path = argv[i + 1]
             i += 2
+        elif argv[i] == "--base" and i + 1 < len(argv):
+            base_path = argv[i + 1]
+            i += 2
+        elif argv[i] == "--large-families":
+            families = LARGE_FAMILIES
+            i += 1
         elif argv[i] in ("-h", "--help"):
             print(__doc__.strip())
             return 0
@@ -441,20 +464,26 @@ def main(argv):
             args.append(argv[i])
             i += 1
     if len(args) not in (2, 3) or not args[0].isdigit() or (len(args) == 3 and not args[2].isdigit()):
-        print("usage: gen-corpus N OUT.csv [SEED] [--truth TRUTH.csv]", file=sys.stderr)
+        print("usage: gen-corpus N OUT.csv [SEED] [--truth TRUTH.csv] [--base DOCS.csv] "
+              "[--large-families]", file=sys.stderr)
         return 2
     n_docs, out_path = int(args[0]), args[1]
     seed = int(args[2]) if len(args) == 3 else 1
     started = time.time()
-    texts, source = base_texts()
+    texts, source = base_texts(base_path)
     pools = build_pools(texts)
-    gen = Generator(pools, seed, n_docs)
+    gen = Generator(pools, seed, n_docs, families)
     rng = gen.rng
 
-    directory = os.path.dirname(os.path.abspath(out_path))
-    os.makedirs(directory, exist_ok=True)
-    temp_path = out_path + ".part"
-    out = open(temp_path, "w", encoding="utf-8", newline="", buffering=1 << 20)
+    if out_path == "-":
+        temp_path = None
+        out = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="", buffering=1 << 20,
+                   closefd=False)
+    else:
+        directory = os.path.dirname(os.path.abspath(out_path))
+        os.makedirs(directory, exist_ok=True)
+        temp_path = out_path + ".part"
+        out = open(temp_path, "w", encoding="utf-8", newline="", buffering=1 << 20)
     out.write("id,text\n")
     truth = None
     if truth_path:
@@ -463,6 +492,7 @@ def main(argv):
         truth.writerow(["id", "cluster_id"])
 
     window = []
+    written = [len("id,text\n")]
     counts = {"cyrillic": 0, "html": 0, "disclaimer": 0}
     clusters = multi = largest = 0
     made = 0
@@ -478,7 +508,10 @@ def main(argv):
 
     def write(row):
         # Ids need no quoting; texts are always quoted (RFC 4180).
-        out.write(f'{row[0]},"{row[1].replace(chr(34), chr(34) * 2)}"\n')
+        line = f'{row[0]},"{row[1].replace(chr(34), chr(34) * 2)}"\n'
+        out.write(line)
+        if temp_path is None:
+            written[0] += len(line.encode("utf-8"))
 
     while made < n_docs:
         size = min(gen.cluster_size(), n_docs - made)
@@ -489,7 +522,10 @@ def main(argv):
         story = gen.story(lang)
         cluster_id = None
         for member in range(size):
-            version = story if member == 0 else gen.variant(story)
+            if member == 0 or (gen.copy_share and rng.random() < gen.copy_share):
+                version = story
+            else:
+                version = gen.variant(story)
             disclaimer = rng.random() < DISCLAIMER_SHARE
             text, is_html = gen.render(version, disclaimer)
             # Scrambled ids: a bijection of the document number, so id order != cluster order.
@@ -506,8 +542,11 @@ def main(argv):
     for row in window:
         write(row)
     out.close()
-    os.replace(temp_path, out_path)
-    file_mb = os.path.getsize(out_path) / 1e6
+    if temp_path is None:
+        file_mb = written[0] / 1e6
+    else:
+        os.replace(temp_path, out_path)
+        file_mb = os.path.getsize(out_path) / 1e6
     n = max(1, n_docs)
     print(
         f"gen-corpus: {n_docs} documents, {file_mb:.1f} MB ({1000 * file_mb / n:.2f} KB/doc), {clusters} clusters ({multi} of 2+, largest {largest}); "

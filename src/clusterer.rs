@@ -213,7 +213,7 @@ impl Clusters {
         let sketches = &self.collection.sketches;
         self.clustering.clusters.iter().flat_map(move |c| {
             let smallest = c.members.iter().map(|m| m.0).min().expect("non-empty");
-            let cluster_id = ids[smallest as usize].as_str();
+            let cluster_id = &ids[smallest as usize];
             let size = c.members.len();
             c.members.iter().map(move |&(doc, similarity)| Assignment {
                 doc_id: &ids[doc as usize],

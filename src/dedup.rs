@@ -10,7 +10,7 @@ use crate::cluster::intersection::intersection_size;
 use crate::cluster::{estimate_containment, Cluster};
 use crate::config::{DedupConfig, Keep};
 use crate::corpus::set_store::{SetStore, SetsView};
-use crate::engine::Collection;
+use crate::engine::{Collection, Ids};
 use crate::error::{Error, Result};
 use crate::sketch::signature::estimate_jaccard;
 
@@ -38,7 +38,7 @@ impl Duplicate<'_> {
 /// Which records a deduplication keeps and which it removes.
 #[derive(Debug, Clone)]
 pub struct Deduplication<'a> {
-    ids: &'a [String],
+    ids: &'a Ids,
     removed: Vec<bool>,
     duplicates: Vec<Duplicate<'a>>,
 }
@@ -53,7 +53,7 @@ impl<'a> Deduplication<'a> {
     pub fn is_duplicate(&self, id: &str) -> bool {
         // Documents are numbered in id order.
         self.ids
-            .binary_search_by(|probe| probe.as_str().cmp(id))
+            .binary_search(id)
             .is_ok_and(|doc| self.removed[doc])
     }
 
@@ -63,7 +63,7 @@ impl<'a> Deduplication<'a> {
             .iter()
             .zip(&self.removed)
             .filter(|(_, &removed)| !removed)
-            .map(|(id, _)| id.as_str())
+            .map(|(id, _)| id)
     }
 }
 

@@ -33,8 +33,9 @@ pub struct IndexEntry {
 /// ranges as it takes for each range's share of the index to stay below this, and the ranges
 /// are indexed one after another (see [`indexed_pairs`]). A million documents have tens of
 /// millions of entries, 12 bytes each ([`IndexEntry`]); made whole, the index alone would take
-/// half a gigabyte, and in ranges of 2^24 (192 MiB) it is made in three.
-pub(super) const INDEX_ENTRIES_PER_RANGE: usize = 1 << 24;
+/// half a gigabyte, and in ranges of 2^23 (96 MiB) it is made in six. Up to the number of keys
+/// per document a range costs no work of its own (each range makes only its own key numbers).
+pub(super) const INDEX_ENTRIES_PER_RANGE: usize = 1 << 23;
 
 /// Documents whose entries of one part of the key values one task makes.
 pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;

@@ -9,12 +9,15 @@ use rayon::prelude::*;
 use super::candidates::{
     candidate_pairs, indexed_pairs, Bucketing, IndexEntry, INDEX_ENTRIES_PER_RANGE,
 };
-use super::copies::{find_copies, Copies};
+use super::copies::find_copies;
 use super::verify::{open_alike, Buffers, KeptSets};
 use super::{Cluster, ClusterStats};
 use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::sketch::Sketch;
+
+/// Candidate pairs verified at once: their outcomes are collected a slice at a time.
+const SCORED_PER_SLICE: usize = 1 << 20;
 
 /// Disjoint sets over `0..n` with path compression (halving) and union by size.
 #[derive(Debug, Clone)]
@@ -265,29 +268,49 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
     stats.copies = copies.len();
     let verifier = config.verifier;
     let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
-    // Each candidate pair with its Jaccard, its score when it passes, and whether it may be a
-    // weak link for attaching a lone document.
-    let scored: Vec<(f64, Option<f64>, bool, u32, u32)> = pairs
-        .into_par_iter()
-        .map_init(Buffers::default, |buffers, (a, b)| {
-            let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
-            let jaccard = verifier.jaccard(sa, sb, || buffers.sets(shingles, a, b))?;
-            let score = verifier.score_with(jaccard, sa, sb);
-            // A pair that passes may attach a document left alone by the representative
-            // check; one that passes only the attach threshold is a weak link.
-            let weak = attach > 0.0
-                && jaccard >= attach
-                && (score.is_some()
-                    || open_alike(sa, sb, buffers.sets(shingles, a, b), attach_lead));
-            (score.is_some() || weak).then_some((jaccard, score, weak, a, b))
-        })
-        .flatten()
-        .chain(copy_pairs_scored(&copies, attach))
-        .collect();
-    let mut verified: Vec<(f64, u32, u32)> = scored
-        .iter()
-        .filter_map(|&(_, score, _, a, b)| score.map(|s| (s, a, b)))
-        .collect();
+    // The verified pairs with their scores, and the weak links (pairs that may attach a
+    // document left alone by the representative check) with their Jaccard. Pairs are scored a
+    // slice at a time, each slice's outcomes collected in order, so that besides the candidate
+    // pairs only what passes is held, 16 bytes a pair.
+    let mut verified: Vec<(f64, u32, u32)> = Vec::new();
+    let mut weak_links: Vec<(f64, u32, u32)> = Vec::new();
+    for slice in pairs.chunks(SCORED_PER_SLICE) {
+        let outcomes: Vec<Option<(f64, Option<f64>, bool)>> = slice
+            .par_iter()
+            .map_init(Buffers::default, |buffers, &(a, b)| {
+                let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
+                let jaccard = verifier.jaccard(sa, sb, || buffers.sets(shingles, a, b))?;
+                let score = verifier.score_with(jaccard, sa, sb);
+                // A pair that passes may attach a document left alone by the representative
+                // check; one that passes only the attach threshold is a weak link.
+                let weak = attach > 0.0
+                    && jaccard >= attach
+                    && (score.is_some()
+                        || open_alike(sa, sb, buffers.sets(shingles, a, b), attach_lead));
+                (score.is_some() || weak).then_some((jaccard, score, weak))
+            })
+            .collect();
+        for (outcome, &(a, b)) in outcomes.into_iter().zip(slice) {
+            if let Some((jaccard, score, weak)) = outcome {
+                if let Some(score) = score {
+                    verified.push((score, a, b));
+                }
+                if weak {
+                    weak_links.push((jaccard, a, b));
+                }
+            }
+        }
+    }
+    drop(pairs);
+    let copy_weak = attach > 0.0 && attach <= 1.0;
+    for &(original, copy) in &copies.pairs {
+        verified.push((1.0, original, copy));
+        if copy_weak {
+            weak_links.push((1.0, original, copy));
+        }
+    }
+    verified.shrink_to_fit();
+    weak_links.shrink_to_fit();
     stats.verified_pairs = verified.len();
     verified
         .par_sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
@@ -339,11 +362,8 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
         representative[root as usize] = keep;
     }
     if attach > 0.0 {
-        let weak = scored
-            .iter()
-            .filter(|pair| pair.2)
-            .map(|&(jaccard, _, _, a, b)| (jaccard, a, b));
-        stats.attached = attach_lone_documents(&mut sets, weak, attach, &mut links);
+        stats.attached =
+            attach_lone_documents(&mut sets, weak_links.into_iter(), attach, &mut links);
     }
     let members = sets.sets();
     let representatives = members
@@ -356,20 +376,6 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
         stats,
         links,
     }
-}
-
-/// The joins of the copies to their originals, scored as verification scores a pair of equal
-/// sets: Jaccard 1, passing, and (with attaching on) a link a lone document may attach by.
-pub(super) fn copy_pairs_scored(
-    copies: &Copies,
-    attach: f64,
-) -> Vec<(f64, Option<f64>, bool, u32, u32)> {
-    let weak = attach > 0.0 && attach <= 1.0;
-    copies
-        .pairs
-        .iter()
-        .map(|&(original, copy)| (1.0, Some(1.0), weak, original, copy))
-        .collect()
 }
 
 /// Joins each document that is still alone to the cluster of its most similar candidate, when

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use super::allocator::{give_back_free_pages, give_back_large_blocks};
 use super::statistics::sketch_with_statistics;
-use super::{thread_pool, Collection, Timings};
+use super::{thread_pool, Collection, Ids, Timings};
 use crate::config::{Resolved, Verify};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::{Place, SetStore};
@@ -340,14 +340,15 @@ fn collect(
 ) -> Result<Collection, Error> {
     let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
     let exact = config.cluster.verify == Verify::Exact;
-    let mut ids = Vec::with_capacity(documents.len());
+    let id_bytes = documents.iter().map(|d| d.id.len()).sum();
+    let mut ids = Ids::with_capacity(documents.len(), id_bytes);
     let mut origins = Vec::with_capacity(documents.len());
     let mut times = Vec::with_capacity(documents.len());
     let mut places = Vec::with_capacity(documents.len());
     let mut sketches = Vec::with_capacity(if statistics { 0 } else { documents.len() });
     let mut outlines = Vec::with_capacity(if statistics { documents.len() } else { 0 });
     for d in documents {
-        ids.push(d.id);
+        ids.push(&d.id);
         origins.push(d.origin);
         times.push(d.time);
         places.push(d.place);

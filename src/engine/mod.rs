@@ -5,9 +5,11 @@
 
 pub mod allocator;
 pub mod collector;
+pub mod ids;
 pub mod statistics;
 
 pub use collector::{CollectOptions, Collector};
+pub use ids::Ids;
 
 use std::time::{Duration, Instant};
 
@@ -58,8 +60,8 @@ impl Timings {
 /// ids unique).
 #[derive(Debug)]
 pub struct Collection {
-    /// Document ids.
-    pub ids: Vec<String>,
+    /// Document ids, sorted.
+    pub ids: Ids,
     /// Where each document was read.
     pub origins: Vec<Origin>,
     /// Each document's time, when a time column is read.

@@ -172,12 +172,12 @@ pub(super) fn page_counts(store: &SetStore, at_least: usize) -> FxHashMap<u32, u
 }
 
 /// The parts of the key space `[low, high)` that a pass over `keys` keys of the store's sets
-/// counts one at a time: the whole space when every set is in memory, else parts of about
-/// twice the store's memory budget of keys (counting comes before the other large lists are
-/// made).
+/// counts one at a time: the whole space when every set is in memory, else parts of about the
+/// store's memory budget of keys, so that a part gathered in memory takes no more than the
+/// sets did before they went to the file.
 pub(super) fn key_parts(store: &SetStore, keys: usize) -> Vec<(u64, u64)> {
     let parts = if store.spilled() {
-        keys.div_ceil((2 * store.budget_keys()).max(MIN_KEYS_PER_PART))
+        keys.div_ceil(store.budget_keys().max(MIN_KEYS_PER_PART))
             .max(1) as u64
     } else {
         1

@@ -172,6 +172,8 @@ fn write_add(
             boilerplate,
             ..
         } = collection;
+        // The ids as strings of their own, for the tables' keys and messages.
+        let ids: Vec<String> = ids.iter().map(str::to_owned).collect();
 
         // Without --upsert, indexed ids were refused above.
         let replaced = if options.upsert {
@@ -652,7 +654,7 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
     let ids = txn.open_table(IDS)?;
     let docs = txn.open_table(DOCS)?;
     for (i, id) in collection.ids.iter().enumerate() {
-        let Some(number) = ids.get(id.as_str())?.map(|v| v.value()) else {
+        let Some(number) = ids.get(id)?.map(|v| v.value()) else {
             continue;
         };
         let added = match docs.get(number)? {
@@ -661,7 +663,7 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
         };
         return Err(IndexError::AlreadyIndexed {
             origin: collection.origins[i].to_string(),
-            id: id.clone(),
+            id: id.to_owned(),
             added: format_time(added),
         }
         .into());

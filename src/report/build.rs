@@ -197,7 +197,7 @@ pub fn model(
                 Some(names) => names[index].clone(),
                 None => {
                     let smallest = cluster.members.iter().map(|m| m.0).min().unwrap_or(0);
-                    collection.ids[smallest as usize].clone()
+                    collection.ids[smallest as usize].to_owned()
                 }
             };
             Story {
@@ -307,7 +307,7 @@ fn members(cluster: &Cluster, texts: Vec<Option<Text>>, context: &Context) -> Ve
             }
             values.extend(columns.iter().cloned());
             Member {
-                id: collection.ids[doc as usize].clone(),
+                id: collection.ids[doc as usize].to_owned(),
                 similarity,
                 too_short: !collection.sketches[doc as usize].is_comparable(),
                 columns: values,

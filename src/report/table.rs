@@ -9,6 +9,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use crate::cluster::clusters_of;
+use crate::engine::Ids;
 use crate::report::build::Stories;
 use crate::report::model::StorySource;
 use crate::sketch::Sketch;
@@ -109,7 +110,7 @@ pub fn read_table(path: &Path) -> Result<Vec<Row>, TableError> {
 /// do when documents are missing from it.
 pub fn stories(
     rows: Vec<Row>,
-    ids: &[String],
+    ids: &Ids,
     sketches: &[Sketch],
     source: StorySource,
     (table, advice): (&str, &str),
@@ -143,7 +144,7 @@ pub fn stories(
     if let Some(&first) = missing.first() {
         return Err(TableError::Missing {
             count: missing.len(),
-            example: ids[first].clone(),
+            example: ids[first].to_owned(),
             table: table.to_owned(),
             advice: advice.to_owned(),
         });
@@ -194,7 +195,7 @@ mod tests {
 
     #[test]
     fn rows_become_stories_ordered_as_cluster_orders_them() {
-        let ids: Vec<String> = ["a", "b", "c", "d"].map(String::from).into();
+        let ids: Ids = ["a", "b", "c", "d"].into_iter().collect();
         let sketches = [sketch(10), sketch(30), sketch(20), sketch(5)];
         let rows = vec![
             row("a", "s1", 2),
@@ -216,7 +217,7 @@ mod tests {
 
     #[test]
     fn a_document_twice_or_missing_is_an_error() {
-        let ids: Vec<String> = ["a", "b"].map(String::from).into();
+        let ids: Ids = ["a", "b"].into_iter().collect();
         let sketches = [sketch(10), sketch(10)];
         let source = || StorySource::Table("t.csv".into());
         let twice = vec![row("a", "s1", 2), row("a", "s2", 3), row("b", "s1", 4)];
