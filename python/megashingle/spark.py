@@ -1337,6 +1337,8 @@ def main(argv: Optional[list] = None) -> int:
     local_output = not _is_remote(output)
     if local_output:
         output = output[len("file://"):] if output.startswith("file://") else output
+        # `stories/` names the folder `stories`: its temporary sibling must not go inside it.
+        output = os.path.normpath(output)
         if os.path.exists(output) and not args.overwrite:
             return fail(f"{args.output}: the output folder exists; give another --output or --overwrite to replace it")
     try:

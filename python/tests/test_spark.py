@@ -163,8 +163,9 @@ def test_command_line_writes_csv_with_headers(spark, tmp_path):
         for i, text in enumerate([STORY, STORY + " and more", "something else entirely here now"]):
             f.write(json.dumps({"key": f"k{i}", "body": text}) + "\n")
     out = tmp_path / "out"
+    # With a trailing slash, as the README writes `--output stories/`.
     code = megashingle.spark.main(
-        ["--input", str(src), "--output", str(out), "--master", "local[2]",
+        ["--input", str(src), "--output", str(out) + os.sep, "--master", "local[2]",
          "--id-column", "key", "--text-column", "body"]
     )
     assert code == 0
