@@ -554,6 +554,20 @@ impl PySketch {
     }
 }
 
+/// `f` over the texts of a Python column, with the GIL released while it runs.
+fn on_texts<T: Send, E: std::fmt::Display + Send>(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    f: impl FnOnce(&[&str]) -> Result<T, E> + Send,
+) -> PyResult<T> {
+    let texts = collect_texts(texts)?;
+    py.allow_threads(|| {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        f(&refs)
+    })
+    .map_err(value_error)
+}
+
 /// Texts of a column, owned, for work without the GIL.
 fn collect_texts(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let mut column = Column::new(texts)?;
@@ -618,13 +632,7 @@ impl PySketcher {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let texts = collect_texts(texts)?;
-        let sketches = py
-            .allow_threads(|| {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                self.sketcher.sketch_batch(&refs)
-            })
-            .map_err(value_error)?;
+        let sketches = on_texts(py, texts, |refs| self.sketcher.sketch_batch(refs))?;
         let minima_len = self.config.signature.minima;
         let mut minima = Array2::<u32>::zeros((sketches.len(), minima_len));
         for (mut row, s) in minima.rows_mut().into_iter().zip(&sketches) {
@@ -653,26 +661,6 @@ impl PySketcher {
         Ok(out)
     }
 
-    /// The sketches of many texts as packed binary values (see `pack_sketch`): `(offsets`
-    /// (int32), `data` (uint8), `keys`, `key_offsets`, `comparable)`; shingle sets are left
-    /// out unless `with_sets`.
-    #[pyo3(signature = (texts, with_sets=true))]
-    fn sketch_packed<'py>(
-        &self,
-        py: Python<'py>,
-        texts: &Bound<'py, PyAny>,
-        with_sets: bool,
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        let texts = collect_texts(texts)?;
-        let sketches = py
-            .allow_threads(|| {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                self.sketcher.sketch_batch(&refs)
-            })
-            .map_err(value_error)?;
-        packed_sketches(py, &sketches, with_sets)
-    }
-
     /// The shingle sets of many texts, read once, as packed binary values (see
     /// `pack_sets`): `(offsets` (int32), `data` (uint8)`)`. Document frequency counts them
     /// (`packed_page_values`) and `sketch_sets_packed` sketches them, without the texts.
@@ -681,13 +669,7 @@ impl PySketcher {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let texts = collect_texts(texts)?;
-        let sets = py
-            .allow_threads(|| {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                self.sketcher.shingle_batch(&refs)
-            })
-            .map_err(value_error)?;
+        let sets = on_texts(py, texts, |refs| self.sketcher.shingle_batch(refs))?;
         let mut data = Vec::new();
         let mut offsets = vec![0i32];
         for s in &sets {
@@ -703,8 +685,8 @@ impl PySketcher {
         )
     }
 
-    /// [`sketch_packed`](Self::sketch_packed) of texts given by their packed shingle sets
-    /// (`shingle_packed`'s offsets and data): the same sketches, the texts not read again.
+    /// The sketches of texts given by their packed shingle sets (`shingle_packed`'s offsets and
+    /// data), as packed binary values (see `packed_sketches`); the texts are not read again.
     #[pyo3(signature = (offsets, data, with_sets=true))]
     fn sketch_sets_packed<'py>(
         &self,
@@ -725,13 +707,7 @@ impl PySketcher {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let texts = collect_texts(texts)?;
-        let sets = py
-            .allow_threads(|| {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                self.sketcher.page_sets(&refs)
-            })
-            .map_err(value_error)?;
+        let sets = on_texts(py, texts, |refs| self.sketcher.page_sets(refs))?;
         let (values, offsets) = flat(py, sets.iter().map(Vec::as_slice));
         PyTuple::new(py, [values.into_any(), offsets.into_any()])
     }
@@ -878,7 +854,7 @@ fn batch_end(data: &[u8]) -> PyResult<i32> {
     })
 }
 
-/// Sketches as `sketch_packed` returns them: `(offsets, data, keys, key_offsets, comparable)`.
+/// Sketches as `sketch_sets_packed` returns them: `(offsets, data, keys, key_offsets, comparable)`.
 fn packed_sketches<'py>(
     py: Python<'py>,
     sketches: &[DocumentSketch],
@@ -1456,7 +1432,9 @@ impl PyIndex {
                 if open.is_none() {
                     *open = Some(megashingle::Index::open_existing(&self.path)?);
                 }
-                open.as_ref().expect("opened above").query(&self.config, text)
+                open.as_ref()
+                    .expect("opened above")
+                    .query(&self.config, text)
             })
             .map_err(value_error)?;
         let rows = PyList::empty(py);
