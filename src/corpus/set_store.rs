@@ -2,9 +2,12 @@
 //! per reading batch. Blocks stay in memory until the store's keys outgrow its budget; then
 //! every block goes to an unlinked temporary file (in the system's temporary folder: `TMPDIR`),
 //! so a large collection holds no set memory however much text it has, and passes over the
-//! sets read one block or one set at a time. A document's set is found by its [`Place`]: block,
-//! start and length. Passes that take boilerplate out go block by block and mostly shrink the
-//! sets, so a block on file is rewritten where it is (or, in the rare case it grew, at the end).
+//! sets read one block or one set at a time. A pass that gathers the sets in parts (of the
+//! key space, too large to gather at once) reads the file once and scatters the parts to a
+//! second temporary file, from which each part is read alone. A document's set is found by
+//! its [`Place`]: block, start and length. Passes that take boilerplate out go block by block
+//! and mostly shrink the sets, so a block on file is rewritten where it is (or, in the rare
+//! case it grew, at the end).
 
 use std::fs::File;
 use std::io;
@@ -258,6 +261,11 @@ impl SetStore {
                 (out, places)
             })
             .collect();
+        self.gathered(blocks)
+    }
+
+    /// A store in memory of gathered blocks, one for each of this store's blocks.
+    fn gathered(&self, blocks: Vec<Rewritten<Vec<u32>>>) -> SetStore {
         let mut store = SetStore::new(usize::MAX);
         store.places = vec![Place::default(); self.places.len()];
         for (keys, places) in blocks {
@@ -268,6 +276,152 @@ impl SetStore {
             store.blocks.push(Held::Memory(keys));
         }
         store
+    }
+
+    /// [`SetStore::gather`] in `parts` numbered parts, for a pass that cannot hold all it
+    /// gathers at once: `take(part, main, page, out)` appends the keys kept of one document's
+    /// sets for that part, and `each(part, store)` gets the store gathered for each part in
+    /// turn, from the first.
+    ///
+    /// Sets in memory, or a single part, are gathered part by part. Sets on file are read once:
+    /// one pass over the file scatters every part of every block to a second temporary file,
+    /// from which each part is then read alone (each document's keys in a part are followed
+    /// by their lengths, of one byte or a few). An error of either file is kept for the
+    /// caller, as in the other passes ([`SetStore::take_failure`]).
+    pub fn gather_parts(
+        &self,
+        parts: usize,
+        take: impl Fn(usize, &[u32], &[u32], &mut Vec<u32>) + Sync,
+        mut each: impl FnMut(usize, SetStore),
+    ) {
+        if parts <= 1 || !self.spilled() {
+            for part in 0..parts {
+                each(
+                    part,
+                    self.gather(|main, page, out| take(part, main, page, out)),
+                );
+            }
+            return;
+        }
+        let by_block = self.documents_by_block();
+        match self.scatter(parts, &by_block, &take) {
+            Ok(scattered) => {
+                for part in 0..parts {
+                    each(part, self.gathered_from(&scattered, &by_block, part));
+                }
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// The pass of [`SetStore::gather_parts`] that reads every block once and writes what
+    /// `take` keeps of it for each part to a new temporary file: a block's parts one after
+    /// another, each part its keys, then the length of each document's keys in it.
+    fn scatter(
+        &self,
+        parts: usize,
+        by_block: &[Vec<u32>],
+        take: &(impl Fn(usize, &[u32], &[u32], &mut Vec<u32>) + Sync),
+    ) -> io::Result<Scattered> {
+        let file = tempfile::tempfile()?;
+        let file_end = AtomicU64::new(0);
+        let written: Vec<(u64, Vec<(u32, u32)>)> = by_block
+            .par_iter()
+            .enumerate()
+            .map_init(
+                || {
+                    (
+                        Vec::new(),
+                        vec![(Vec::new(), Vec::new()); parts],
+                        Vec::new(),
+                    )
+                },
+                |(buffer, pieces, bytes), (block, docs)| {
+                    let keys = self.block_keys(block, buffer);
+                    pieces.iter_mut().for_each(|(keys, lengths)| {
+                        keys.clear();
+                        lengths.clear();
+                    });
+                    for &doc in docs {
+                        let (main, page) = split(keys, self.places[doc as usize]);
+                        for (part, (keys, lengths)) in pieces.iter_mut().enumerate() {
+                            let before = keys.len();
+                            take(part, main, page, keys);
+                            push_length(lengths, (keys.len() - before) as u32);
+                        }
+                    }
+                    bytes.clear();
+                    let sizes = pieces
+                        .iter()
+                        .map(|(keys, lengths)| {
+                            extend_le(bytes, keys);
+                            bytes.extend_from_slice(lengths);
+                            (keys.len() as u32, lengths.len() as u32)
+                        })
+                        .collect();
+                    let offset = file_end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                    if let Err(e) = write_at(&file, bytes, offset) {
+                        self.fail(e);
+                    }
+                    (offset, sizes)
+                },
+            )
+            .collect();
+        let (offsets, sizes) = written.into_iter().unzip();
+        Ok(Scattered {
+            file,
+            offsets,
+            sizes,
+        })
+    }
+
+    /// The store gathered for one part, read from the scattered file one block at a time.
+    fn gathered_from(&self, scattered: &Scattered, by_block: &[Vec<u32>], part: usize) -> SetStore {
+        let blocks: Vec<Rewritten<Vec<u32>>> = by_block
+            .par_iter()
+            .enumerate()
+            .map_init(Vec::new, |bytes, (block, docs)| {
+                let sizes = &scattered.sizes[block];
+                let before: u64 = sizes[..part]
+                    .iter()
+                    .map(|&(keys, lengths)| 4 * u64::from(keys) + u64::from(lengths))
+                    .sum();
+                let (keys, lengths) = sizes[part];
+                let keys_bytes = 4 * keys as usize;
+                bytes.resize(keys_bytes + lengths as usize, 0);
+                if let Err(e) = read_at(&scattered.file, bytes, scattered.offsets[block] + before) {
+                    // All lengths read as 0: every document gathers nothing.
+                    bytes.fill(0);
+                    self.fail(e);
+                }
+                let (keys, lengths) = bytes.split_at(keys_bytes);
+                let (mut key_at, mut length_at) = (0, 0);
+                let mut out = Vec::with_capacity(keys.len() / 4);
+                let places = docs
+                    .iter()
+                    .map(|&doc| {
+                        let start = out.len();
+                        let n = next_length(lengths, &mut length_at) as usize;
+                        let end = (key_at + 4 * n).min(keys.len());
+                        out.extend(
+                            keys[key_at..end]
+                                .chunks_exact(4)
+                                .map(|k| u32::from_le_bytes(k.try_into().expect("four bytes"))),
+                        );
+                        key_at = end;
+                        let place = Place {
+                            block: block as u32,
+                            start: start as u32,
+                            len: (out.len() - start) as u32,
+                            second: 0,
+                        };
+                        (doc, place)
+                    })
+                    .collect();
+                (out, places)
+            })
+            .collect();
+        self.gathered(blocks)
     }
 
     /// All the keys of a block, read into `buffer` when it is on file.
@@ -378,6 +532,50 @@ impl SetStore {
 
 /// A block made anew (its keys, or where they are), and the new place of each of its documents.
 type Rewritten<B> = (B, Vec<(u32, Place)>);
+
+/// What [`SetStore::gather_parts`] scattered: a temporary file holding, block after block,
+/// each part's keys followed by the length of each of the block's documents' keys in it.
+struct Scattered {
+    file: File,
+    /// Where each block's parts start in the file.
+    offsets: Vec<u64>,
+    /// Of each block, each part's keys and bytes of lengths.
+    sizes: Vec<Vec<(u32, u32)>>,
+}
+
+/// Appends a length in 7-bit groups, low first, the high bit set on all but the last: one
+/// byte up to 127.
+fn push_length(bytes: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        bytes.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
+}
+
+/// The length at `at` written by [`push_length`], moving `at` past it; 0 past the end.
+fn next_length(bytes: &[u8], at: &mut usize) -> u32 {
+    let mut n = 0u32;
+    let mut shift = 0u32;
+    while let Some(&byte) = bytes.get(*at) {
+        *at += 1;
+        n |= u32::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
+        if byte < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    n
+}
+
+/// Appends keys as little-endian bytes.
+fn extend_le(bytes: &mut Vec<u8>, keys: &[u32]) {
+    if cfg!(target_endian = "little") {
+        bytes.extend_from_slice(bytemuck::cast_slice(keys));
+    } else {
+        bytes.extend(keys.iter().flat_map(|k| k.to_le_bytes()));
+    }
+}
 
 /// Makes a block anew: `each(doc, main, page, out)` appends the new set of each of the block's
 /// documents `docs` (in the order of their sets in `keys`) to `out`, then a second list whose
@@ -539,6 +737,22 @@ mod tests {
             0
         });
         assert!(store.take_failure().is_some(), "a rewrite keeps it too");
+        // The rewrite wrote the block back: the file loses it again.
+        store.file = Some(tempfile::tempfile().unwrap());
+        let mut parts = 0;
+        store.gather_parts(
+            2,
+            |_, main, _, out| out.extend_from_slice(main),
+            |_, gathered| {
+                assert_eq!(gathered.len(), 1);
+                parts += 1;
+            },
+        );
+        assert_eq!(parts, 2, "each part is still gathered");
+        let failure = store
+            .take_failure()
+            .expect("a gathering in parts keeps it too");
+        assert_eq!(failure.kind(), io::ErrorKind::UnexpectedEof);
     }
 
     /// A store of two blocks holding `sets` as main sets (the second document of each block
@@ -612,6 +826,54 @@ mod tests {
                 in_memory.gather(odd).in_memory_sets(false).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn sets_gathered_in_parts_from_file_are_those_gathered_from_memory() {
+        // A set of 1,200 keys puts more than 127 of them in a part: lengths of two bytes.
+        let mut sets = sets();
+        sets.push((0..1200).map(|k| 10_000 + k).collect());
+        let in_memory = store(&sets, usize::MAX);
+        // Part p takes the keys of the page set (the main set when none) equal to p modulo 3,
+        // and part 3 takes none.
+        let take = |part: usize, _main: &[u32], page: &[u32], out: &mut Vec<u32>| {
+            out.extend(page.iter().filter(|&&k| k as usize % 3 == part));
+        };
+        let expected: Vec<Vec<Vec<u32>>> = (0..4)
+            .map(|part| {
+                let gathered = in_memory.gather(|main, page, out| take(part, main, page, out));
+                let sets = gathered.in_memory_sets(false).unwrap();
+                sets.into_iter().map(<[u32]>::to_vec).collect()
+            })
+            .collect();
+        assert!(expected[0].iter().any(|set| set.len() > 127));
+        assert!(expected[3].iter().all(Vec::is_empty));
+        for budget in [usize::MAX, 0] {
+            let store = store(&sets, budget);
+            let mut got = Vec::new();
+            store.gather_parts(4, take, |part, gathered| {
+                assert_eq!(part, got.len(), "parts come in order");
+                let sets = gathered.in_memory_sets(false).unwrap();
+                got.push(sets.into_iter().map(<[u32]>::to_vec).collect::<Vec<_>>());
+            });
+            assert_eq!(got, expected, "budget {budget}");
+            assert!(store.take_failure().is_none());
+        }
+    }
+
+    #[test]
+    fn lengths_read_back_as_written() {
+        let lengths = [0, 1, 127, 128, 300, 16_383, 16_384, u32::MAX];
+        let mut bytes = Vec::new();
+        lengths.iter().for_each(|&n| push_length(&mut bytes, n));
+        assert_eq!(bytes.len(), 1 + 1 + 1 + 2 + 2 + 2 + 3 + 5);
+        let mut at = 0;
+        let read: Vec<u32> = lengths
+            .iter()
+            .map(|_| next_length(&bytes, &mut at))
+            .collect();
+        assert_eq!(read, lengths);
+        assert_eq!(next_length(&bytes, &mut at), 0, "0 past the end");
     }
 
     #[test]

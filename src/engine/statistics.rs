@@ -1,7 +1,8 @@
 //! Corpus statistics over a collection's set store: document frequency of the page sets,
 //! then story frequency over a first clustering, each counted in parts of the key space when
-//! the sets are on file; the boilerplate they find is left out of every document's set and
-//! signature, and the sketches are made (and mended once story frequency adds more).
+//! the sets are on file (the file read once a count, however many parts); the boilerplate
+//! they find is left out of every document's set and signature, and the sketches are made
+//! (and mended once story frequency adds more).
 
 use rustc_hash::FxHashMap;
 
@@ -92,36 +93,14 @@ pub(super) fn sketch_with_statistics(
                     &frequent,
                 );
             }
-            // Sets on file: each part of the key space is gathered as the numbers of the
-            // frequent shingles its sets hold, counted from the part's first (the frequent
-            // shingles are numbered in key order), so the counting looks nothing up again.
-            let mut frequent = frequent;
-            frequent.sort_unstable();
-            let number: KeyMap<u32> = frequent.iter().copied().zip(0..).collect();
-            let order = story_order(&stories);
-            let mut added = Boilerplate::none();
-            for (low, high) in key_parts(store, store.set_keys()) {
-                let below = |bound: u64| move |&k: &u32| u64::from(k) < bound;
-                let first = frequent.partition_point(below(low));
-                let end = frequent.partition_point(below(high));
-                let gathered = store.gather(|main, _page, out| {
-                    let part = &main[main.partition_point(below(low))..];
-                    let part = &part[..part.partition_point(below(high))];
-                    let numbers = part.iter().filter_map(|&k| number.get(k));
-                    out.extend(numbers.map(|&n| n - first as u32));
-                });
-                let numbered = gathered
-                    .in_memory_sets(false)
-                    .expect("a gathered store is in memory");
-                let counts = stories_per_shingle(&numbered, &stories, &order, end - first, Some);
-                let spread = frequent[first..end]
-                    .iter()
-                    .zip(counts)
-                    .filter(|&(_, n)| n as usize >= min_stories)
-                    .map(|(&k, _)| k);
-                added.extend(&boilerplate.add(spread));
-            }
-            added
+            spread_on_file(
+                store,
+                &stories,
+                frequent,
+                min_stories,
+                &mut boilerplate,
+                part_keys(store),
+            )
         });
         // Only the documents that hold a newly found boilerplate shingle change. A set that left
         // keys out holds no earlier boilerplate, so only the new shingles are looked for in it;
@@ -150,38 +129,101 @@ pub(super) fn sketch_with_statistics(
 /// `at_least` of them (see [`document_counts`]). When sets are on file, the key space is
 /// counted in parts (see [`key_parts`]), each part's keys gathered into memory.
 pub(super) fn page_counts(store: &SetStore, at_least: usize) -> FxHashMap<u32, u32> {
+    page_counts_in_parts(store, at_least, part_keys(store))
+}
+
+/// [`page_counts`] with sets on file counted in parts of about `part_keys` keys.
+fn page_counts_in_parts(
+    store: &SetStore,
+    at_least: usize,
+    part_keys: usize,
+) -> FxHashMap<u32, u32> {
     if let Some(pages) = store.in_memory_sets(true) {
         return document_counts(&pages, at_least);
     }
     if at_least == 0 {
         return FxHashMap::default();
     }
+    let parts = key_parts(store.page_keys(), part_keys);
     let mut counts = FxHashMap::default();
-    for (low, high) in key_parts(store, store.page_keys()) {
-        let gathered = store.gather(|_main, page, out| {
+    store.gather_parts(
+        parts.len(),
+        |part, _main, page, out| {
+            let (low, high) = parts[part];
             let from = page.partition_point(|&k| u64::from(k) < low);
             let to = page.partition_point(|&k| u64::from(k) < high);
             out.extend_from_slice(&page[from..to]);
-        });
-        let sets = gathered
-            .in_memory_sets(false)
-            .expect("a gathered store is in memory");
-        counts.extend(document_counts_within(&sets, at_least, low..high));
-    }
+        },
+        |part, gathered| {
+            let (low, high) = parts[part];
+            let sets = gathered
+                .in_memory_sets(false)
+                .expect("a gathered store is in memory");
+            counts.extend(document_counts_within(&sets, at_least, low..high));
+        },
+    );
     counts
 }
 
-/// The parts of the key space `[low, high)` that a pass over `keys` keys of the store's sets
-/// counts one at a time: the whole space when every set is in memory, else parts of about the
-/// store's memory budget of keys, so that a part gathered in memory takes no more than the
-/// sets did before they went to the file.
-pub(super) fn key_parts(store: &SetStore, keys: usize) -> Vec<(u64, u64)> {
-    let parts = if store.spilled() {
-        keys.div_ceil(store.budget_keys().max(MIN_KEYS_PER_PART))
-            .max(1) as u64
-    } else {
-        1
-    };
+/// The `frequent` shingles spread across at least `min_stories` of the `stories` (the story of
+/// each document), counted in the main sets of a store on file in parts of about `part_keys`
+/// keys, and added to the boilerplate; returns those that were not boilerplate before. Each
+/// part of the key space is gathered as the numbers of the frequent shingles its sets hold
+/// (the frequent shingles numbered in key order), so the counting looks nothing up again.
+fn spread_on_file(
+    store: &SetStore,
+    stories: &[u32],
+    mut frequent: Vec<u32>,
+    min_stories: usize,
+    boilerplate: &mut Boilerplate,
+    part_keys: usize,
+) -> Boilerplate {
+    frequent.sort_unstable();
+    let number: KeyMap<u32> = frequent.iter().copied().zip(0..).collect();
+    let order = story_order(stories);
+    let parts = key_parts(store.set_keys(), part_keys);
+    let below = |bound: u64| move |&k: &u32| u64::from(k) < bound;
+    let mut added = Boilerplate::none();
+    store.gather_parts(
+        parts.len(),
+        |part, main, _page, out| {
+            let (low, high) = parts[part];
+            let keys = &main[main.partition_point(below(low))..];
+            let keys = &keys[..keys.partition_point(below(high))];
+            out.extend(keys.iter().filter_map(|&k| number.get(k).copied()));
+        },
+        |part, gathered| {
+            // The part's shingles are counted from its first.
+            let (low, high) = parts[part];
+            let first = frequent.partition_point(below(low));
+            let end = frequent.partition_point(below(high));
+            let numbered = gathered
+                .in_memory_sets(false)
+                .expect("a gathered store is in memory");
+            let counts = stories_per_shingle(&numbered, stories, &order, end - first, |n| {
+                Some(n - first as u32)
+            });
+            let spread = frequent[first..end]
+                .iter()
+                .zip(counts)
+                .filter(|&(_, n)| n as usize >= min_stories)
+                .map(|(&k, _)| k);
+            added.extend(&boilerplate.add(spread));
+        },
+    );
+    added
+}
+
+/// Most keys of the sets on file gathered in memory at once: about the store's memory budget,
+/// so that a part gathered takes no more than the sets did before they went to the file.
+fn part_keys(store: &SetStore) -> usize {
+    store.budget_keys().max(MIN_KEYS_PER_PART)
+}
+
+/// The parts of the key space `[low, high)` that a pass over `keys` keys of sets on file
+/// gathers: parts of about `part_keys` keys each, as many as it takes.
+pub(super) fn key_parts(keys: usize, part_keys: usize) -> Vec<(u64, u64)> {
+    let parts = keys.div_ceil(part_keys).max(1) as u64;
     let bound = |p: u64| (p << 32) / parts;
     (0..parts).map(|p| (bound(p), bound(p + 1))).collect()
 }
@@ -294,15 +336,96 @@ mod tests {
         }
     }
 
+    /// The same documents in a store in memory and in one on file, three to a block: main
+    /// sets of keys spread over the whole key space, some shared across stories (documents
+    /// `3s` to `3s + 2` make story `s`), one by each story's documents; every other document
+    /// with a page set that adds furniture shared by all of those.
+    fn stores() -> (SetStore, SetStore) {
+        let spread = |k: u32| k.wrapping_mul(0x9E37_79B9);
+        let documents: Vec<(Vec<u32>, Vec<u32>)> = (0..30u32)
+            .map(|d| {
+                let shared = (0..40).filter(|j| (d + j) % 4 == 0 || j % 7 == d % 7);
+                let own = (0..20).map(|i| 100_000 + d * 1000 + i);
+                let of_story = 200 + d / 3;
+                let keys = shared.chain(own).chain([of_story]);
+                let mut set: Vec<u32> = keys.map(spread).collect();
+                set.sort_unstable();
+                set.dedup();
+                let mut page = Vec::new();
+                if d % 2 == 0 {
+                    page = set.iter().copied().chain((50..55).map(spread)).collect();
+                    page.sort_unstable();
+                }
+                (set, page)
+            })
+            .collect();
+        let [in_memory, on_file] = [usize::MAX, 0].map(|budget| {
+            let mut store = SetStore::new(budget);
+            let mut places = Vec::new();
+            for (block, chunk) in documents.chunks(3).enumerate() {
+                let mut keys = Vec::new();
+                for (set, page) in chunk {
+                    places.push(Place {
+                        block: block as u32,
+                        start: keys.len() as u32,
+                        len: set.len() as u32,
+                        second: page.len() as u32,
+                    });
+                    keys.extend_from_slice(set);
+                    keys.extend_from_slice(page);
+                }
+                store.push_block(keys).unwrap();
+            }
+            store.set_places(places);
+            store
+        });
+        assert!(!in_memory.spilled() && on_file.spilled());
+        (in_memory, on_file)
+    }
+
+    #[test]
+    fn statistics_of_sets_on_file_counted_in_parts_are_those_in_memory() {
+        let (in_memory, on_file) = stores();
+        // Parts of 40 keys: the counts of sets on file are made in many parts.
+        let part_keys = 40;
+        assert!(key_parts(on_file.page_keys(), part_keys).len() > 10);
+        let counts = page_counts(&in_memory, 2);
+        assert_eq!(page_counts_in_parts(&on_file, 2, part_keys), counts);
+        assert!(page_counts_in_parts(&on_file, 0, part_keys).is_empty());
+        // The furniture is in 15 page sets, a story's key in its 3 documents.
+        assert_eq!(counts[&50u32.wrapping_mul(0x9E37_79B9)], 15);
+        assert_eq!(counts[&200u32.wrapping_mul(0x9E37_79B9)], 3);
+        assert_eq!(counts.len(), 40 + 10 + 5);
+        let stories: Vec<u32> = (0..30).map(|d| d / 3).collect();
+        let frequent: Vec<u32> = counts.into_keys().collect();
+        let mut expected = Boilerplate::none();
+        let sets = in_memory.in_memory_sets(false).unwrap();
+        let added = expected.add_spread_across_stories(&sets, &stories, 4, &frequent);
+        let mut boilerplate = Boilerplate::from_keys([7]);
+        let found = spread_on_file(
+            &on_file,
+            &stories,
+            frequent.clone(),
+            4,
+            &mut boilerplate,
+            part_keys,
+        );
+        assert_eq!(found.keys(), added.keys());
+        // The keys shared across stories; not the furniture (in no main set) nor a story's key.
+        assert_eq!(added.len(), 40);
+        expected.extend(&Boilerplate::from_keys([7]));
+        assert_eq!(boilerplate.keys(), expected.keys());
+        assert!(on_file.take_failure().is_none());
+    }
+
     #[test]
     fn key_parts_cover_the_key_space_once() {
-        let mut on_file = SetStore::new(0);
-        on_file.push_block(vec![1, 2, 3]).unwrap();
-        for (store, keys, parts) in [
-            (SetStore::of_sets(&[vec![1]]), usize::MAX / 2, 1),
-            (on_file, 3 * MIN_KEYS_PER_PART + 1, 4),
+        for (keys, part_keys, parts) in [
+            (usize::MAX / 2, usize::MAX, 1),
+            (0, MIN_KEYS_PER_PART, 1),
+            (3 * MIN_KEYS_PER_PART + 1, MIN_KEYS_PER_PART, 4),
         ] {
-            let found = key_parts(&store, keys);
+            let found = key_parts(keys, part_keys);
             assert_eq!(found.len(), parts);
             assert_eq!(found[0].0, 0);
             assert_eq!(found[parts - 1].1, 1 << 32);
