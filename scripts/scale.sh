@@ -13,8 +13,8 @@
 # figures do not depend on the load; times do.
 #
 # BINARY defaults to this checkout's release build (made first). The shingle sets of a large
-# collection go to a temporary file in TMPDIR (about 1.5 GB a million documents): TMPDIR needs
-# the room. KEEP=0 deletes the generated corpus after the run; GEN_FLAGS adds options to
+# collection go to a temporary file in TMPDIR (about 1.5 GB a million documents, and up to as
+# much again while the corpus statistics are counted): TMPDIR needs the room. KEEP=0 deletes the generated corpus after the run; GEN_FLAGS adds options to
 # gen-corpus (such as `--base ../shared/data/rewrites-dev/docs.csv` in a checkout whose
 # ../shared is elsewhere).
 set -euo pipefail

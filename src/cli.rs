@@ -47,9 +47,10 @@ pub enum Command {
     /// with cluster.verify = "exact" (the default) each document keeps its set until clustering
     /// is done. Sets that take more than cluster.set-memory-mb (256) MiB go to an unlinked
     /// temporary file in TMPDIR instead (about 1.5 GB for a million 2.5 KB documents) and are
-    /// read back from there, so memory grows with the number of documents (about 1.1 KB each
-    /// at the peak at a million: signatures, leads, ids and one part of the sets or of the
-    /// candidate index at a time), not with their size.
+    /// read back from there (while the corpus statistics are counted, a second temporary file
+    /// takes up to as much again), so memory grows with the number of documents (about 1.1 KB
+    /// each at the peak at a million: signatures, leads, ids and one part of the sets or of
+    /// the candidate index at a time), not with their size.
     /// While a document is read and shingled it takes up to about three times its size (a
     /// 100 MB plain text 160 MB, a 100 MB HTML page 250 MB); each thread shingles one at a time.
     /// The output is the same for any input order, any number of threads and any set memory.
