@@ -872,10 +872,12 @@ def _components_frame(spark, local):
     return spark.createDataFrame(pa.table({"num": pa.array(nodes), "root": pa.array(roots)}), schema)
 
 
-def _place(sketches, components, config_toml: str):
+def _place(sketches, components, pairs, config_toml: str):
     """Each document's cluster, and its story (the smallest document number in it): the
-    groups of ``components`` (columns num, root) clustered on the executors as the command
-    would cluster them alone; documents in no group stay alone."""
+    groups of ``components`` (columns num, root) clustered on the executors, each from its
+    candidate pairs (``pairs``: columns root, a, b), as the command clusters them within the
+    whole collection; documents in no group stay alone. A group's documents and its pairs
+    travel together: one shuffle, partitioned by group."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -900,7 +902,8 @@ def _place(sketches, components, config_toml: str):
 
         roots = table.column("root").to_numpy()
         nums = table.column("num").to_numpy()
-        ids = table.column("doc_id").to_pylist()
+        pair_b = table.column("pair_b").to_numpy()
+        doc_ids = table.column("doc_id")
         comparable = table.column("comparable").to_numpy(zero_copy_only=False)
         sketch = table.column("sketch").chunk(0) if table.num_rows else None
         _, offs, data = sketch.buffers()
@@ -911,9 +914,14 @@ def _place(sketches, components, config_toml: str):
         ends = np.concatenate([change, [len(roots)]])
         out = {n: [] for n in names}
         for s, e in zip(starts.tolist(), ends.tolist()):
-            group_ids = ids[s:e]
+            # A group's documents first (pair_b -1), then its pairs (num, pair_b).
+            k = s + int(np.searchsorted(pair_b[s:e], -1, side="right"))
+            group_ids = doc_ids.slice(s, k - s).to_pylist()
+            order = np.argsort(nums[s:k], kind="stable")
+            local = lambda v: order[np.searchsorted(nums[s:k], v, sorter=order)]  # noqa: E731
             rows = megashingle._megashingle.cluster_group_packed(
-                config, group_ids, (offs[s : e + 1] - offs[s]).astype(np.int32), data[offs[s] : offs[e]]
+                config, group_ids, (offs[s : k + 1] - offs[s]).astype(np.int32), data[offs[s] : offs[k]],
+                local(nums[k:e]).astype(np.int64), local(pair_b[k:e]).astype(np.int64),
             )
             members: dict = {}
             for doc, c, _, _ in rows:
@@ -956,13 +964,19 @@ def _place(sketches, components, config_toml: str):
             yield place_groups(pa.Table.from_batches(carry).combine_chunks(), config)
 
     partitions = int(sketches.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    linked = (
-        sketches.select("num", "doc_id", "comparable", "sketch")
-        .join(components, "num")
-        .repartition(partitions, "root")
-        .sortWithinPartitions("root")
+    documents = sketches.select("num", "doc_id", "comparable", "sketch").join(components, "num")
+    columns = ["root", "num", "doc_id", "comparable", "sketch", "pair_b"]
+    rows = documents.withColumn("pair_b", F.lit(-1).cast("long")).select(*columns).unionByName(
+        pairs.select(
+            "root",
+            F.col("a").alias("num"),
+            F.lit("").alias("doc_id"),
+            F.lit(False).alias("comparable"),
+            F.lit(bytearray()).alias("sketch"),
+            F.col("b").alias("pair_b"),
+        )
     )
-    grouped = linked.select("root", "num", "doc_id", "comparable", "sketch").mapInArrow(place, out_schema)
+    grouped = rows.repartition(partitions, "root").sortWithinPartitions("root", "pair_b").mapInArrow(place, out_schema)
     alone = sketches.select("num", "doc_id", "comparable").join(components, "num", "left_anti").select(
         "num",
         "doc_id",
@@ -995,8 +1009,9 @@ def _groups(spark, placed, config: Config, max_local_pairs: int, max_group: int,
     whose minima agree at least as often as verification's prefilter asks (compared by their
     low bytes, which agree whenever the minima do, so no link is lost). A group still larger
     has its pairs verified one by one (the second document's sketch sent to the first's), and
-    the components of its links are its groups. As sorted arrays (node, root) on the driver
-    when the pairs are at most ``max_local_pairs``, else as a DataFrame (num, root)."""
+    the components of its links are its groups. The groups as sorted arrays (node, root) on
+    the driver when the pairs are at most ``max_local_pairs``, else as a DataFrame (num,
+    root); and the candidate pairs (a, b), kept."""
     pairs = _candidate_pairs(placed, int(config.get("cluster.max-bucket"))).persist()
     _phase(spark, f"{phase}candidates and groups")
     groups = _local_components(pairs, max_local_pairs)
@@ -1008,8 +1023,7 @@ def _groups(spark, placed, config: Config, max_local_pairs: int, max_group: int,
     ]
     for how, keep in splits:
         groups = _split_large(spark, pairs, groups, keep, max_local_pairs, max_group, how)
-    pairs.unpersist()
-    return groups
+    return groups, pairs
 
 
 def _prefilter(config: Config) -> float:
@@ -1101,13 +1115,48 @@ def _fixed_bytes(column) -> np.ndarray:
 def _stories(spark, sketches, config: Config, max_local_pairs: int, max_group: int, phase: str = ""):
     """Each sketched document's cluster (the columns of ``_place``): the sketches partitioned
     by document number, candidate pairs, their groups, and each group clustered on one
-    executor as the command clusters documents."""
+    executor as the command clusters documents; and what is kept for it (the partitioned
+    sketches, the pairs, the groups when they are a DataFrame)."""
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     placed = sketches.repartition(partitions, "num").persist()
-    groups = _groups(spark, placed, config, max_local_pairs, max_group, phase)
+    groups, pairs = _groups(spark, placed, config, max_local_pairs, max_group, phase)
     frame = _components_frame(spark, groups) if isinstance(groups, tuple) else groups
     _phase(spark, f"{phase}stories")
-    return _place(placed, frame, _config_toml(config)), placed, groups
+    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups), _config_toml(config))
+    return stories, (placed, pairs, groups)
+
+
+def _pairs_in_groups(spark, pairs, groups):
+    """The candidate pairs (a, b) whose two documents are in one group, with the group
+    (columns root, a, b): looked up in the broadcast arrays of the groups when they are on
+    the driver, else joined with them."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if not isinstance(groups, tuple):
+        of_a = groups.select(F.col("num").alias("a"), "root")
+        of_b = groups.select(F.col("num").alias("b"), F.col("root").alias("root_b"))
+        return pairs.join(of_a, "a").join(of_b, "b").where(F.col("root") == F.col("root_b")).select("root", "a", "b")
+    broadcast = spark.sparkContext.broadcast(groups)
+
+    def tag(batches: Iterator) -> Iterator:
+        nodes, roots = broadcast.value
+
+        def root_of(v: np.ndarray) -> np.ndarray:
+            if not len(nodes):
+                return np.full(len(v), -1, np.int64)
+            at = np.searchsorted(nodes, v).clip(max=len(nodes) - 1)
+            return np.where(nodes[at] == v, roots[at], -1)
+
+        for batch in batches:
+            a, b = batch.column("a").to_numpy(), batch.column("b").to_numpy()
+            root = root_of(a)
+            keep = (root >= 0) & (root == root_of(b))
+            yield pa.RecordBatch.from_arrays([pa.array(root[keep]), pa.array(a[keep]), pa.array(b[keep])], names=["root", "a", "b"])
+
+    schema = T.StructType([T.StructField(n, T.LongType(), False) for n in ("root", "a", "b")])
+    return pairs.mapInArrow(tag, schema)
 
 
 def _distinct_pairs(x: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -1325,11 +1374,11 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
         first = config.replace({"cluster.verify": "estimate"})
         _phase(spark, "first clustering: sketches")
         sketches = _sketches(documents, _config_toml(first), sc.broadcast(boilerplate), with_sets=False)
-        first_placed, kept, groups = _stories(spark, sketches, first, max_local_pairs, max_group, phase="first clustering: ")
-        stories = _story_numbers(first_placed, local=isinstance(groups, tuple))
-        kept.unpersist()
-        if not isinstance(groups, tuple):
-            groups.unpersist()
+        first_placed, kept = _stories(spark, sketches, first, max_local_pairs, max_group, phase="first clustering: ")
+        stories = _story_numbers(first_placed, local=isinstance(kept[2], tuple))
+        for frame in kept:
+            if not isinstance(frame, tuple):
+                frame.unpersist()
         _phase(spark, "story frequency")
         frequent_broadcast = sc.broadcast(frequent)
         spread = _story_frequency(spark, documents, frequent_broadcast, stories, min_stories)
@@ -1340,7 +1389,7 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
         log.info("%d boilerplate shingles by story frequency", len(spread))
     _phase(spark, "sketches")
     sketches = _sketches(documents, _config_toml(config), sc.broadcast(boilerplate))
-    placed, _, _ = _stories(spark, sketches, config, max_local_pairs, max_group)
+    placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group)
     return placed
 
 
