@@ -63,7 +63,8 @@ pub use index::{Index, IndexAddition};
 pub use io::read::{InputFormat, ReadOptions};
 pub use progress::{Progress, Quiet, Stage};
 pub use sketcher::{
-    cluster_group, verify_pair, DocumentSketch, DocumentSketcher, PairVerdict, Placement,
+    cluster_group, cluster_group_with_pairs, verify_pair, DocumentSketch, DocumentSketcher,
+    PairVerdict, Placement,
 };
 
 /// Compares two texts under `config`: exact Dice and Jaccard of their shingle sets, the

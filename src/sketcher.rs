@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use crate::cluster::{cluster, open_alike, Verifier};
+use crate::cluster::{clusters_of, join, open_alike, Known, Verifier};
 use crate::clusterer::Status;
 use crate::config::Config;
 use crate::corpus::boilerplate::Boilerplate;
@@ -252,10 +252,40 @@ pub fn cluster_group(
     ids: &[&str],
     documents: &[DocumentSketch],
 ) -> Result<Vec<Placement>> {
+    place_group(config, ids, documents, None)
+}
+
+/// [`cluster_group`] with the group's candidate pairs given (indices into `documents`), as a
+/// job that made them over a larger collection has them: the group's documents are then
+/// clustered as they are within that collection, whatever keys they share with documents
+/// outside it.
+pub fn cluster_group_with_pairs(
+    config: &Config,
+    ids: &[&str],
+    documents: &[DocumentSketch],
+    pairs: &[(usize, usize)],
+) -> Result<Vec<Placement>> {
+    place_group(config, ids, documents, Some(pairs))
+}
+
+fn place_group(
+    config: &Config,
+    ids: &[&str],
+    documents: &[DocumentSketch],
+    pairs: Option<&[(usize, usize)]>,
+) -> Result<Vec<Placement>> {
     config.validate()?;
     assert_eq!(ids.len(), documents.len(), "one id per document");
     let mut order: Vec<usize> = (0..ids.len()).collect();
     order.sort_by(|&x, &y| ids[x].cmp(ids[y]));
+    let mut number = vec![0u32; order.len()];
+    for (n, &d) in order.iter().enumerate() {
+        number[d] = n as u32;
+    }
+    let known = Known {
+        pairs: pairs.map(|pairs| pairs.iter().map(|&(a, b)| (number[a], number[b])).collect()),
+        ..Known::default()
+    };
     let sketches: Vec<Sketch> = order.iter().map(|&d| documents[d].to_sketch()).collect();
     let exact = config.cluster.verify == crate::config::Verify::Exact;
     let sets: Vec<Vec<u32>> = if exact {
@@ -272,7 +302,9 @@ pub fn cluster_group(
     } else {
         SetsView::none()
     };
-    let (clusters, _) = cluster(&sketches, view, &config.resolve());
+    let resolved = config.resolve();
+    let joined = join(&sketches, view, &resolved, &known);
+    let clusters = clusters_of(joined.sets, &sketches);
     Ok(clusters
         .iter()
         .enumerate()
@@ -412,5 +444,39 @@ mod tests {
             .collect();
         assert_eq!(got, expected);
         assert_eq!(placed[0].cluster_size, 3);
+    }
+
+    #[test]
+    fn a_group_with_given_pairs_links_only_those() {
+        let config = no_statistics();
+        let texts = [
+            STORY.to_owned(),
+            STORY.replace("monday", "tuesday"),
+            format!("{STORY} and the mayor"),
+            "a recipe for bread with flour water salt and yeast baked in a hot oven".to_owned(),
+        ];
+        let ids = ["a", "b", "c", "d"];
+        let sketcher = DocumentSketcher::new(&config).unwrap();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let sketches = sketcher.sketch_batch(&refs).unwrap();
+        let sizes = |placed: Vec<Placement>| {
+            let mut sizes = vec![0; ids.len()];
+            for p in placed {
+                sizes[p.doc] = p.cluster_size;
+            }
+            sizes
+        };
+        let all: Vec<(usize, usize)> = (0..4)
+            .flat_map(|a| (a + 1..4).map(move |b| (a, b)))
+            .collect();
+        let alone = sizes(cluster_group(&config, &ids, &sketches).unwrap());
+        assert_eq!(alone, [3, 3, 3, 1]);
+        let given = |pairs: &[(usize, usize)]| {
+            sizes(cluster_group_with_pairs(&config, &ids, &sketches, pairs).unwrap())
+        };
+        assert_eq!(given(&all), alone);
+        // Without the pairs that reach `c`, it stays alone; with none, everything does.
+        assert_eq!(given(&[(1, 0)]), [2, 2, 1, 1]);
+        assert_eq!(given(&[]), [1, 1, 1, 1]);
     }
 }

@@ -18,23 +18,27 @@ The passes, each over the Rust library:
    counts and the reports of skipped records come to the driver (a shuffle of ids only);
 2. document frequency: each partition's page sets counted and summed by shingle; the
    shingles in at least ``boilerplate.min-documents`` pages broadcast;
-3. story frequency (``boilerplate.min-stories``): the command's first clustering verifies
-   its pairs from the minima only (``cluster.verify = "estimate"``); here its stories are the
-   connected components of those links, and the shingles found in at least ``min-stories``
-   of them join the boilerplate (one shuffle of distinct (shingle, story) rows);
+3. story frequency (``boilerplate.min-stories``): a first clustering, its pairs verified from
+   the minima only (``cluster.verify = "estimate"``), as the command makes it; the shingles
+   found in at least ``min-stories`` of its stories join the boilerplate (one shuffle of
+   distinct (shingle, story) rows);
 4. sketches (``Sketcher.sketch_sets_packed``: from the kept sets, one binary value per
    document) and candidate keys; the sketches are hash-partitioned by document number once
    and kept;
 5. candidate pairs of document numbers from the keys, with the library's bucket rules (all
    pairs up to 16 documents, a star from the smallest id up to ``cluster.max-bucket``);
-6. verification where the first document's sketch is (only the second's moves);
-7. connected components of the links: one union-find on the driver when they are at most
-   ``--max-local-links`` (default 50 million), else large-star/small-star rounds (Kiveris et
-   al., 2014) seeded by that bound;
-8. each component clustered on one executor exactly as the command clusters documents
-   (``cluster_group``): the linked documents partitioned by component, sorted, and each
-   partition's components clustered in turn (no pandas, one Rust call per component); lone
-   documents stay alone.
+6. groups: the connected components of the candidate pairs, by one union-find on the driver
+   when they are at most ``--max-local-pairs`` (default 50 million), else large-star /
+   small-star rounds (Kiveris et al., 2014). Every link lies inside a group, so every story
+   does. A group of more than ``--max-group`` documents is split into the components of its
+   verified links (each pair verified where the first document's sketch is);
+7. each group clustered on one executor exactly as the command clusters documents
+   (``cluster_group``): the grouped documents partitioned by group, sorted, and each
+   partition's groups clustered in turn (one Rust call per group); lone documents stay alone.
+   Each sketch moves once, to its group; no pair is verified across the network.
+
+The first clustering (steps 4 to 7 with sketches without their sets) and the final one share
+the code.
 
 Adaptive query execution is turned off in the job's own session: the job sets its partitions
 itself, and adaptive execution would run every query stage as a Spark job of its own.
@@ -64,7 +68,8 @@ __all__ = ["InputError", "cluster", "cluster_files", "main"]
 ALL_PAIRS_BUCKET = 16
 DOCUMENT_EXTENSIONS = ("txt", "html", "htm", "eml")
 RECORD_EXTENSIONS = ("csv", "jsonl", "ndjson", "json")
-DEFAULT_MAX_LOCAL_LINKS = 50_000_000
+DEFAULT_MAX_LOCAL_PAIRS = 50_000_000
+DEFAULT_MAX_GROUP = 500_000
 # A record file larger than this is read by several tasks, each keeping every k-th record.
 SPLIT_BYTES = 32 << 20
 MAX_SPLIT = 8
@@ -656,6 +661,26 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + shift
 
 
+def _low_bytes(offsets: np.ndarray, data: np.ndarray, minima: int):
+    """The low byte of each minimum of packed sketches (see ``pack_sketch`` in the extension:
+    six u32s of head, the third the number of minima, then the minima), ``minima`` bytes a
+    sketch, zeros where a sketch has none: a binary column."""
+    import pyarrow as pa
+
+    n = len(offsets) - 1
+    words = data[: offsets[-1]].view("<u4") if n else np.zeros(0, np.uint32)
+    heads = offsets[:-1].astype(np.int64) // 4
+    low = np.zeros((n, minima), np.uint8)
+    if n:
+        counts = np.minimum(words[heads + 2], minima)
+        place = np.arange(minima)
+        valid = place[None, :] < counts[:, None]
+        at = (heads + 6)[:, None] + place[None, :]
+        low[valid] = (words[at[valid]] & 0xFF).astype(np.uint8)
+    value_offsets = (np.arange(n + 1, dtype=np.int32) * minima).astype(np.int32)
+    return pa.BinaryArray.from_buffers(pa.binary(), n, [None, pa.py_buffer(value_offsets), pa.py_buffer(low.tobytes())])
+
+
 def _sketch_schema():
     from pyspark.sql import types as T
 
@@ -665,6 +690,7 @@ def _sketch_schema():
             T.StructField("doc_id", T.StringType(), False),
             T.StructField("comparable", T.BooleanType(), False),
             T.StructField("sketch", T.BinaryType(), False),
+            T.StructField("low_bytes", T.BinaryType(), False),
             T.StructField("keys", T.ArrayType(T.LongType(), False), False),
         ]
     )
@@ -682,9 +708,11 @@ def _sketches(documents, config_toml: str, boilerplate_broadcast, with_sets: boo
             pa.field("doc_id", pa.string(), False),
             pa.field("comparable", pa.bool_(), False),
             pa.field("sketch", pa.binary(), False),
+            pa.field("low_bytes", pa.binary(), False),
             pa.field("keys", list_of(pa.int64()), False),
         ]
     )
+    minima = int(megashingle._config_from_toml(config_toml).get("signature.minima"))
 
     def sketch(batches: Iterator) -> Iterator:
         import pyarrow as pa
@@ -706,6 +734,7 @@ def _sketches(documents, config_toml: str, boilerplate_broadcast, with_sets: boo
                     batch.column("doc_id").cast(pa.string()),
                     pa.array(comparable),
                     pa.BinaryArray.from_buffers(pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]),
+                    _low_bytes(offsets, data, minima),
                     pa.ListArray.from_arrays(pa.array(key_offsets.astype(np.int32)), pa.array(keys.view(np.int64))),
                 ],
                 schema=arrow_schema,
@@ -832,18 +861,6 @@ def _components(edges, max_rounds: int = 64, phase: str = ""):
     return roots.unionByName(root_rows).distinct()
 
 
-def _local_components(links, bound: int):
-    """Components of the links by one union-find on the driver when there are at most
-    ``bound`` of them, as sorted arrays (node, root); None when there are more."""
-    if links.count() > bound:
-        return None
-    table = links.toArrow()
-    a = table.column("a").to_numpy().astype(np.int64)
-    b = table.column("b").to_numpy().astype(np.int64)
-    nodes, roots = megashingle._megashingle.components(a, b)
-    return np.asarray(nodes, np.int64), np.asarray(roots, np.int64)
-
-
 def _components_frame(spark, local):
     import pyarrow as pa
     from pyspark.sql import types as T
@@ -855,9 +872,12 @@ def _components_frame(spark, local):
     return spark.createDataFrame(pa.table({"num": pa.array(nodes), "root": pa.array(roots)}), schema)
 
 
-def _place(sketches, components, config_toml: str):
-    """Each document's cluster: components clustered on the executors as the command would
-    cluster them alone; documents in no link stay alone."""
+def _place(sketches, components, pairs, config_toml: str):
+    """Each document's cluster, and its story (the smallest document number in it): the
+    groups of ``components`` (columns num, root) clustered on the executors, each from its
+    candidate pairs (``pairs``: columns root, a, b), as the command clusters them within the
+    whole collection; documents in no group stay alone. A group's documents and its pairs
+    travel together: one shuffle, partitioned by group."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -870,6 +890,7 @@ def _place(sketches, components, config_toml: str):
             T.StructField("similarity", T.DoubleType(), True),
             T.StructField("status", T.StringType(), False),
             T.StructField("position", T.LongType(), False),
+            T.StructField("story", T.LongType(), False),
         ]
     )
 
@@ -881,7 +902,8 @@ def _place(sketches, components, config_toml: str):
 
         roots = table.column("root").to_numpy()
         nums = table.column("num").to_numpy()
-        ids = table.column("doc_id").to_pylist()
+        pair_b = table.column("pair_b").to_numpy()
+        doc_ids = table.column("doc_id")
         comparable = table.column("comparable").to_numpy(zero_copy_only=False)
         sketch = table.column("sketch").chunk(0) if table.num_rows else None
         _, offs, data = sketch.buffers()
@@ -892,14 +914,20 @@ def _place(sketches, components, config_toml: str):
         ends = np.concatenate([change, [len(roots)]])
         out = {n: [] for n in names}
         for s, e in zip(starts.tolist(), ends.tolist()):
-            group_ids = ids[s:e]
+            # A group's documents first (pair_b -1), then its pairs (num, pair_b).
+            k = s + int(np.searchsorted(pair_b[s:e], -1, side="right"))
+            group_ids = doc_ids.slice(s, k - s).to_pylist()
+            order = np.argsort(nums[s:k], kind="stable")
+            local = lambda v: order[np.searchsorted(nums[s:k], v, sorter=order)]  # noqa: E731
             rows = megashingle._megashingle.cluster_group_packed(
-                config, group_ids, (offs[s : e + 1] - offs[s]).astype(np.int32), data[offs[s] : offs[e]]
+                config, group_ids, (offs[s : k + 1] - offs[s]).astype(np.int32), data[offs[s] : offs[k]],
+                local(nums[k:e]).astype(np.int64), local(pair_b[k:e]).astype(np.int64),
             )
             members: dict = {}
             for doc, c, _, _ in rows:
-                members.setdefault(c, []).append(group_ids[doc])
-            smallest = {c: min(m) for c, m in members.items()}
+                members.setdefault(c, []).append(doc)
+            smallest = {c: min(group_ids[d] for d in m) for c, m in members.items()}
+            story = {c: int(nums[s + np.asarray(m)].min()) for c, m in members.items()}
             seen: dict = {}
             for doc, c, size, similarity in rows:
                 position = seen.get(c, 0)
@@ -911,37 +939,44 @@ def _place(sketches, components, config_toml: str):
                 out["similarity"].append(similarity)
                 out["status"].append("ok" if comparable[s + doc] else "too_short")
                 out["position"].append(position)
-        types = [pa.int64(), pa.string(), pa.string(), pa.int64(), pa.float64(), pa.string(), pa.int64()]
+                out["story"].append(story[c])
+        types = [pa.int64(), pa.string(), pa.string(), pa.int64(), pa.float64(), pa.string(), pa.int64(), pa.int64()]
         return pa.RecordBatch.from_arrays([pa.array(out[n], t) for n, t in zip(names, types)], names=names)
 
     def place(batches: Iterator) -> Iterator:
         import pyarrow as pa
 
         config = megashingle._config_from_toml(config_toml)
-        carry = None  # the rows of the last group seen, which may go on in the next batch
+        carry = []  # the batches of the last group seen, which may go on in the next batch
         for batch in batches:
-            table = pa.Table.from_batches([batch])
-            if carry is not None:
-                table = pa.concat_tables([carry, table])
-            table = table.combine_chunks()
-            if table.num_rows == 0:
+            if batch.num_rows == 0:
                 continue
-            roots = table.column("root").to_numpy()
-            last = int(np.flatnonzero(roots != roots[-1])[-1]) + 1 if (roots != roots[-1]).any() else 0
-            carry = table.slice(last)
-            if last:
-                yield place_groups(table.slice(0, last).combine_chunks(), config)
-        if carry is not None and carry.num_rows:
-            yield place_groups(carry.combine_chunks(), config)
+            roots = batch.column("root").to_numpy()
+            change = np.flatnonzero(roots != roots[-1])
+            if len(change) == 0:
+                carry.append(batch)  # the whole batch is the last group's: nothing copied
+                continue
+            last = int(change[-1]) + 1
+            table = pa.Table.from_batches(carry + [batch.slice(0, last)]).combine_chunks()
+            carry = [batch.slice(last)]
+            yield place_groups(table, config)
+        if carry:
+            yield place_groups(pa.Table.from_batches(carry).combine_chunks(), config)
 
     partitions = int(sketches.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    linked = (
-        sketches.select("num", "doc_id", "comparable", "sketch")
-        .join(components, "num")
-        .repartition(partitions, "root")
-        .sortWithinPartitions("root")
+    documents = sketches.select("num", "doc_id", "comparable", "sketch").join(components, "num")
+    columns = ["root", "num", "doc_id", "comparable", "sketch", "pair_b"]
+    rows = documents.withColumn("pair_b", F.lit(-1).cast("long")).select(*columns).unionByName(
+        pairs.select(
+            "root",
+            F.col("a").alias("num"),
+            F.lit("").alias("doc_id"),
+            F.lit(False).alias("comparable"),
+            F.lit(bytearray()).alias("sketch"),
+            F.col("b").alias("pair_b"),
+        )
     )
-    grouped = linked.select("root", "num", "doc_id", "comparable", "sketch").mapInArrow(place, out_schema)
+    grouped = rows.repartition(partitions, "root").sortWithinPartitions("root", "pair_b").mapInArrow(place, out_schema)
     alone = sketches.select("num", "doc_id", "comparable").join(components, "num", "left_anti").select(
         "num",
         "doc_id",
@@ -950,39 +985,178 @@ def _place(sketches, components, config_toml: str):
         F.when(F.col("comparable"), F.lit(1.0)).alias("similarity"),
         F.when(F.col("comparable"), F.lit("ok")).otherwise(F.lit("too_short")).alias("status"),
         F.lit(0).cast("long").alias("position"),
+        F.col("num").alias("story"),
     )
     return grouped.unionByName(alone)
 
 
-def _linked(spark, sketches, config: Config, max_local_links: int, phase: str = ""):
-    """Candidate pairs of the sketches, their verification and the connected components of
-    the links: the sketches partitioned by document number (kept), and the components as
-    sorted arrays (node, root) on the driver when they were found there, else as a
-    DataFrame (num, root)."""
+def _local_components(pairs, bound: int):
+    """Components of the pairs (columns a, b) by one union-find on the driver when there are
+    at most ``bound`` of them, as sorted arrays (node, root); None when there are more."""
+    if pairs.count() > bound:
+        return None
+    table = pairs.toArrow()
+    a = table.column("a").to_numpy().astype(np.int64)
+    b = table.column("b").to_numpy().astype(np.int64)
+    nodes, roots = megashingle._megashingle.components(a, b)
+    return np.asarray(nodes, np.int64), np.asarray(roots, np.int64)
+
+
+def _groups(spark, placed, config: Config, max_local_pairs: int, max_group: int, phase: str = ""):
+    """The groups that are clustered each on one executor: the connected components of the
+    candidate pairs, which hold every link and so every story whole. A group of more than
+    ``max_group`` documents is split into the components of its pairs that can link: those
+    whose minima agree at least as often as verification's prefilter asks (compared by their
+    low bytes, which agree whenever the minima do, so no link is lost). A group still larger
+    has its pairs verified one by one (the second document's sketch sent to the first's), and
+    the components of its links are its groups. The groups as sorted arrays (node, root) on
+    the driver when the pairs are at most ``max_local_pairs``, else as a DataFrame (num,
+    root); and the candidate pairs (a, b), kept."""
+    pairs = _candidate_pairs(placed, int(config.get("cluster.max-bucket"))).persist()
+    _phase(spark, f"{phase}candidates and groups")
+    groups = _local_components(pairs, max_local_pairs)
+    if groups is None:
+        log.info("more than %d candidate pairs: their components in distributed rounds", max_local_pairs)
+    splits = [
+        ("pairs whose minima can link", lambda within: _may_link(within, placed, _prefilter(config))),
+        ("pairs verified one by one", lambda within: _verified_links(within, placed, _config_toml(config))),
+    ]
+    for how, keep in splits:
+        groups = _split_large(spark, pairs, groups, keep, max_local_pairs, max_group, how)
+    return groups, pairs
+
+
+def _prefilter(config: Config) -> float:
+    """The estimated Jaccard below which verification rejects a pair before anything else:
+    half the weakest link in force (see ``Verifier::prefilter`` in the library)."""
+    similarity = float(config.get("cluster.min-similarity"))
+    attach = float(config.get("cluster.attach-similarity"))
+    return (min(attach, similarity) if attach > 0 else similarity) / 2
+
+
+def _split_large(spark, pairs, groups, keep, max_local_pairs: int, max_group: int, how: str):
+    """``groups`` (sorted arrays (node, root), or None for groups not found yet on the driver,
+    or a DataFrame (num, root)) with each group of more than ``max_group`` documents replaced
+    by the components of its pairs that ``keep`` (a function of a DataFrame of pairs) keeps."""
     from pyspark.sql import functions as F
 
-    config_toml = _config_toml(config)
+    if groups is None:
+        components = _components(pairs).select(F.col("node").alias("num"), "root").persist()
+        components.count()
+        groups = components
+    if isinstance(groups, tuple):
+        nodes, roots = groups
+        heads, sizes = np.unique(roots, return_counts=True)
+        large = heads[sizes > max_group]
+        if len(large) == 0:
+            return groups
+        log.info("%d groups of more than %d documents (largest %d): split by the %s", len(large), max_group, sizes.max(), how)
+        in_large = np.isin(roots, large)
+        large_nodes = _components_frame(spark, (nodes[in_large], roots[in_large])).select(F.col("num").alias("a"))
+        kept = keep(pairs.join(F.broadcast(large_nodes), "a", "left_semi")).persist()
+        split = _local_components(kept, max_local_pairs)
+        kept.unpersist()
+        if split is None:
+            raise InputError(
+                f"more than {max_local_pairs} pairs inside groups of more than {max_group} documents: "
+                "raise --max-local-pairs or --max-group"
+            )
+        nodes = np.concatenate([nodes[~in_large], split[0]])
+        roots = np.concatenate([roots[~in_large], split[1]])
+        order = np.argsort(nodes, kind="stable")
+        return nodes[order], roots[order]
+    components = groups
+    large = components.groupBy("root").count().where(F.col("count") > max_group).select("root")
+    if not large.limit(1).count():
+        return components
+    log.info("groups of more than %d documents: split by the %s", max_group, how)
+    large_nodes = components.join(large, "root").select(F.col("num").alias("a"))
+    split = _components(keep(pairs.join(large_nodes, "a", "left_semi"))).select(F.col("node").alias("num"), "root")
+    result = components.join(large, "root", "left_anti").select("num", "root").unionByName(split).persist()
+    result.count()
+    components.unpersist()
+    return result
+
+
+def _may_link(pairs, placed, prefilter: float):
+    """The pairs (a, b) whose minima's low bytes agree in at least ``prefilter`` of their
+    places: a superset of the pairs whose minima agree that often, which verification can
+    pass (one byte per minimum moves per pair)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    low = placed.select("num", "low_bytes")
+    with_b = pairs.join(low.select(F.col("num").alias("b"), F.col("low_bytes").alias("low_b")), "b")
+    both = with_b.join(low.select(F.col("num").alias("a"), F.col("low_bytes").alias("low_a")), "a")
+
+    def estimate(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            x = _fixed_bytes(batch.column("low_a"))
+            y = _fixed_bytes(batch.column("low_b"))
+            agree = (x == y).mean(axis=1) if x.shape[1] else np.zeros(len(x))
+            mask = pa.array(agree >= prefilter)
+            yield pa.RecordBatch.from_arrays([batch.column("a").filter(mask), batch.column("b").filter(mask)], names=["a", "b"])
+
+    schema = T.StructType([T.StructField("a", T.LongType(), False), T.StructField("b", T.LongType(), False)])
+    return both.select("a", "b", "low_a", "low_b").mapInArrow(estimate, schema)
+
+
+def _fixed_bytes(column) -> np.ndarray:
+    """A binary column of equal-length values as a 2-D uint8 array (one row a value)."""
+    offsets, data = _binary_buffers(column)
+    width = int(offsets[1] - offsets[0]) if len(offsets) > 1 else 0
+    return data[offsets[0] : offsets[0] + width * (len(offsets) - 1)].reshape(-1, width) if width else np.zeros((len(offsets) - 1, 0), np.uint8)
+
+
+def _stories(spark, sketches, config: Config, max_local_pairs: int, max_group: int, phase: str = ""):
+    """Each sketched document's cluster (the columns of ``_place``): the sketches partitioned
+    by document number, candidate pairs, their groups, and each group clustered on one
+    executor as the command clusters documents; and what is kept for it (the partitioned
+    sketches, the pairs, the groups when they are a DataFrame)."""
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     placed = sketches.repartition(partitions, "num").persist()
-    pairs = _candidate_pairs(placed, int(config.get("cluster.max-bucket")))
-    links = _verified_links(pairs, placed, config_toml).persist()
-    _phase(spark, f"{phase}candidates, verification and components")
-    components = _local_components(links, max_local_links)
-    if components is None:
-        log.info("more than %d links: connected components in distributed rounds", max_local_links)
-        components = _components(links).select(F.col("node").alias("num"), "root").persist()
-        components.count()
-    links.unpersist()
-    return placed, components
+    groups, pairs = _groups(spark, placed, config, max_local_pairs, max_group, phase)
+    frame = _components_frame(spark, groups) if isinstance(groups, tuple) else groups
+    _phase(spark, f"{phase}stories")
+    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups), _config_toml(config))
+    return stories, (placed, pairs, groups)
 
 
-def _stories(spark, sketches, config: Config, max_local_links: int):
-    """Each sketched document's cluster (the columns of ``_place``): candidate pairs, their
-    verification, connected components of the links, and each component clustered."""
-    placed, components = _linked(spark, sketches, config, max_local_links)
-    if isinstance(components, tuple):
-        components = _components_frame(spark, components)
-    return _place(placed, components, _config_toml(config)), placed
+def _pairs_in_groups(spark, pairs, groups):
+    """The candidate pairs (a, b) whose two documents are in one group, with the group
+    (columns root, a, b): looked up in the broadcast arrays of the groups when they are on
+    the driver, else joined with them."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if not isinstance(groups, tuple):
+        of_a = groups.select(F.col("num").alias("a"), "root")
+        of_b = groups.select(F.col("num").alias("b"), F.col("root").alias("root_b"))
+        return pairs.join(of_a, "a").join(of_b, "b").where(F.col("root") == F.col("root_b")).select("root", "a", "b")
+    broadcast = spark.sparkContext.broadcast(groups)
+
+    def tag(batches: Iterator) -> Iterator:
+        nodes, roots = broadcast.value
+
+        def root_of(v: np.ndarray) -> np.ndarray:
+            if not len(nodes):
+                return np.full(len(v), -1, np.int64)
+            at = np.searchsorted(nodes, v).clip(max=len(nodes) - 1)
+            return np.where(nodes[at] == v, roots[at], -1)
+
+        for batch in batches:
+            a, b = batch.column("a").to_numpy(), batch.column("b").to_numpy()
+            root = root_of(a)
+            keep = (root >= 0) & (root == root_of(b))
+            yield pa.RecordBatch.from_arrays([pa.array(root[keep]), pa.array(a[keep]), pa.array(b[keep])], names=["root", "a", "b"])
+
+    schema = T.StructType([T.StructField(n, T.LongType(), False) for n in ("root", "a", "b")])
+    return pairs.mapInArrow(tag, schema)
 
 
 def _distinct_pairs(x: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -1119,7 +1293,8 @@ def cluster_files(
     *,
     input_format: Optional[str] = None,
     ordered: bool = True,
-    max_local_links: int = DEFAULT_MAX_LOCAL_LINKS,
+    max_local_pairs: int = DEFAULT_MAX_LOCAL_PAIRS,
+    max_group: int = DEFAULT_MAX_GROUP,
 ) -> Result:
     """Clusters the documents of files (what ``megashingle cluster`` reads, and Parquet) into
     stories; raises InputError with a one-line message for input it cannot use."""
@@ -1161,7 +1336,7 @@ def cluster_files(
     if len(census.dropped):
         dropped = spark.createDataFrame([(int(n),) for n in census.dropped], "num long")
         documents = documents.join(F.broadcast(dropped), "num", "left_anti")
-    placed = _cluster_documents(spark, documents, config, max_local_links).persist()
+    placed = _cluster_documents(spark, documents, config, max_local_pairs, max_group).persist()
     return Result(_ordered(placed, ordered), census, inputs, placed)
 
 
@@ -1176,7 +1351,7 @@ def _input_error(e: Exception) -> Exception:
     return e
 
 
-def _cluster_documents(spark, documents, config: Config, max_local_links: int):
+def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, max_group: int):
     """The stories of read documents (columns num, doc_id, sets): document frequency, story
     frequency over a first clustering, the sketches and the final clustering, all from the
     sets read once."""
@@ -1195,25 +1370,43 @@ def _cluster_documents(spark, documents, config: Config, max_local_links: int):
         len(boilerplate), len(frequent), min_stories,
     )
     if min_stories > 0 and len(frequent) > 0:
-        # The first clustering's links, as the command verifies them: from the minima.
+        # The first clustering, as the command makes it: pairs verified from the minima.
         first = config.replace({"cluster.verify": "estimate"})
         _phase(spark, "first clustering: sketches")
         sketches = _sketches(documents, _config_toml(first), sc.broadcast(boilerplate), with_sets=False)
-        kept, components = _linked(spark, sketches, first, max_local_links, phase="first clustering: ")
+        first_placed, kept = _stories(spark, sketches, first, max_local_pairs, max_group, phase="first clustering: ")
+        stories = _story_numbers(first_placed, local=isinstance(kept[2], tuple))
+        for frame in kept:
+            if not isinstance(frame, tuple):
+                frame.unpersist()
         _phase(spark, "story frequency")
         frequent_broadcast = sc.broadcast(frequent)
-        spread = _story_frequency(spark, documents, frequent_broadcast, components, min_stories)
-        kept.unpersist()
-        if not isinstance(components, tuple):
-            components.unpersist()
+        spread = _story_frequency(spark, documents, frequent_broadcast, stories, min_stories)
+        if not isinstance(stories, tuple):
+            stories.unpersist()
         frequent_broadcast.unpersist()
         boilerplate = np.union1d(boilerplate, spread)
         log.info("%d boilerplate shingles by story frequency", len(spread))
     _phase(spark, "sketches")
     sketches = _sketches(documents, _config_toml(config), sc.broadcast(boilerplate))
-    placed, _ = _stories(spark, sketches, config, max_local_links)
-    _phase(spark, "stories")
+    placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group)
     return placed
+
+
+def _story_numbers(placed, local: bool):
+    """The story (its smallest document number) of each document in a story of two or more:
+    sorted arrays (num, story) on the driver when ``local``, else a kept DataFrame (num, root)."""
+    from pyspark.sql import functions as F
+
+    rows = placed.where(F.col("cluster_size") > 1).select("num", F.col("story").alias("root"))
+    if not local:
+        rows = rows.persist()
+        rows.count()
+        return rows
+    table = rows.toArrow()
+    nums = table.column("num").to_numpy().astype(np.int64)
+    order = np.argsort(nums, kind="stable")
+    return nums[order], table.column("root").to_numpy().astype(np.int64)[order]
 
 
 def _ordered(placed, ordered: bool):
@@ -1222,10 +1415,10 @@ def _ordered(placed, ordered: bool):
 
     if ordered:
         placed = placed.orderBy(F.col("cluster_size").desc(), "cluster_id", "position")
-    return placed.drop("position", "num")
+    return placed.drop("position", "num", "story")
 
 
-def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Config] = None, *, ordered: bool = True, max_local_links: int = DEFAULT_MAX_LOCAL_LINKS):
+def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Config] = None, *, ordered: bool = True, max_local_pairs: int = DEFAULT_MAX_LOCAL_PAIRS, max_group: int = DEFAULT_MAX_GROUP):
     """Clusters the documents of a Spark DataFrame into stories.
 
     Returns a DataFrame with the command's columns ``doc_id, cluster_id, cluster_size,
@@ -1253,7 +1446,7 @@ def cluster(df, id_col: str = "id", text_col: str = "text", config: Optional[Con
     reading = Reading(spark, Inputs(), "doc_id", "text", None)
     reading._tables = [docs.select("position", "row", "doc_id", "text")]
     documents = _read_sets(reading, _config_toml(config)).where(F.col("num").isNotNull()).select("num", "doc_id", "sets").persist()
-    return _ordered(_cluster_documents(spark, documents, config, max_local_links), ordered)
+    return _ordered(_cluster_documents(spark, documents, config, max_local_pairs, max_group), ordered)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1310,7 +1503,8 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--format", choices=["csv", "parquet", "jsonl"], default="csv", help="output format (CSV part files each have a header)")
     parser.add_argument("-c", "--config", default=None, help="pipeline.toml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one key, e.g. cluster.min-similarity=0.4")
-    parser.add_argument("--max-local-links", type=int, default=DEFAULT_MAX_LOCAL_LINKS, metavar="N", help="connected components by one union-find on the driver up to N linked pairs, in distributed rounds beyond (default 50000000)")
+    parser.add_argument("--max-local-pairs", type=int, default=DEFAULT_MAX_LOCAL_PAIRS, metavar="N", help="groups found by one union-find on the driver up to N candidate pairs, in distributed rounds beyond (default 50000000)")
+    parser.add_argument("--max-group", type=int, default=DEFAULT_MAX_GROUP, metavar="N", help="a group of candidates is clustered on one executor up to N documents; a larger one is split first by the pairs that can link (default 500000)")
     parser.add_argument("--debug", action="store_true", help="show Spark's log and full stack traces")
     args = parser.parse_args(argv)
 
@@ -1377,7 +1571,7 @@ def main(argv: Optional[list] = None) -> int:
     try:
         result = cluster_files(
             spark, args.input, args.id_column, args.text_column, config,
-            input_format=args.input_format, max_local_links=args.max_local_links,
+            input_format=args.input_format, max_local_pairs=args.max_local_pairs, max_group=args.max_group,
         )
         table = result.table
         target = f"{output}.partial-{uuid.uuid4().hex[:8]}" if local_output else output

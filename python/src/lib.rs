@@ -817,16 +817,18 @@ fn cluster_group<'py>(
     words: &Bound<'py, PyAny>,
 ) -> PyResult<Vec<GroupRow>> {
     let sketches = sketches_of(minima, shingles, leads, words)?;
-    group_rows(py, &config.config, &ids, sketches, "cluster_group")
+    group_rows(py, &config.config, &ids, sketches, None, "cluster_group")
 }
 
-/// The rows of one group's clustering ([`cluster_group`], [`cluster_group_packed`]); `caller`
-/// names the function in the error for a sketch count that is not the id count.
+/// The rows of one group's clustering ([`cluster_group`], [`cluster_group_packed`]), from its
+/// candidate pairs when given (indices into the group); `caller` names the function in the
+/// error for a sketch count that is not the id count or a pair outside the group.
 fn group_rows(
     py: Python<'_>,
     config: &Config,
     ids: &[String],
     sketches: Vec<DocumentSketch>,
+    pairs: Option<Vec<(usize, usize)>>,
     caller: &str,
 ) -> PyResult<Vec<GroupRow>> {
     if sketches.len() != ids.len() {
@@ -834,11 +836,26 @@ fn group_rows(
             "{caller} needs one sketch per id"
         )));
     }
+    if let Some(&(a, b)) = pairs
+        .iter()
+        .flatten()
+        .find(|&&(a, b)| a.max(b) >= ids.len())
+    {
+        return Err(PyValueError::new_err(format!(
+            "{caller}: the pair ({a}, {b}) is outside the group of {} documents",
+            ids.len()
+        )));
+    }
     let config = config.clone();
     let placed = py
         .allow_threads(|| {
             let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-            megashingle::cluster_group(&config, &refs, &sketches)
+            match &pairs {
+                Some(pairs) => {
+                    megashingle::cluster_group_with_pairs(&config, &refs, &sketches, pairs)
+                }
+                None => megashingle::cluster_group(&config, &refs, &sketches),
+            }
         })
         .map_err(value_error)?;
     Ok(placed
@@ -1111,17 +1128,51 @@ fn verify_packed<'py>(
     Ok(links.into_pyarray(py))
 }
 
-/// [`cluster_group`] over packed sketches (a binary column's offsets and data).
+/// [`cluster_group`] over packed sketches (a binary column's offsets and data); with
+/// `pairs_a` and `pairs_b` (aligned indices into the group), from those candidate pairs only,
+/// as a job that made them over a larger collection has them.
 #[pyfunction]
+#[pyo3(signature = (config, ids, offsets, data, pairs_a=None, pairs_b=None))]
 fn cluster_group_packed<'py>(
     py: Python<'py>,
     config: PyRef<'py, PyConfig>,
     ids: Vec<String>,
     offsets: PyReadonlyArray1<'py, i32>,
     data: PyReadonlyArray1<'py, u8>,
+    pairs_a: Option<PyReadonlyArray1<'py, i64>>,
+    pairs_b: Option<PyReadonlyArray1<'py, i64>>,
 ) -> PyResult<Vec<GroupRow>> {
     let sketches = unpack_column(&config.config, &offsets, &data)?;
-    group_rows(py, &config.config, &ids, sketches, "cluster_group_packed")
+    let pairs = match (pairs_a, pairs_b) {
+        (None, None) => None,
+        (Some(a), Some(b)) if a.len()? == b.len()? => {
+            let index = |v: &i64| {
+                usize::try_from(*v).map_err(|_| {
+                    PyValueError::new_err("cluster_group_packed: a pair index is negative")
+                })
+            };
+            let (a, b) = (a.as_array(), b.as_array());
+            Some(
+                a.iter()
+                    .zip(b.iter())
+                    .map(|(x, y)| Ok((index(x)?, index(y)?)))
+                    .collect::<PyResult<Vec<_>>>()?,
+            )
+        }
+        _ => {
+            return Err(PyValueError::new_err(
+                "cluster_group_packed needs pairs_a and pairs_b together, of one length",
+            ))
+        }
+    };
+    group_rows(
+        py,
+        &config.config,
+        &ids,
+        sketches,
+        pairs,
+        "cluster_group_packed",
+    )
 }
 
 /// Connected components of an edge list (two aligned arrays of vertex numbers), by

@@ -103,9 +103,9 @@ def _rows(rows):
     ]
 
 
-def test_story_frequency_finds_a_footer_shared_by_stories(spark):
-    # Three stories of three pages each, all with the same footer: in 9 pages, too few for
-    # document frequency (100), but in 3 stories of the first clustering: boilerplate.
+def _footer_stories():
+    """Three stories of three pages each, all with the same footer: in 9 pages, too few for
+    document frequency (100), but in 3 stories of the first clustering: boilerplate."""
     footer = "subscribe to our newsletter for the latest headlines delivered to your inbox every morning"
     stories = [
         STORY,
@@ -118,7 +118,11 @@ def test_story_frequency_finds_a_footer_shared_by_stories(spark):
     for i, story in enumerate(stories):
         ids += [f"s{i}a", f"s{i}b", f"s{i}c"]
         texts += [f"{story} {footer}", f"{story.replace(' the ', ' a ', 1)} {footer}", f"{footer} {story} in the end"]
-    settings = {"boilerplate.min-documents": 100}
+    return ids, texts, {"boilerplate.min-documents": 100}
+
+
+def test_story_frequency_finds_a_footer_shared_by_stories(spark):
+    ids, texts, settings = _footer_stories()
     with_stories = megashingle.Config(settings, min_stories=3)
     expected = megashingle.cluster(ids, texts, with_stories)
     # The footer counts: without story frequency the similarities differ.
@@ -129,6 +133,18 @@ def test_story_frequency_finds_a_footer_shared_by_stories(spark):
     assert _rows(got) == _rows(expected)
     got = [r.asDict() for r in megashingle.spark.cluster(df, config=megashingle.Config(settings, min_stories=0)).collect()]
     assert _rows(got) == _rows(without)
+
+
+@pytest.mark.parametrize("max_local_pairs, max_group", [(0, 200_000), (1_000, 2), (0, 2)])
+def test_distributed_groups_and_split_large_groups_give_the_same_stories(spark, max_local_pairs, max_group):
+    # Groups found in distributed rounds (no pair on the driver), and groups larger than
+    # max_group split by their verified links first: the stories do not change.
+    ids, texts, settings = _footer_stories()
+    config = megashingle.Config(settings, min_stories=3)
+    expected = megashingle.cluster(ids, texts, config)
+    df = spark.createDataFrame(list(zip(ids, texts)), ["id", "text"])
+    got = megashingle.spark.cluster(df, config=config, max_local_pairs=max_local_pairs, max_group=max_group)
+    assert _rows([r.asDict() for r in got.collect()]) == _rows(expected)
 
 
 def test_components_join_long_chains(spark):

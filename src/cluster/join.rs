@@ -6,9 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::candidates::{
-    candidate_pairs, indexed_pairs, Bucketing, IndexEntry, INDEX_ENTRIES_PER_RANGE,
-};
+use super::candidates::{indexed_pairs, Bucketing, INDEX_ENTRIES_PER_RANGE};
 use super::copies::find_copies;
 use super::verify::{open_alike, Buffers, KeptSets};
 use super::{Cluster, ClusterStats};
@@ -106,9 +104,10 @@ pub struct Known {
     pub fresh_from: u32,
     /// The known stories; every known document belongs to one.
     pub stories: Vec<KnownStory>,
-    /// The candidate index of all documents, known and fresh, when the caller has it (an
-    /// index's postings); made from the signatures when `None`.
-    pub index: Option<Vec<IndexEntry>>,
+    /// The candidate pairs of all documents, when the caller has made them (a distributed
+    /// job that made them over a larger collection than the documents joined here, with its
+    /// bucket rules); made from the signatures when `None`.
+    pub pairs: Option<Vec<(u32, u32)>>,
 }
 
 /// One known story, as far as it is loaded.
@@ -248,6 +247,20 @@ pub fn joined_via(
     via
 }
 
+/// The caller's candidate pairs as the join takes them: each pair smaller document first,
+/// sorted and distinct, and none with a copy (copies join their original on their own and are
+/// in no bucket).
+fn given_pairs(given: &[(u32, u32)], is_copy: impl Fn(u32) -> bool) -> Vec<(u32, u32)> {
+    let mut pairs: Vec<(u32, u32)> = given
+        .iter()
+        .filter(|&&(a, b)| a != b && !is_copy(a) && !is_copy(b))
+        .map(|&(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
 /// Joins documents into sets: candidate pairs, verified, joined strongest first with the
 /// representative check, then lone documents attached. `known` documents start in their
 /// stories, and only pairs with at least one other document are checked. Documents with a set
@@ -256,11 +269,8 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
     let mut stats = ClusterStats::default();
     let copies = find_copies(sketches, shingles, known.fresh_from);
     let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
-    let pairs = match &known.index {
-        Some(index) => {
-            let originals = index.iter().filter(|e| !copies.is_copy(e.doc));
-            candidate_pairs(originals.copied().collect(), &mut bucketing)
-        }
+    let pairs = match &known.pairs {
+        Some(given) => given_pairs(given, |d| copies.is_copy(d)),
         None => indexed_pairs(sketches, config, &mut bucketing, INDEX_ENTRIES_PER_RANGE),
     };
     bucketing.count_into(&mut stats);

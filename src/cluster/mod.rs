@@ -565,7 +565,7 @@ mod tests {
                     unloaded: 0,
                 },
             ],
-            index: None,
+            pairs: None,
         };
         // Two known documents, however alike, are not joined again.
         let joined = join(&sketches, SetsView::none(), &config.resolve(), &known(5));

@@ -639,7 +639,7 @@ impl Neighbourhood {
                     }
                 })
                 .collect(),
-            index: None,
+            pairs: None,
         }
     }
 }
