@@ -1008,8 +1008,8 @@ def _groups(spark, placed, config: Config, max_local_pairs: int, max_group: int,
     ``max_group`` documents is split into the components of its pairs that can link: those
     whose minima agree at least as often as verification's prefilter asks (compared by their
     low bytes, which agree whenever the minima do, so no link is lost). A group still larger
-    has its pairs verified one by one (the second document's sketch sent to the first's), and
-    the components of its links are its groups. The groups as sorted arrays (node, root) on
+    has those pairs verified one by one (the second document's sketch sent to the first's),
+    and the components of its links are its groups. The groups as sorted arrays (node, root) on
     the driver when the pairs are at most ``max_local_pairs``, else as a DataFrame (num,
     root); and the candidate pairs (a, b), kept."""
     pairs = _candidate_pairs(placed, int(config.get("cluster.max-bucket"))).persist()
@@ -1017,9 +1017,10 @@ def _groups(spark, placed, config: Config, max_local_pairs: int, max_group: int,
     groups = _local_components(pairs, max_local_pairs)
     if groups is None:
         log.info("more than %d candidate pairs: their components in distributed rounds", max_local_pairs)
+    may_link = lambda within: _may_link(within, placed, _prefilter(config))  # noqa: E731
     splits = [
-        ("pairs whose minima can link", lambda within: _may_link(within, placed, _prefilter(config))),
-        ("pairs verified one by one", lambda within: _verified_links(within, placed, _config_toml(config))),
+        ("pairs whose minima can link", may_link),
+        ("pairs verified one by one", lambda within: _verified_links(may_link(within), placed, _config_toml(config))),
     ]
     for how, keep in splits:
         groups = _split_large(spark, pairs, groups, keep, max_local_pairs, max_group, how)
