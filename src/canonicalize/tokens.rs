@@ -185,7 +185,9 @@ fn unit_end(text: &str, at: usize) -> usize {
         if c.is_ascii() || !is_mark(c) {
             break;
         }
-        end += c.len_utf8();
+        // The mark's own grapheme cluster comes whole (a Myanmar vowel sign and the Lao AM
+        // that extends it).
+        end = grapheme_end(text, end).max(end + c.len_utf8());
     }
     end
 }
@@ -352,6 +354,14 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_mark_after_a_unit_brings_its_whole_grapheme_cluster() {
+        // U+1083 (a Myanmar vowel sign) begins a grapheme cluster that U+0EB3 (Lao AM)
+        // extends; the sign follows a Han numeral, whose word takes the sign's whole cluster.
+        let text = "\u{3021}\u{1083}\u{EB3}";
+        assert_eq!(words(text), [text]);
     }
 
     #[test]
