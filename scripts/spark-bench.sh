@@ -29,7 +29,8 @@
 #
 # Settings (environment): MASTER (default local[2]), DRIVER_MEMORY (default 4g: in local mode
 # the driver is the executor), SHUFFLE_PARTITIONS (default 32), CONFIG (a pipeline.toml, given
-# to both), SKIP_CLI=1 to time the Spark job only.
+# to both), JOB_ARGS (more options for the job, such as `--max-group 1000000`), SKIP_CLI=1 to
+# time the Spark job only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -178,7 +179,7 @@ EOF
 }
 
 measure_spark "$root/target/bench/spark-events-$n" spark \
-  "$python" -m megashingle.spark --input "$corpus" --output "$work/out" "${config_args[@]}"
+  "$python" -m megashingle.spark --input "$corpus" --output "$work/out" "${config_args[@]}" ${JOB_ARGS:-}
 spark_seconds=$run_seconds spark_cpu=$run_cpu spark_mb=$run_mb spark_jobs=$run_jobs
 shuffle_bytes=$run_shuffle
 rows=$(cat "$work"/out/part-*.csv | grep -vc '^doc_id,' || true)
