@@ -7,17 +7,21 @@
 #
 # `index BASE ADD`:
 # 1. Builds the release binary and the `index_query_latency` example.
-# 2. Generates the base corpus unless it exists (scripts/gen-corpus): its first million (or
-#    all of it, when BASE is smaller) is target/bench/corpus-M.csv (seed 1), and the rest is
-#    target/bench/corpus-extra-(BASE-M).csv (seed 3, ids prefixed `x-`).
-# 3. Generates the night target/bench/night-ADD-M.csv unless it exists: nine tenths new
-#    documents (seed 2, ids prefixed `night-`) and one tenth rewrites of documents spread over
-#    corpus-M.csv, which every index holds (a word in 25 swapped with the next, ids prefixed
-#    `night-r-`), so those join indexed stories.
+# 2. The base corpus is the first BASE documents of target/bench/standard-N.csv.zst, the
+#    corpus of scripts/scale.sh (scripts/gen-corpus N, seed 1, compressed), taking the largest
+#    N >= BASE there is, so that indexes of 1, 3 and 10 million documents hold the first
+#    documents of one corpus and share a night; target/bench/standard-BASE.csv.zst is
+#    generated when there is none. CORPUS=PATH (a .csv or .csv.zst) names another.
+# 3. Generates the night target/bench/night-ADD-BASE.csv unless it exists: nine tenths new
+#    documents (scripts/gen-corpus, seed 2, ids prefixed `night-`) and one tenth rewrites of
+#    documents spread over the first million of the base corpus, which every index of it
+#    holds (a word in 25 swapped with the next, ids prefixed `night-r-`), so those join
+#    indexed stories.
 # 4. Builds the base index target/bench/index-BASE.db unless it exists, adding the base
 #    corpus in parts of PART documents (default 100,000) as nightly runs would (each part's
-#    time and peak memory are printed); an index of BASE > M starts from a copy of
-#    target/bench/index-M.db when that exists.
+#    time and peak memory are printed, and kept in target/bench/index-BASE.build.txt); it
+#    starts from a copy of the largest smaller index built from the same corpus
+#    (target/bench/index-M.db), adding only the documents after its first M.
 # 5. On a copy of the base index, times `index add --timings` of the night, and `cluster
 #    --timings` of the same documents alone; both under GNU time (wall time, peak RSS),
 #    default threads.
@@ -76,20 +80,6 @@ seconds() { sed -n 's/.*Elapsed (wall clock) time.*: //p' "$1" | awk -F: '{ s = 
 peak_mb() { awk '/Maximum resident set size/ { printf "%.0f", $NF * 1024 / 1e6 }' "$1"; }
 load() { uptime | sed 's/.*load average/load average/'; }
 
-# prefix IN OUT PREFIX: the CSV with PREFIX before every id.
-prefix() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import csv, sys
-csv.field_size_limit(sys.maxsize)
-with open(sys.argv[1], newline="", encoding="utf-8") as src, open(sys.argv[2], "w", newline="", encoding="utf-8") as out:
-    rows = csv.reader(src)
-    writer = csv.writer(out)
-    writer.writerow(next(rows))
-    for row in rows:
-        writer.writerow([sys.argv[3] + row[0]] + row[1:])
-PY
-}
-
 if [ "$mode" = once ]; then
   corpus=target/bench/corpus-$base.csv
   if [ ! -s "$corpus" ]; then
@@ -120,28 +110,80 @@ if [ "$mode" = once ]; then
   exit 0
 fi
 
-first=$((base < 1000000 ? base : 1000000))
-corpus=target/bench/corpus-$first.csv
-extra_n=$((base - first))
-extra=target/bench/corpus-extra-$extra_n.csv
-night=target/bench/night-$add-$first.csv
+if [ -n "${CORPUS:-}" ]; then
+  corpus=$(realpath "$CORPUS")
+else
+  # The largest generated corpus of at least BASE documents.
+  corpus=
+  for file in target/bench/standard-*.csv.zst; do
+    size=${file#target/bench/standard-}
+    size=${size%.csv.zst}
+    if [[ $size =~ ^[0-9]+$ ]] && [ "$size" -ge "$base" ] && [ -s "$file" ] && [ ! -e "$file.part" ]; then
+      if [ -z "$corpus" ] || [ "$size" -gt "$corpus_size" ]; then
+        corpus=$root/$file
+        corpus_size=$size
+      fi
+    fi
+  done
+  if [ -z "$corpus" ]; then
+    corpus=$root/target/bench/standard-$base.csv.zst
+    echo "bench-index.sh: generating $corpus" >&2
+    scripts/gen-corpus "$base" - 1 | zstd -q -3 -T1 -o "$corpus.part"
+    mv "$corpus.part" "$corpus"
+  fi
+fi
+night=target/bench/night-$add-$base.csv
 index=target/bench/index-$base.db
+first=$((base < 1000000 ? base : 1000000))
 
-if [ ! -s "$corpus" ]; then
-  echo "bench-index.sh: generating $corpus" >&2
-  scripts/gen-corpus "$first" "$corpus"
-fi
-if [ "$extra_n" -gt 0 ] && [ ! -s "$extra" ]; then
-  echo "bench-index.sh: generating $extra" >&2
-  scripts/gen-corpus "$extra_n" "$work/extra.csv" 3
-  prefix "$work/extra.csv" "$extra" x-
-  rm "$work/extra.csv"
-fi
+# split FROM TO SIZE PREFIX: the records FROM..TO (0-based) of the base corpus, in files of
+# SIZE records PREFIX-K.csv.zst (each with the header), read in one pass; each file appears
+# (renamed from PREFIX-K.part) once it is complete.
+split() {
+  python3 - "$corpus" "$@" <<'PY'
+import csv, io, os, subprocess, sys
+csv.field_size_limit(sys.maxsize)
+corpus, start, end, size, prefix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+source = subprocess.Popen(["zstd", "-dcq"], stdin=open(corpus, "rb"), stdout=subprocess.PIPE) if corpus.endswith(".zst") else None
+stream = io.TextIOWrapper(source.stdout if source else open(corpus, "rb"), encoding="utf-8", newline="")
+rows = csv.reader(stream)
+header = next(rows)
+part, writer, out = None, None, None
+def close():
+    if part:
+        out.close()
+        part.stdin.close()
+        if part.wait():
+            sys.exit("bench-index.sh: zstd failed")
+        os.rename(name + ".part", name)
+for i, row in enumerate(rows):
+    if i >= end:
+        break
+    if i < start:
+        continue
+    if (i - start) % size == 0:
+        close()
+        name = f"{prefix}-{(i - start) // size:04d}.csv.zst"
+        part = subprocess.Popen(["zstd", "-q", "-1", "-f", "-o", name + ".part"], stdin=subprocess.PIPE)
+        out = io.TextIOWrapper(part.stdin, encoding="utf-8", newline="")
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(header)
+    writer.writerow(row)
+close()
+if source:
+    source.kill()
+    source.wait()
+PY
+}
+
 if [ ! -s "$night" ]; then
   rewrites=$((add / 10))
-  echo "bench-index.sh: generating $night ($((add - rewrites)) new documents, $rewrites rewrites)" >&2
+  echo "bench-index.sh: generating $night ($((add - rewrites)) new documents, $rewrites rewrites of the first $first documents of $corpus)" >&2
   scripts/gen-corpus "$((add - rewrites))" "$work/night.csv" 2
-  python3 - "$work/night.csv" "$corpus" "$first" "$rewrites" "$night" <<'PY'
+  split 0 "$first" "$first" "$work/first"
+  zstd -dcq "$work/first-0000.csv.zst" >"$work/first.csv"
+  rm "$work/first-0000.csv.zst"
+  python3 - "$work/night.csv" "$work/first.csv" "$first" "$rewrites" "$night.part" <<'PY'
 import csv, sys
 csv.field_size_limit(sys.maxsize)
 new, base, base_n, rewrites, target = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
@@ -168,54 +210,48 @@ with open(target, "w", newline="", encoding="utf-8") as out:
             writer.writerow(["night-r-" + row[0], " ".join(words)] + row[2:])
             written += 1
 PY
+  mv "$night.part" "$night"
+  rm "$work/night.csv" "$work/first.csv"
 fi
 
 build_log=target/bench/index-$base.build.txt
 if [ ! -s "$index" ]; then
-  echo "bench-index.sh: building $index in parts of $part documents" >&2
   rm -f "$index.building" "$index.building.lock" "$build_log"
-  sources=("$corpus")
-  if [ "$extra_n" -gt 0 ]; then
-    sources=("$extra")
-    if [ -s "target/bench/index-$first.db" ]; then
-      echo "bench-index.sh: starting from a copy of target/bench/index-$first.db" >&2
-      cp "target/bench/index-$first.db" "$index.building"
-      echo "from target/bench/index-$first.db" >>"$build_log"
-    else
-      sources=("$corpus" "$extra")
+  echo "corpus: $corpus" >>"$build_log"
+  # The largest smaller index of the same corpus to start from.
+  from=0
+  for log in target/bench/index-*.build.txt; do
+    size=${log#target/bench/index-}
+    size=${size%.build.txt}
+    if [[ $size =~ ^[0-9]+$ ]] && [ "$size" -lt "$base" ] && [ "$size" -gt "$from" ] &&
+      [ -s "target/bench/index-$size.db" ] && [ "$(head -1 "$log")" = "corpus: $corpus" ]; then
+      from=$size
     fi
-  fi
-  n=0
-  for source in "${sources[@]}"; do
-    python3 - "$source" "$work/part-$n" "$part" <<'PY'
-import csv, sys
-csv.field_size_limit(sys.maxsize)
-source, prefix, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-with open(source, newline="", encoding="utf-8") as src:
-    rows = csv.reader(src)
-    header = next(rows)
-    out, writer, n = None, None, 0
-    for i, row in enumerate(rows):
-        if i % size == 0:
-            if out:
-                out.close()
-            out = open(f"{prefix}-{n:04d}.csv", "w", newline="", encoding="utf-8")
-            writer = csv.writer(out)
-            writer.writerow(header)
-            n += 1
-        writer.writerow(row)
-    if out:
-        out.close()
-PY
-    n=$((n + 1))
   done
-  for file in "$work"/part-*.csv; do
+  if [ "$from" -gt 0 ]; then
+    echo "bench-index.sh: building $index from a copy of target/bench/index-$from.db, in parts of $part documents" >&2
+    cp "target/bench/index-$from.db" "$index.building"
+    echo "from target/bench/index-$from.db" >>"$build_log"
+  else
+    echo "bench-index.sh: building $index in parts of $part documents" >&2
+  fi
+  # The parts are cut while the first ones are added.
+  split "$from" "$base" "$part" "$work/part" &
+  splitter=$!
+  for ((at = from, k = 0; at < base; at += part, k++)); do
+    to=$((at + part < base ? at + part : base))
+    file=$(printf '%s/part-%04d.csv.zst' "$work" "$k")
+    while [ ! -e "$file" ]; do
+      kill -0 "$splitter" 2>/dev/null || [ -e "$file" ] || { echo "bench-index.sh: cutting the base corpus into parts failed" >&2; exit 1; }
+      sleep 1
+    done
     /usr/bin/time -v -o "$work/part.time" "$bin" index add --db "$index.building" "$file" --quiet -o "$work/assignments.csv"
-    line="$(basename "$file"): $(seconds "$work/part.time") s, peak RSS $(peak_mb "$work/part.time") MB, index $(du -B1 "$index.building" | cut -f1) bytes on disk"
+    line="documents $at to $to: $(seconds "$work/part.time") s, peak RSS $(peak_mb "$work/part.time") MB, index $(du -B1 "$index.building" | cut -f1) bytes on disk"
     echo "bench-index.sh: $line" >&2
     echo "$line" >>"$build_log"
     rm "$file"
   done
+  wait "$splitter"
   mv "$index.building" "$index"
   rm -f "$index.building.lock"
 fi
