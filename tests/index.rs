@@ -514,6 +514,31 @@ fn two_nights_keep_story_ids_and_name_new_stories_after_their_smallest_id() {
 // A new article that joins two stories
 
 #[test]
+fn the_timings_of_an_add_count_the_indexed_documents_it_loaded() {
+    let index = Index::new();
+    let (night1, night2) = two_nights();
+    index.add_docs("night1.csv", &night1);
+    let input = index.write("night2.csv", docs_csv(&night2));
+    let out = index.run("add", &[input.to_str().unwrap(), "--timings", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let lines = stderr_lines(&out);
+    let loaded = lines
+        .iter()
+        .find_map(|line| {
+            line.strip_prefix("megashingle: timings: ")?
+                .strip_suffix(" indexed documents loaded (candidates found in the postings, and their stories' representatives)")
+        })
+        .unwrap_or_else(|| panic!("no count of loaded documents: {lines:?}"));
+    let loaded: usize = loaded.parse().expect("a number");
+    // Night 2 joins stories of night 1, whose documents are candidates; not all are.
+    assert!(
+        loaded > 0 && loaded < night1.len(),
+        "{loaded} of {}",
+        night1.len()
+    );
+}
+
+#[test]
 fn boilerplate_found_by_each_add_is_kept_and_only_new_shingles_are_added() {
     // 40 documents of their own, each with a shared 50-word template: its 48 shingles are in
     // more than `boilerplate.min-documents` (30) documents. The second night repeats it and

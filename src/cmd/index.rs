@@ -257,6 +257,10 @@ fn add_to_index(
     }
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
+        eprintln!(
+            "megashingle: timings: {} indexed documents loaded (candidates found in the postings, and their stories' representatives)",
+            report.loaded
+        );
     }
     if !args.run.quiet {
         eprintln!(
