@@ -42,8 +42,8 @@ pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;
 
 /// The deduplicated candidate pairs of the sketches (see [`candidate_pairs`]), their candidate
 /// index made one range at a time, each range holding about `per_range` entries, and each
-/// range's pairs kept as a sorted run of [`CandidatePairs`]. A range is a run of key numbers
-/// (a key's number is hashed into it, so equal keys share it), so each key is made once; past
+/// range's pairs merged into those of the ranges before. A range is a run of key numbers (a
+/// key's number is hashed into it, so equal keys share it), so each key is made once; past
 /// one range per key number, each number's keys are also cut by value, and made again for
 /// each part.
 pub(super) fn indexed_pairs(
@@ -51,7 +51,7 @@ pub(super) fn indexed_pairs(
     config: &Resolved,
     bucketing: &mut Bucketing,
     per_range: usize,
-) -> CandidatePairs {
+) -> Vec<(u32, u32)> {
     let maker = &config.key_maker;
     let comparable: Vec<u32> = (0..sketches.len() as u32)
         .filter(|&d| sketches[d as usize].is_comparable() && !bucketing.copies.is_copy(d))
@@ -62,92 +62,16 @@ pub(super) fn indexed_pairs(
         .max(1);
     let runs = ranges.min(per_document);
     let parts = ranges.div_ceil(runs) as u64;
-    let mut pairs = CandidatePairs::default();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
     for run in 0..runs {
         let keys = run * per_document / runs..(run + 1) * per_document / runs;
         for part in 0..parts {
             let index = candidate_index(sketches, &comparable, maker, keys.clone(), (part, parts));
-            pairs.push(candidate_pairs(index, bucketing));
+            let found = candidate_pairs(index, bucketing);
+            pairs = merge_distinct(&pairs, &found);
         }
     }
     pairs
-}
-
-/// Candidate pairs as sorted runs of distinct pairs, one a key range, read out merged: in
-/// order and distinct. A run merges into the one before it while that one is at most twice
-/// its size, so there are at most about log2 of the pairs' number of runs and each pair is
-/// copied that many times at most, however many ranges there are; the last merge is never
-/// made, since the pairs are read out of the runs as they stand.
-#[derive(Debug, Default)]
-pub struct CandidatePairs {
-    /// The runs, each sorted and distinct, larger first.
-    runs: Vec<Vec<(u32, u32)>>,
-    /// How far each run has been read.
-    read: Vec<usize>,
-    /// The last pair read out.
-    last: Option<(u32, u32)>,
-}
-
-impl CandidatePairs {
-    /// The pairs of one sorted, distinct list.
-    pub fn from_sorted(pairs: Vec<(u32, u32)>) -> CandidatePairs {
-        let mut all = CandidatePairs::default();
-        all.push(pairs);
-        all
-    }
-
-    /// Adds a run, sorted and distinct, before any is read.
-    pub fn push(&mut self, run: Vec<(u32, u32)>) {
-        debug_assert!(self.read.is_empty(), "a run added after reading began");
-        if run.is_empty() {
-            return;
-        }
-        self.runs.push(run);
-        while let [.., before, last] = self.runs.as_slice() {
-            if before.len() > 2 * last.len() {
-                break;
-            }
-            let last = self.runs.pop().expect("two runs");
-            let before = self.runs.pop().expect("two runs");
-            self.runs.push(merge_distinct(&before, &last));
-        }
-    }
-
-    /// Puts the next (up to) `most` pairs, in order and distinct, into `out` (cleared first);
-    /// `out` is left empty once every pair has been read. A run read to its end is let go.
-    pub fn next_slice(&mut self, most: usize, out: &mut Vec<(u32, u32)>) {
-        out.clear();
-        self.read.resize(self.runs.len(), 0);
-        while out.len() < most {
-            let mut smallest: Option<(usize, (u32, u32))> = None;
-            for (r, run) in self.runs.iter().enumerate() {
-                if let Some(&pair) = run.get(self.read[r]) {
-                    if smallest.is_none_or(|(_, s)| pair < s) {
-                        smallest = Some((r, pair));
-                    }
-                }
-            }
-            let Some((r, pair)) = smallest else {
-                break;
-            };
-            self.read[r] += 1;
-            if self.read[r] == self.runs[r].len() {
-                self.runs[r] = Vec::new();
-                self.read[r] = 0;
-            }
-            if self.last != Some(pair) {
-                out.push(pair);
-                self.last = Some(pair);
-            }
-        }
-    }
-
-    /// Every pair, in order and distinct.
-    pub fn into_sorted(mut self) -> Vec<(u32, u32)> {
-        let mut all = Vec::new();
-        self.next_slice(usize::MAX, &mut all);
-        all
-    }
 }
 
 /// The union of two sorted lists of distinct pairs, sorted.
@@ -336,50 +260,4 @@ pub(super) fn candidate_pairs(
     pairs.par_sort_unstable();
     pairs.dedup();
     pairs
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sketch::signature::splitmix64;
-
-    #[test]
-    fn runs_read_out_merged_in_order_and_distinct_in_slices_of_any_size() {
-        let mut state = 11u64;
-        let mut random = move |below: u64| splitmix64(&mut state) % below;
-        // Runs of every size, overlapping one another, as key ranges find them.
-        let runs: Vec<Vec<(u32, u32)>> = (0..40)
-            .map(|r| {
-                let mut run: Vec<(u32, u32)> = (0..random(if r % 7 == 0 { 5_000 } else { 300 }))
-                    .map(|_| (random(400) as u32, random(400) as u32))
-                    .collect();
-                run.sort_unstable();
-                run.dedup();
-                run
-            })
-            .collect();
-        let mut expected: Vec<(u32, u32)> = runs.concat();
-        expected.sort_unstable();
-        expected.dedup();
-        for most in [1, 7, 1000, usize::MAX] {
-            let mut pairs = CandidatePairs::default();
-            for run in &runs {
-                pairs.push(run.clone());
-            }
-            // Merged as they came: a few runs, each more than twice the next.
-            assert!(pairs.runs.len() <= 16, "{} runs", pairs.runs.len());
-            assert!(pairs.runs.windows(2).all(|w| w[0].len() > 2 * w[1].len()));
-            let (mut read, mut slice) = (Vec::new(), Vec::new());
-            loop {
-                pairs.next_slice(most, &mut slice);
-                if slice.is_empty() {
-                    break;
-                }
-                assert!(slice.len() <= most);
-                read.extend_from_slice(&slice);
-            }
-            assert_eq!(read, expected, "slices of {most}");
-        }
-        assert!(CandidatePairs::default().into_sorted().is_empty());
-    }
 }

@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::candidates::{indexed_pairs, Bucketing, CandidatePairs, INDEX_ENTRIES_PER_RANGE};
+use super::candidates::{indexed_pairs, Bucketing, INDEX_ENTRIES_PER_RANGE};
 use super::copies::find_copies;
 use super::verify::{open_alike, Buffers, KeptSets};
 use super::{Cluster, ClusterStats};
@@ -269,11 +269,12 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
     let mut stats = ClusterStats::default();
     let copies = find_copies(sketches, shingles, known.fresh_from);
     let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
-    let mut pairs = match &known.pairs {
-        Some(given) => CandidatePairs::from_sorted(given_pairs(given, |d| copies.is_copy(d))),
+    let pairs = match &known.pairs {
+        Some(given) => given_pairs(given, |d| copies.is_copy(d)),
         None => indexed_pairs(sketches, config, &mut bucketing, INDEX_ENTRIES_PER_RANGE),
     };
     bucketing.count_into(&mut stats);
+    stats.candidate_pairs = pairs.len();
     stats.copies = copies.len();
     let verifier = config.verifier;
     let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
@@ -283,13 +284,7 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
     // pairs only what passes is held, 16 bytes a pair.
     let mut verified: Vec<(f64, u32, u32)> = Vec::new();
     let mut weak_links: Vec<(f64, u32, u32)> = Vec::new();
-    let mut slice = Vec::new();
-    loop {
-        pairs.next_slice(SCORED_PER_SLICE, &mut slice);
-        if slice.is_empty() {
-            break;
-        }
-        stats.candidate_pairs += slice.len();
+    for slice in pairs.chunks(SCORED_PER_SLICE) {
         let outcomes: Vec<Option<(f64, Option<f64>, bool)>> = slice
             .par_iter()
             .map_init(Buffers::default, |buffers, &(a, b)| {
@@ -305,7 +300,7 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
                 (score.is_some() || weak).then_some((jaccard, score, weak))
             })
             .collect();
-        for (outcome, &(a, b)) in outcomes.into_iter().zip(&slice) {
+        for (outcome, &(a, b)) in outcomes.into_iter().zip(slice) {
             if let Some((jaccard, score, weak)) = outcome {
                 if let Some(score) = score {
                     verified.push((score, a, b));

@@ -275,8 +275,7 @@ mod tests {
         let mut counted = ClusterStats::default();
         let copies = find_copies(&with_copies, SetsView::none(), 0);
         let mut bucketing = Bucketing::new(&config, 0, &copies);
-        let pairs = indexed_pairs(&with_copies, &config.resolve(), &mut bucketing, usize::MAX)
-            .into_sorted();
+        let pairs = indexed_pairs(&with_copies, &config.resolve(), &mut bucketing, usize::MAX);
         bucketing.count_into(&mut counted);
         // Anchored at document 0: 11 pairs, not the 66 of all pairs of 12 documents.
         assert_eq!(pairs.len(), 11, "{pairs:?}");
@@ -305,8 +304,7 @@ mod tests {
             &config.resolve(),
             &mut bucketing,
             INDEX_ENTRIES_PER_RANGE,
-        )
-        .into_sorted();
+        );
         assert_eq!(pairs.len(), n - 1);
         assert!(pairs.iter().all(|&(a, _)| a == 0));
         let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
@@ -367,8 +365,7 @@ mod tests {
             config.cluster.max_bucket = max_bucket;
             let pairs_in_ranges = |per_range| {
                 let mut bucketing = Bucketing::new(&config, 3, &copies);
-                let pairs = indexed_pairs(&sketches, &config.resolve(), &mut bucketing, per_range)
-                    .into_sorted();
+                let pairs = indexed_pairs(&sketches, &config.resolve(), &mut bucketing, per_range);
                 let mut stats = ClusterStats::default();
                 bucketing.count_into(&mut stats);
                 (pairs, stats)
