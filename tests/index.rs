@@ -510,9 +510,6 @@ fn two_nights_keep_story_ids_and_name_new_stories_after_their_smallest_id() {
     assert_eq!(index.stat("merges"), 0);
 }
 
-// ---------------------------------------------------------------------------------------------
-// A new article that joins two stories
-
 #[test]
 fn the_timings_of_an_add_count_the_indexed_documents_it_loaded() {
     let index = Index::new();
@@ -537,6 +534,9 @@ fn the_timings_of_an_add_count_the_indexed_documents_it_loaded() {
         night1.len()
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// A new article that joins two stories
 
 #[test]
 fn boilerplate_found_by_each_add_is_kept_and_only_new_shingles_are_added() {
