@@ -511,7 +511,7 @@ fn two_nights_keep_story_ids_and_name_new_stories_after_their_smallest_id() {
 }
 
 #[test]
-fn the_timings_of_an_add_count_the_indexed_documents_it_loaded() {
+fn the_timings_of_an_add_count_the_indexed_documents_it_examined_and_loaded() {
     let index = Index::new();
     let (night1, night2) = two_nights();
     index.add_docs("night1.csv", &night1);
@@ -519,18 +519,23 @@ fn the_timings_of_an_add_count_the_indexed_documents_it_loaded() {
     let out = index.run("add", &[input.to_str().unwrap(), "--timings", "-q"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let lines = stderr_lines(&out);
-    let loaded = lines
+    let counts = lines
         .iter()
         .find_map(|line| {
-            line.strip_prefix("megashingle: timings: ")?
-                .strip_suffix(" indexed documents loaded (candidates found in the postings, and their stories' representatives)")
+            let (examined, rest) = line
+                .strip_prefix("megashingle: timings: ")?
+                .split_once(" indexed documents examined (found in the postings of the added documents' keys), ")?;
+            let loaded = rest.strip_suffix(
+                " loaded (those that may link to an added document, and their stories' representatives)",
+            )?;
+            Some((examined.parse::<usize>().ok()?, loaded.parse::<usize>().ok()?))
         })
-        .unwrap_or_else(|| panic!("no count of loaded documents: {lines:?}"));
-    let loaded: usize = loaded.parse().expect("a number");
+        .unwrap_or_else(|| panic!("no count of examined and loaded documents: {lines:?}"));
+    let (examined, loaded) = counts;
     // Night 2 joins stories of night 1, whose documents are candidates; not all are.
     assert!(
-        loaded > 0 && loaded < night1.len(),
-        "{loaded} of {}",
+        loaded > 0 && examined < night1.len(),
+        "{examined} examined, {loaded} loaded of {}",
         night1.len()
     );
 }

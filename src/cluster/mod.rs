@@ -611,6 +611,25 @@ mod tests {
     }
 
     #[test]
+    fn an_estimated_pair_may_link_when_it_passes_or_is_a_weak_link() {
+        let verifier = Verifier::new(&Config::default());
+        let minima: Vec<u32> = (0..84).collect();
+        let with_shared = |shared: u32| {
+            let minima = (0..shared).chain(1000..1000 + 84 - shared).collect();
+            sketch(minima, 100)
+        };
+        let indexed = sketch(minima, 100);
+        // Estimated Jaccard 1: it passes.
+        assert!(verifier.may_link_estimated(&indexed, &with_shared(84), 0.2));
+        // 24 of 84 (0.29, less its margin 0.23): below 0.35, a weak link at 0.2 only.
+        assert!(verifier.may_link_estimated(&indexed, &with_shared(24), 0.2));
+        assert!(!verifier.may_link_estimated(&indexed, &with_shared(24), 0.0));
+        assert!(!verifier.may_link_estimated(&indexed, &with_shared(24), 0.3));
+        // 4 of 84: below the prefilter.
+        assert!(!verifier.may_link_estimated(&indexed, &with_shared(4), 0.01));
+    }
+
+    #[test]
     fn a_weak_link_needs_texts_that_open_alike() {
         let config = Config::default();
         let minima: Vec<u32> = (0..84).collect();

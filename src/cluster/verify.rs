@@ -70,6 +70,17 @@ impl Verifier {
         })
     }
 
+    /// Whether a pair verified from its minima alone (one of its documents has no shingle
+    /// set, as an indexed document has none) can link its documents in a join: it passes, or
+    /// it is a weak link (its Jaccard at least `attach`, when `attach` is above zero; the
+    /// openings of such a pair are not compared).
+    pub fn may_link_estimated(&self, a: &Sketch, b: &Sketch, attach: f64) -> bool {
+        let Some(jaccard) = self.jaccard(a, b, || None) else {
+            return false;
+        };
+        self.score_with(jaccard, a, b).is_some() || (attach > 0.0 && jaccard >= attach)
+    }
+
     /// The pair's score when it passes: its Jaccard, or its containment.
     pub fn score<'s>(
         &self,

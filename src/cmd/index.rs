@@ -258,8 +258,8 @@ fn add_to_index(
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
         eprintln!(
-            "megashingle: timings: {} indexed documents loaded (candidates found in the postings, and their stories' representatives)",
-            report.loaded
+            "megashingle: timings: {} indexed documents examined (found in the postings of the added documents' keys), {} loaded (those that may link to an added document, and their stories' representatives)",
+            report.examined, report.loaded
         );
     }
     if !args.run.quiet {

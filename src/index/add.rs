@@ -26,6 +26,7 @@ use crate::clusterer::Status;
 use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::engine::{Collection, Timings};
+use crate::index::examine::FreshBuckets;
 use crate::index::postings::LookUp;
 use crate::index::store::{
     posting_key, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
@@ -65,7 +66,11 @@ pub struct AddReport {
     pub joined_existing: usize,
     /// Indexed documents replaced (`--upsert`).
     pub replaced: usize,
-    /// Indexed documents loaded as candidates or representatives.
+    /// Indexed documents found in the postings of the added documents' keys, each read and
+    /// checked against the added documents it shares a key with.
+    pub examined: usize,
+    /// Indexed documents loaded into the join: the examined ones that may link to an added
+    /// document, and their stories' representatives.
     pub loaded: usize,
     /// Documents in the index afterwards.
     pub documents: u64,
@@ -230,7 +235,11 @@ fn write_add(
                 *m = u32::from(*m as u16);
             }
         });
-        let mut near = Neighbourhood::load(&t, candidates)?;
+        report.examined = candidates.len();
+        let linkable = Neighbourhood::linkable(&t, &candidates, &fresh, config)?;
+        drop(candidates);
+        timings.lap("index: examining candidates", &mut clock);
+        let mut near = Neighbourhood::load(&t, linkable)?;
         report.loaded = near.numbers.len();
         let fresh_from = near.numbers.len() as u32;
         let mut all = near.sketches(config.signature.minima);
@@ -515,6 +524,9 @@ fn pass_pairs(
     pairs
 }
 
+/// Candidates read at once while they are examined (see [`Neighbourhood::linkable`]).
+const EXAMINED_AT_ONCE: usize = 1 << 16;
+
 /// What a loaded document's record gives the join.
 struct Loaded {
     story: u32,
@@ -524,6 +536,16 @@ struct Loaded {
 }
 
 impl Loaded {
+    /// Its sketch, from the minima the index keeps, widened; no lead.
+    fn sketch(&self) -> Sketch {
+        Sketch {
+            words: self.words,
+            shingles: self.shingles,
+            signature: widen(&self.signature),
+            lead: Lead::default(),
+        }
+    }
+
     /// The record of document `number`, its id left out.
     fn of(t: &Tables, number: u32) -> Result<Loaded> {
         let bytes = t.docs.get(number)?.ok_or_else(|| {
@@ -551,15 +573,39 @@ struct Neighbourhood {
 }
 
 impl Neighbourhood {
-    /// Loads the `candidates` (sorted, distinct), their stories and those stories'
-    /// representatives: only the stories the night may join.
-    fn load(t: &Tables, candidates: Vec<u32>) -> Result<Neighbourhood> {
-        let mut records: FxHashMap<u32, Loaded> = FxHashMap::default();
-        for number in candidates {
-            if let Entry::Vacant(slot) = records.entry(number) {
-                slot.insert(Loaded::of(t, number)?);
-            }
+    /// Of the `candidates` (sorted, distinct), the records of those that may link to one of
+    /// the `fresh` documents (their minima cut to 16 bits, as the index keeps them; see
+    /// [`FreshBuckets::linking`]). Candidates are read and examined a part at a time and only
+    /// the kept ones are held, so a night's memory follows the stories it may join, not how
+    /// many indexed documents share its keys.
+    fn linkable(
+        t: &Tables,
+        candidates: &[u32],
+        fresh: &[Sketch],
+        config: &Resolved,
+    ) -> Result<FxHashMap<u32, Loaded>> {
+        let buckets = FreshBuckets::of(fresh, &config.key_maker);
+        let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
+        for part in candidates.chunks(EXAMINED_AT_ONCE) {
+            let read: Vec<(u32, Loaded)> = part
+                .iter()
+                .map(|&number| Ok((number, Loaded::of(t, number)?)))
+                .collect::<Result<_>>()?;
+            let sketches: Vec<Sketch> =
+                read.par_iter().map(|(_, loaded)| loaded.sketch()).collect();
+            let links = buckets.linking(&sketches, config);
+            kept.extend(
+                read.into_iter()
+                    .zip(links)
+                    .filter_map(|(record, link)| link.then_some(record)),
+            );
         }
+        Ok(kept)
+    }
+
+    /// The `records` of the candidates to join, with their stories and those stories'
+    /// representatives: only the stories the night may join.
+    fn load(t: &Tables, mut records: FxHashMap<u32, Loaded>) -> Result<Neighbourhood> {
         let mut stories: FxHashMap<u32, StoryRecord> = FxHashMap::default();
         for record in records.values() {
             if let Entry::Vacant(slot) = stories.entry(record.story) {

@@ -6,6 +6,7 @@
 //! recorded.
 
 pub mod add;
+mod examine;
 mod facade;
 pub mod postings;
 pub mod read;
