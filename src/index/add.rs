@@ -160,6 +160,11 @@ fn write_add(
     let path = store.path.clone();
     timings.lap("index: checks", &mut clock);
     let txn = store.writable()?.begin_write()?;
+    let before = if is_new {
+        None
+    } else {
+        Some(store.begin_read()?)
+    };
     timings.lap("index: opening for writing", &mut clock);
     let mut report = AddReport::default();
     {
@@ -236,7 +241,15 @@ fn write_add(
             }
         });
         report.examined = candidates.len();
-        let linkable = Neighbourhood::linkable(&t, &candidates, &fresh, config)?;
+        // Candidates are indexed before this add, and their records unchanged so far: they
+        // are read from the index as it was, which threads can read at once.
+        let linkable = match &before {
+            Some(txn) => {
+                Neighbourhood::linkable(&txn.open_table(DOCS)?, &candidates, &fresh, config)?
+            }
+            None => FxHashMap::default(),
+        };
+        drop(before);
         drop(candidates);
         timings.lap("index: examining candidates", &mut clock);
         let mut near = Neighbourhood::load(&t, linkable)?;
@@ -548,7 +561,12 @@ impl Loaded {
 
     /// The record of document `number`, its id left out.
     fn of(t: &Tables, number: u32) -> Result<Loaded> {
-        let bytes = t.docs.get(number)?.ok_or_else(|| {
+        Loaded::read(&t.docs, number)
+    }
+
+    /// The record of document `number` in `docs`, its id left out.
+    fn read(docs: &impl ReadableTable<u32, &'static [u8]>, number: u32) -> Result<Loaded> {
+        let bytes = docs.get(number)?.ok_or_else(|| {
             anyhow::anyhow!("the index lost document {number}; restore it from a copy")
         })?;
         let (story, words, shingles, signature) = DocRecord::decode_sketch(bytes.value())?;
@@ -579,7 +597,7 @@ impl Neighbourhood {
     /// the kept ones are held, so a night's memory follows the stories it may join, not how
     /// many indexed documents share its keys.
     fn linkable(
-        t: &Tables,
+        docs: &(impl ReadableTable<u32, &'static [u8]> + Sync),
         candidates: &[u32],
         fresh: &[Sketch],
         config: &Resolved,
@@ -588,8 +606,8 @@ impl Neighbourhood {
         let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
         for part in candidates.chunks(EXAMINED_AT_ONCE) {
             let read: Vec<(u32, Loaded)> = part
-                .iter()
-                .map(|&number| Ok((number, Loaded::of(t, number)?)))
+                .par_iter()
+                .map(|&number| Ok((number, Loaded::read(docs, number)?)))
                 .collect::<Result<_>>()?;
             let sketches: Vec<Sketch> =
                 read.par_iter().map(|(_, loaded)| loaded.sketch()).collect();
