@@ -259,11 +259,12 @@ fn write_add(
         all.extend(fresh);
         let known = near.known();
         timings.lap("index: loading candidates", &mut clock);
-        let sets = sets
+        let view = sets
             .as_ref()
             .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
-        let joined = join(&all, sets, config, &known);
-        drop(known);
+        let joined = join(&all, view, config, &known);
+        // The night's shingle sets are not needed past the join.
+        drop((known, sets));
         report.cut_buckets = joined.stats.cut_buckets;
         report.cut_bucket_documents = joined.stats.cut_bucket_documents;
         timings.lap("index: joining", &mut clock);
@@ -538,7 +539,7 @@ fn pass_pairs(
 }
 
 /// Candidates read at once while they are examined (see [`Neighbourhood::linkable`]).
-const EXAMINED_AT_ONCE: usize = 1 << 16;
+const EXAMINED_AT_ONCE: usize = 1 << 14;
 
 /// What a loaded document's record gives the join.
 struct Loaded {
