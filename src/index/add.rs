@@ -26,7 +26,7 @@ use crate::clusterer::Status;
 use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::engine::{Collection, Timings};
-use crate::index::examine::FreshBuckets;
+use crate::index::examine::{linking, paired};
 use crate::index::postings::LookUp;
 use crate::index::store::{
     posting_key, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
@@ -203,24 +203,24 @@ fn write_add(
 
         // Candidates among the indexed documents: a look-up of the posting keys, one key
         // range at a time.
-        let candidates = {
+        // Candidates among the indexed documents: a look-up of the posting keys, one key
+        // range at a time, each candidate paired with the new documents that share a key.
+        let pairs = {
             let look_up = LookUp::read(&t.postings.segments, &t.postings.dead)?;
-            let mut candidates: Vec<u32> = Vec::new();
+            let mut pairs: Vec<(u32, u32)> = Vec::new();
             if !look_up.is_empty() {
                 for pass in 0..passes {
-                    let mut keys: Vec<u32> = pass_pairs(&fresh, maker, pass, passes, 0)
-                        .into_iter()
-                        .map(|(key, _)| key)
-                        .collect();
+                    let night = pass_pairs(&fresh, maker, pass, passes, 0);
+                    let mut keys: Vec<u32> = night.iter().map(|&(key, _)| key).collect();
                     keys.dedup();
-                    let found =
-                        look_up.find(&t.postings.chunks, &keys, config.cluster.max_bucket)?;
-                    candidates.extend(found.into_iter().map(|(_, doc)| doc));
-                    candidates.par_sort_unstable();
-                    candidates.dedup();
+                    let max_bucket = config.cluster.max_bucket;
+                    let found = look_up.find(&t.postings.chunks, &keys, max_bucket)?;
+                    pairs.extend(paired(&found, &night, max_bucket));
                 }
             }
-            candidates
+            pairs.par_sort_unstable();
+            pairs.dedup();
+            pairs
         };
         timings.lap("index: postings look-up", &mut clock);
 
@@ -240,17 +240,15 @@ fn write_add(
                 *m = u32::from(*m as u16);
             }
         });
-        report.examined = candidates.len();
+        report.examined = pairs.chunk_by(|a, b| a.0 == b.0).count();
         // Candidates are indexed before this add, and their records unchanged so far: they
         // are read from the index as it was, which threads can read at once.
         let linkable = match &before {
-            Some(txn) => {
-                Neighbourhood::linkable(&txn.open_table(DOCS)?, &candidates, &fresh, config)?
-            }
+            Some(txn) => Neighbourhood::linkable(&txn.open_table(DOCS)?, &pairs, &fresh, config)?,
             None => FxHashMap::default(),
         };
         drop(before);
-        drop(candidates);
+        drop(pairs);
         timings.lap("index: examining candidates", &mut clock);
         let mut near = Neighbourhood::load(&t, linkable)?;
         report.loaded = near.numbers.len();
@@ -592,27 +590,52 @@ struct Neighbourhood {
 }
 
 impl Neighbourhood {
-    /// Of the `candidates` (sorted, distinct), the records of those that may link to one of
-    /// the `fresh` documents (their minima cut to 16 bits, as the index keeps them; see
-    /// [`FreshBuckets::linking`]). Candidates are read and examined a part at a time and only
-    /// the kept ones are held, so a night's memory follows the stories it may join, not how
-    /// many indexed documents share its keys.
+    /// The records of the candidates that may link to one of the `fresh` documents (their
+    /// minima cut to 16 bits, as the index keeps them) they are paired with in `pairs`
+    /// (`(candidate, fresh document)`, sorted, from [`paired`]; see [`linking`]). Candidates
+    /// are read and examined a part at a time and only the kept ones are held, so a night's
+    /// memory follows the stories it may join, not how many indexed documents share its keys.
     fn linkable(
         docs: &(impl ReadableTable<u32, &'static [u8]> + Sync),
-        candidates: &[u32],
+        pairs: &[(u32, u32)],
         fresh: &[Sketch],
         config: &Resolved,
     ) -> Result<FxHashMap<u32, Loaded>> {
-        let buckets = FreshBuckets::of(fresh, &config.key_maker);
         let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
-        for part in candidates.chunks(EXAMINED_AT_ONCE) {
+        let mut rest = pairs;
+        while !rest.is_empty() {
+            // The pairs of the next `EXAMINED_AT_ONCE` candidates.
+            let mut end = 0;
+            let mut part: Vec<u32> = Vec::new();
+            while let Some(&(candidate, _)) = rest.get(end) {
+                if part.last() != Some(&candidate) {
+                    if part.len() == EXAMINED_AT_ONCE {
+                        break;
+                    }
+                    part.push(candidate);
+                }
+                end += 1;
+            }
+            let (these, after) = rest.split_at(end);
+            rest = after;
             let read: Vec<(u32, Loaded)> = part
                 .par_iter()
                 .map(|&number| Ok((number, Loaded::read(docs, number)?)))
                 .collect::<Result<_>>()?;
             let sketches: Vec<Sketch> =
                 read.par_iter().map(|(_, loaded)| loaded.sketch()).collect();
-            let links = buckets.linking(&sketches, config);
+            // The pairs by the candidates' places in the part.
+            let mut place = 0;
+            let local: Vec<(u32, u32)> = these
+                .iter()
+                .map(|&(candidate, doc)| {
+                    while part[place] != candidate {
+                        place += 1;
+                    }
+                    (place as u32, doc)
+                })
+                .collect();
+            let links = linking(&local, &sketches, fresh, config);
             kept.extend(
                 read.into_iter()
                     .zip(links)

@@ -1,7 +1,7 @@
 //! Which indexed candidates a night may link to. The postings give every indexed document
 //! that shares a key with a night's document; most share it with documents they do not
 //! resemble. Each candidate is paired with the night's documents the join may pair it with
-//! (those sharing one of its candidate keys, as the join's buckets would hold them) and
+//! (those sharing one of its posting keys, as the join's buckets would hold them) and
 //! checked from the minima, as the join checks a pair with an indexed document. A candidate
 //! that passes with none of them, and makes no weak link, can only crowd the join's buckets,
 //! so it is not loaded.
@@ -10,7 +10,6 @@ use rayon::prelude::*;
 
 use crate::cluster::ALL_PAIRS_BUCKET;
 use crate::config::Resolved;
-use crate::sketch::keys::KeyMaker;
 use crate::sketch::Sketch;
 
 /// The first fresh documents of a large bucket that a candidate is checked against: the join
@@ -18,101 +17,87 @@ use crate::sketch::Sketch;
 /// in for copies among the first.
 const ANCHORS_CHECKED: usize = 4;
 
-/// A night's documents by candidate key, for examining candidates against them.
-pub(crate) struct FreshBuckets<'f> {
-    /// `(key, fresh document)`, sorted and distinct: a run of one key is its fresh bucket.
-    entries: Vec<(u64, u32)>,
-    /// The night's sketches, their minima cut as the index keeps them (16 bits).
-    fresh: &'f [Sketch],
+/// The pairs `(indexed document, fresh document)` that share a posting key, from the look-up's
+/// `found` pairs `(key, indexed document)` and the night's `fresh` pairs `(key, fresh
+/// document)`, both sorted. A candidate is paired with the fresh documents the join may pair
+/// it with: all of a small fresh bucket, the first few of a larger one (the join pairs a large
+/// bucket from its first fresh member), none of one the join cuts (`cluster.max-bucket`).
+/// Unsorted, with repeats.
+pub(crate) fn paired(
+    found: &[(u32, u32)],
+    fresh: &[(u32, u32)],
+    max_bucket: usize,
+) -> Vec<(u32, u32)> {
+    let mut pairs = Vec::new();
+    let mut at = 0;
+    for run in found.chunk_by(|a, b| a.0 == b.0) {
+        let key = run[0].0;
+        while fresh.get(at).is_some_and(|&(k, _)| k < key) {
+            at += 1;
+        }
+        let size = fresh[at..].iter().take_while(|&&(k, _)| k == key).count();
+        let partnering = match size {
+            size if size > max_bucket => 0,
+            size if size > ALL_PAIRS_BUCKET => ANCHORS_CHECKED,
+            size => size,
+        };
+        let partners = &fresh[at..at + partnering];
+        for &(_, candidate) in run {
+            pairs.extend(partners.iter().map(|&(_, doc)| (candidate, doc)));
+        }
+    }
+    pairs
 }
 
-impl<'f> FreshBuckets<'f> {
-    /// The buckets of the comparable `fresh` sketches.
-    pub(crate) fn of(fresh: &'f [Sketch], maker: &KeyMaker) -> FreshBuckets<'f> {
-        let mut entries: Vec<(u64, u32)> = keyed(fresh, maker);
-        entries.par_sort_unstable();
-        entries.dedup();
-        FreshBuckets { entries, fresh }
-    }
-
-    /// Whether each of `candidates` (indexed documents' sketches, 16-bit minima widened) may
-    /// link to a fresh document: its estimated pair with one passes verification, or is a weak
-    /// link (`cluster.attach-similarity`). A candidate is paired with the fresh documents the
-    /// join may pair it with: all of a small fresh bucket of one of its keys, the first few of
-    /// a larger one (the join pairs a large bucket from its first fresh member), none of one
-    /// the join cuts.
-    pub(crate) fn linking(&self, candidates: &[Sketch], config: &Resolved) -> Vec<bool> {
-        let max_bucket = config.cluster.max_bucket;
-        let (verifier, attach) = (config.verifier, config.cluster.attach_similarity);
-        // The candidates' keys, sorted, walked beside the fresh buckets.
-        let mut keys = keyed(candidates, &config.key_maker);
-        keys.par_sort_unstable();
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        let mut at = 0;
-        for run in keys.chunk_by(|a, b| a.0 == b.0) {
-            let key = run[0].0;
-            while self.entries.get(at).is_some_and(|&(k, _)| k < key) {
-                at += 1;
-            }
-            let size = self.entries[at..]
-                .iter()
-                .take_while(|&&(k, _)| k == key)
-                .count();
-            let partnering = match size {
-                size if size > max_bucket => 0,
-                size if size > ALL_PAIRS_BUCKET => ANCHORS_CHECKED,
-                size => size,
-            };
-            let partners = &self.entries[at..at + partnering];
-            for &(_, candidate) in run {
-                pairs.extend(partners.iter().map(|&(_, doc)| (candidate, doc)));
-            }
-        }
-        drop(keys);
-        pairs.par_sort_unstable();
-        pairs.dedup();
-        let passing: Vec<bool> = pairs
-            .par_iter()
-            .map(|&(candidate, doc)| {
-                let (a, b) = (&candidates[candidate as usize], &self.fresh[doc as usize]);
-                verifier.may_link_estimated(a, b, attach)
-            })
-            .collect();
-        let mut linking = vec![false; candidates.len()];
-        for (&(candidate, _), passes) in pairs.iter().zip(passing) {
-            linking[candidate as usize] |= passes;
-        }
-        linking
-    }
-}
-
-/// `(key, document)` for every candidate key of every comparable sketch, unsorted.
-fn keyed(sketches: &[Sketch], maker: &KeyMaker) -> Vec<(u64, u32)> {
-    sketches
+/// Whether each of `candidates` (indexed documents' sketches, their 16-bit minima widened)
+/// may link to one of the `fresh` documents it is paired with in `pairs` (`(candidate,
+/// fresh document)`): the estimated pair passes verification, or is a weak link
+/// (`cluster.attach-similarity`), as the join checks a pair with an indexed document.
+pub(crate) fn linking(
+    pairs: &[(u32, u32)],
+    candidates: &[Sketch],
+    fresh: &[Sketch],
+    config: &Resolved,
+) -> Vec<bool> {
+    let (verifier, attach) = (config.verifier, config.cluster.attach_similarity);
+    let passing: Vec<bool> = pairs
         .par_iter()
-        .enumerate()
-        .filter(|(_, sketch)| sketch.is_comparable())
-        .flat_map_iter(|(i, sketch)| {
-            let keys = maker.candidate_keys(&sketch.signature);
-            keys.into_iter().map(move |key| (key, i as u32))
+        .map(|&(candidate, doc)| {
+            let (a, b) = (&candidates[candidate as usize], &fresh[doc as usize]);
+            a.is_comparable() && verifier.may_link_estimated(a, b, attach)
         })
-        .collect()
+        .collect();
+    let mut linking = vec![false; candidates.len()];
+    for (&(candidate, _), passes) in pairs.iter().zip(passing) {
+        linking[candidate as usize] |= passes;
+    }
+    linking
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Matching};
+    use crate::config::Config;
 
-    /// The classic grouping: six groups of 14 minima, megashingles.
-    fn classic(attach: f64) -> Resolved {
-        let mut config = Config::default();
-        config.supershingle.target_similarity = 0.0;
-        config.supershingle.groups = 6;
-        config.supershingle.minima_per_group = 14;
-        config.supershingle.matching = Matching::Megashingle;
-        config.cluster.attach_similarity = attach;
-        config.resolve()
+    #[test]
+    fn a_candidate_meets_all_of_a_small_bucket_the_first_of_a_large_one_none_of_a_cut_one() {
+        let bucket = |key: u32, size: u32| (0..size).map(move |doc| (key, 100 * key + doc));
+        let fresh: Vec<(u32, u32)> = bucket(1, 3)
+            .chain(bucket(2, ALL_PAIRS_BUCKET as u32 + 1))
+            .chain(bucket(3, 40))
+            .collect();
+        // Indexed documents 7 and 8 share key 1, 9 shares key 2 and 10 key 3; key 4 has no
+        // fresh documents.
+        let found = [(1, 7), (1, 8), (2, 9), (3, 10), (4, 11)];
+        let mut pairs = paired(&found, &fresh, 30);
+        pairs.sort_unstable();
+        let mut expected: Vec<(u32, u32)> = [7, 8]
+            .into_iter()
+            .flat_map(|candidate| (100..103).map(move |doc| (candidate, doc)))
+            .chain((200..200 + ANCHORS_CHECKED as u32).map(|doc| (9, doc)))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(pairs, expected);
     }
 
     /// A sketch of 100 shingles whose first `shared` minima are those of `0..84` and whose
@@ -124,54 +109,29 @@ mod tests {
 
     #[test]
     fn a_candidate_is_kept_when_a_pair_passes_or_makes_a_weak_link() {
-        let fresh = vec![sharing(84, 0)];
+        let fresh = vec![sharing(84, 0), sharing(28, 1_000), sharing(4, 2_000)];
         let candidates = vec![
-            sharing(84, 0),                             // the same text: it passes
-            sharing(28, 1_000), // two groups alike: a key, and 0.33 estimated
-            sharing(27, 2_000), // one group and a minimum alike: no key
-            Sketch::with_minima(vec![u32::MAX; 84], 0), // no shingles
+            sharing(84, 0),
+            sharing(84, 0),
+            sharing(84, 0),
+            Sketch::with_minima(vec![u32::MAX; 84], 0),
         ];
-        let config = classic(0.2);
-        let buckets = FreshBuckets::of(&fresh, &config.key_maker);
+        // Each candidate paired with one fresh document: the same text, a third of it
+        // (0.33, less its margin 0.28), a twentieth, and one with no shingles.
+        let pairs = [(0, 0), (1, 1), (2, 2), (3, 0)];
+        let mut config = Config::default();
+        config.cluster.attach_similarity = 0.2;
+        let weak = config.resolve();
         assert_eq!(
-            buckets.linking(&candidates, &config),
+            linking(&pairs, &candidates, &fresh, &weak),
             [true, true, false, false]
         );
-        // Without weak links, 0.33 less its margin is below `cluster.min-similarity`.
-        let config = classic(0.0);
+        // Without weak links, 0.28 is below `cluster.min-similarity`.
+        config.cluster.attach_similarity = 0.0;
+        let strict = config.resolve();
         assert_eq!(
-            buckets.linking(&candidates, &config),
+            linking(&pairs, &candidates, &fresh, &strict),
             [true, false, false, false]
         );
-    }
-
-    #[test]
-    fn a_large_bucket_pairs_a_candidate_with_its_first_fresh_documents_only() {
-        // Five groups of 14 minima: the last 14 minima make no key. Fresh documents that
-        // differ from the candidate there only share every key with it, and estimate 0.83,
-        // which fails at `min-similarity` 0.9 (containment off); the same text passes.
-        let mut config = Config::default();
-        config.supershingle.target_similarity = 0.0;
-        config.supershingle.groups = 5;
-        config.supershingle.minima_per_group = 14;
-        config.cluster.min_similarity = 0.9;
-        config.cluster.min_containment = 1.1;
-        config.cluster.attach_similarity = 0.0;
-        let config = config.resolve();
-        let candidates = vec![sharing(84, 0)];
-        let night = |identical: usize| -> Vec<Sketch> {
-            let differing = (1..=ANCHORS_CHECKED as u32).map(|i| sharing(70, 1_000 * i));
-            differing
-                .chain((0..identical).map(|_| sharing(84, 0)))
-                .collect()
-        };
-        // A small bucket: the candidate is paired with all of it, its own text among them.
-        let small = night(ALL_PAIRS_BUCKET - ANCHORS_CHECKED);
-        let buckets = FreshBuckets::of(&small, &config.key_maker);
-        assert_eq!(buckets.linking(&candidates, &config), [true]);
-        // A large one: only with its first few, which do not pass.
-        let large = night(ALL_PAIRS_BUCKET);
-        let buckets = FreshBuckets::of(&large, &config.key_maker);
-        assert_eq!(buckets.linking(&candidates, &config), [false]);
     }
 }
