@@ -202,8 +202,6 @@ fn write_add(
         timings.lap("index: replacing", &mut clock);
 
         // Candidates among the indexed documents: a look-up of the posting keys, one key
-        // range at a time.
-        // Candidates among the indexed documents: a look-up of the posting keys, one key
         // range at a time, each candidate paired with the new documents that share a key.
         let pairs = {
             let look_up = LookUp::read(&t.postings.segments, &t.postings.dead)?;
@@ -240,13 +238,19 @@ fn write_add(
                 *m = u32::from(*m as u16);
             }
         });
-        report.examined = pairs.chunk_by(|a, b| a.0 == b.0).count();
+        // Each candidate's pairs.
+        let by_candidate: Vec<&[(u32, u32)]> = pairs.chunk_by(|a, b| a.0 == b.0).collect();
+        report.examined = by_candidate.len();
         // Candidates are indexed before this add, and their records unchanged so far: they
         // are read from the index as it was, which threads can read at once.
         let linkable = match &before {
-            Some(txn) => Neighbourhood::linkable(&txn.open_table(DOCS)?, &pairs, &fresh, config)?,
+            Some(txn) => {
+                let docs = txn.open_table(DOCS)?;
+                Neighbourhood::linkable(&docs, &by_candidate, &fresh, config)?
+            }
             None => FxHashMap::default(),
         };
+        drop(by_candidate);
         drop(before);
         drop(pairs);
         timings.lap("index: examining candidates", &mut clock);
@@ -591,49 +595,30 @@ struct Neighbourhood {
 
 impl Neighbourhood {
     /// The records of the candidates that may link to one of the `fresh` documents (their
-    /// minima cut to 16 bits, as the index keeps them) they are paired with in `pairs`
-    /// (`(candidate, fresh document)`, sorted, from [`paired`]; see [`linking`]). Candidates
-    /// are read and examined a part at a time and only the kept ones are held, so a night's
-    /// memory follows the stories it may join, not how many indexed documents share its keys.
+    /// minima cut to 16 bits, as the index keeps them) they are paired with: `by_candidate`
+    /// holds each candidate's pairs `(candidate, fresh document)` from [`paired`], candidates
+    /// in order (see [`linking`]). Candidates are read and examined a part at a time and only
+    /// the kept ones are held, so a night's memory follows the stories it may join, not how
+    /// many indexed documents share its keys.
     fn linkable(
         docs: &(impl ReadableTable<u32, &'static [u8]> + Sync),
-        pairs: &[(u32, u32)],
+        by_candidate: &[&[(u32, u32)]],
         fresh: &[Sketch],
         config: &Resolved,
     ) -> Result<FxHashMap<u32, Loaded>> {
         let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
-        let mut rest = pairs;
-        while !rest.is_empty() {
-            // The pairs of the next `EXAMINED_AT_ONCE` candidates.
-            let mut end = 0;
-            let mut part: Vec<u32> = Vec::new();
-            while let Some(&(candidate, _)) = rest.get(end) {
-                if part.last() != Some(&candidate) {
-                    if part.len() == EXAMINED_AT_ONCE {
-                        break;
-                    }
-                    part.push(candidate);
-                }
-                end += 1;
-            }
-            let (these, after) = rest.split_at(end);
-            rest = after;
+        for part in by_candidate.chunks(EXAMINED_AT_ONCE) {
             let read: Vec<(u32, Loaded)> = part
                 .par_iter()
-                .map(|&number| Ok((number, Loaded::read(docs, number)?)))
+                .map(|pairs| Ok((pairs[0].0, Loaded::read(docs, pairs[0].0)?)))
                 .collect::<Result<_>>()?;
             let sketches: Vec<Sketch> =
                 read.par_iter().map(|(_, loaded)| loaded.sketch()).collect();
             // The pairs by the candidates' places in the part.
-            let mut place = 0;
-            let local: Vec<(u32, u32)> = these
+            let local: Vec<(u32, u32)> = part
                 .iter()
-                .map(|&(candidate, doc)| {
-                    while part[place] != candidate {
-                        place += 1;
-                    }
-                    (place as u32, doc)
-                })
+                .enumerate()
+                .flat_map(|(place, pairs)| pairs.iter().map(move |&(_, doc)| (place as u32, doc)))
                 .collect();
             let links = linking(&local, &sketches, fresh, config);
             kept.extend(
