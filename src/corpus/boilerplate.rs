@@ -229,7 +229,7 @@ impl Boilerplate {
     /// Adds shingles to the boilerplate; returns those that were not boilerplate before.
     pub fn add(&mut self, shingles: impl Iterator<Item = u32>) -> Boilerplate {
         let added: KeySet = shingles.filter(|&s| !self.common.contains(s)).collect();
-        self.common.extend(added.iter());
+        self.common = self.common.union(&added);
         Boilerplate { common: added }
     }
 
@@ -242,13 +242,18 @@ impl Boilerplate {
 
     /// Adds the shingles of `other`.
     pub fn extend(&mut self, other: &Boilerplate) {
-        self.common.extend(other.common.iter());
+        self.common = self.common.union(&other.common);
     }
 
     /// The boilerplate shingles, sorted.
     pub fn keys(&self) -> Vec<u32> {
-        let mut keys: Vec<u32> = self.common.iter().collect();
-        keys.sort_unstable();
+        self.common.keys()
+    }
+
+    /// The shingles of this boilerplate that `other` lacks, sorted.
+    pub fn not_in(&self, other: &Boilerplate) -> Vec<u32> {
+        let mut keys = self.keys();
+        keys.retain(|&k| !other.common.contains(k));
         keys
     }
 
@@ -453,7 +458,10 @@ mod tests {
                 let added = pool.unwrap().install(|| {
                     boilerplate.add_spread_across_stories(&refs, &story_of, min_stories, &frequent)
                 });
-                assert_eq!(added.common.iter().collect::<FxHashSet<u32>>(), expected);
+                assert_eq!(
+                    added.keys().iter().copied().collect::<FxHashSet<u32>>(),
+                    expected
+                );
             }
         }
         // Sets already given as numbers (as gathered from a file) count the same.

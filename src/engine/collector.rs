@@ -394,6 +394,7 @@ fn collect(
         read,
         duplicates,
         boilerplate,
+        known_boilerplate: options.known.clone(),
         timings,
     })
 }

@@ -180,6 +180,7 @@ fn write_add(
             sketches: mut fresh,
             sets,
             boilerplate,
+            known_boilerplate,
             ..
         } = collection;
         // The ids as strings of their own, for the tables' keys and messages.
@@ -332,20 +333,9 @@ fn write_add(
             });
         }
         // The collection's boilerplate holds the index's own: only the keys the index lacks
-        // are written, found by one ordered pass over both lists rather than a look-up each.
-        let indexed: Vec<u32> = t
-            .boilerplate
-            .iter()?
-            .map(|entry| Ok(entry?.0.value()))
-            .collect::<Result<_>>()?;
-        let mut at = 0;
-        for key in boilerplate.keys() {
-            while indexed.get(at).is_some_and(|&k| k < key) {
-                at += 1;
-            }
-            if indexed.get(at) != Some(&key) {
-                t.boilerplate.insert(key, ())?;
-            }
+        // are written.
+        for key in boilerplate.not_in(&known_boilerplate) {
+            t.boilerplate.insert(key, ())?;
         }
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
         t.counters
