@@ -68,7 +68,11 @@ pub(super) fn indexed_pairs(
         for part in 0..parts {
             let index = candidate_index(sketches, &comparable, maker, keys.clone(), (part, parts));
             let found = candidate_pairs(index, bucketing);
-            pairs = merge_distinct(&pairs, &found);
+            pairs = if pairs.is_empty() {
+                found
+            } else {
+                merge_distinct(&pairs, &found)
+            };
         }
     }
     pairs
@@ -223,41 +227,55 @@ pub(super) fn candidate_pairs(
 ) -> Vec<(u32, u32)> {
     index.par_sort_unstable();
     index.dedup();
-    let fresh_from = bucketing.fresh_from;
-    let mut pairs = Vec::new();
-    for bucket in index.chunk_by(|a, b| { a.key } == { b.key }) {
+    let buckets = || index.chunk_by(|a, b| { a.key } == { b.key });
+    // Counted first, so that the list is made at its size rather than grown by doubling,
+    // which would hold half as much again while it grows, beside the index.
+    let mut count = 0;
+    buckets().for_each(|bucket| bucket_pairs(bucket, bucketing, |_| count += 1));
+    let mut pairs = Vec::with_capacity(count);
+    for bucket in buckets() {
         bucketing.keys += 1;
         if bucket.len() > bucketing.max_bucket {
             bucketing.cut(bucket);
             continue;
         }
-        let documents: usize = bucket
-            .iter()
-            .map(|e| bucketing.copies.weight(e.doc) as usize)
-            .sum();
-        if documents <= ALL_PAIRS_BUCKET {
-            for (i, a) in bucket.iter().enumerate() {
-                pairs.extend(
-                    bucket[i + 1..]
-                        .iter()
-                        .map(|b| b.doc)
-                        .filter(|&b| b >= fresh_from)
-                        .map(|b| (a.doc, b)),
-                );
-            }
-        } else if let Some(anchor) = bucket.iter().map(|e| e.doc).find(|&d| d >= fresh_from) {
-            // Documents are sorted within the bucket, so the anchor is the first fresh one.
-            pairs.extend(
-                bucket
-                    .iter()
-                    .map(|e| e.doc)
-                    .filter(|&d| d != anchor)
-                    .map(|d| (d.min(anchor), d.max(anchor))),
-            );
-        }
+        bucket_pairs(bucket, bucketing, |pair| pairs.push(pair));
     }
     drop(index);
     pairs.par_sort_unstable();
     pairs.dedup();
+    // A pair found through several keys is listed once: the rest goes back.
+    pairs.shrink_to_fit();
     pairs
+}
+
+/// Gives each candidate pair of one bucket of the candidate index (entries of one key) to
+/// `pair`; none for a bucket larger than `cluster.max-bucket`. Every pair holds a fresh
+/// document: in a small bucket all pairs, in a larger one each document with the first fresh
+/// one (the anchor).
+fn bucket_pairs(bucket: &[IndexEntry], bucketing: &Bucketing, mut pair: impl FnMut((u32, u32))) {
+    if bucket.len() > bucketing.max_bucket {
+        return;
+    }
+    let fresh_from = bucketing.fresh_from;
+    let documents: usize = bucket
+        .iter()
+        .map(|e| bucketing.copies.weight(e.doc) as usize)
+        .sum();
+    if documents <= ALL_PAIRS_BUCKET {
+        for (i, a) in bucket.iter().enumerate() {
+            bucket[i + 1..]
+                .iter()
+                .map(|b| b.doc)
+                .filter(|&b| b >= fresh_from)
+                .for_each(|b| pair((a.doc, b)));
+        }
+    } else if let Some(anchor) = bucket.iter().map(|e| e.doc).find(|&d| d >= fresh_from) {
+        // Documents are sorted within the bucket, so the anchor is the first fresh one.
+        bucket
+            .iter()
+            .map(|e| e.doc)
+            .filter(|&d| d != anchor)
+            .for_each(|d| pair((d.min(anchor), d.max(anchor))));
+    }
 }
