@@ -34,7 +34,7 @@ pub const FORMAT: &str = "megashingle-index 1";
 /// Memory the database may use for its page cache and its write buffer (half of it at most):
 /// a look-up or an add reads and writes the file through it, so memory does not grow with
 /// the index; the operating system's page cache keeps the file's hot pages.
-const CACHE_BYTES: usize = 64 << 20;
+const CACHE_BYTES: usize = 32 << 20;
 
 /// The first bytes of every redb file.
 const REDB_MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
