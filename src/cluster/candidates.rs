@@ -207,6 +207,14 @@ impl<'c> Bucketing<'c> {
         documents
     }
 
+    /// The documents a bucket stands for: each of its documents with its copies.
+    fn weight(&self, bucket: &[IndexEntry]) -> usize {
+        bucket
+            .iter()
+            .map(|e| self.copies.weight(e.doc) as usize)
+            .sum()
+    }
+
     /// Puts its counts into `stats`.
     pub(super) fn count_into(&self, stats: &mut ClusterStats) {
         stats.keys = self.keys;
@@ -230,8 +238,7 @@ pub(super) fn candidate_pairs(
     let buckets = || index.chunk_by(|a, b| { a.key } == { b.key });
     // Counted first, so that the list is made at its size rather than grown by doubling,
     // which would hold half as much again while it grows, beside the index.
-    let mut count = 0;
-    buckets().for_each(|bucket| bucket_pairs(bucket, bucketing, |_| count += 1));
+    let count: usize = buckets().map(|bucket| pairs_in(bucket, bucketing)).sum();
     let mut pairs = Vec::with_capacity(count);
     for bucket in buckets() {
         bucketing.keys += 1;
@@ -241,12 +248,31 @@ pub(super) fn candidate_pairs(
         }
         bucket_pairs(bucket, bucketing, |pair| pairs.push(pair));
     }
+    debug_assert_eq!(pairs.len(), count, "the count is of the pairs made");
     drop(index);
     pairs.par_sort_unstable();
     pairs.dedup();
     // A pair found through several keys is listed once: the rest goes back.
     pairs.shrink_to_fit();
     pairs
+}
+
+/// How many pairs [`bucket_pairs`] gives for a bucket, counted without making them.
+fn pairs_in(bucket: &[IndexEntry], bucketing: &Bucketing) -> usize {
+    if bucket.len() > bucketing.max_bucket {
+        return 0;
+    }
+    // Documents are sorted within the bucket, so its fresh documents come last.
+    let n = bucket.len();
+    let fresh = n - bucket.partition_point(|e| e.doc < bucketing.fresh_from);
+    if bucketing.weight(bucket) <= ALL_PAIRS_BUCKET {
+        // Each fresh document pairs with every document before it.
+        (n - fresh..n).sum()
+    } else if fresh > 0 {
+        n - 1
+    } else {
+        0
+    }
 }
 
 /// Gives each candidate pair of one bucket of the candidate index (entries of one key) to
@@ -258,11 +284,7 @@ fn bucket_pairs(bucket: &[IndexEntry], bucketing: &Bucketing, mut pair: impl FnM
         return;
     }
     let fresh_from = bucketing.fresh_from;
-    let documents: usize = bucket
-        .iter()
-        .map(|e| bucketing.copies.weight(e.doc) as usize)
-        .sum();
-    if documents <= ALL_PAIRS_BUCKET {
+    if bucketing.weight(bucket) <= ALL_PAIRS_BUCKET {
         for (i, a) in bucket.iter().enumerate() {
             bucket[i + 1..]
                 .iter()
