@@ -275,14 +275,10 @@ fn pairs_in(bucket: &[IndexEntry], bucketing: &Bucketing) -> usize {
     }
 }
 
-/// Gives each candidate pair of one bucket of the candidate index (entries of one key) to
-/// `pair`; none for a bucket larger than `cluster.max-bucket`. Every pair holds a fresh
-/// document: in a small bucket all pairs, in a larger one each document with the first fresh
-/// one (the anchor).
+/// Gives each candidate pair of one bucket of the candidate index (entries of one key, at most
+/// `cluster.max-bucket`) to `pair`. Every pair holds a fresh document: in a small bucket all
+/// pairs, in a larger one each document with the first fresh one (the anchor).
 fn bucket_pairs(bucket: &[IndexEntry], bucketing: &Bucketing, mut pair: impl FnMut((u32, u32))) {
-    if bucket.len() > bucketing.max_bucket {
-        return;
-    }
     let fresh_from = bucketing.fresh_from;
     if bucketing.weight(bucket) <= ALL_PAIRS_BUCKET {
         for (i, a) in bucket.iter().enumerate() {

@@ -10,8 +10,8 @@ use rustc_hash::FxHashMap;
 /// Fewest bits a filter has.
 const MIN_FILTER_BITS: u32 = 16;
 /// Most bits a filter has: 2^27 bits, 16 MiB. A million documents can have millions of
-/// boilerplate keys, and a filter with most of its bits set would send every key to the hash
-/// keys; a large filter misses the fast caches but still spares most look-ups.
+/// boilerplate keys, and a filter with most of its bits set would send every key on to the
+/// look-up behind it; a large filter misses the fast caches but still spares most look-ups.
 const MAX_FILTER_BITS: u32 = 27;
 /// Filter bits per key, up to the cap: about one key in this many that is not in
 /// the set finds its bit set.
