@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::corpus::lookup::{KeyMap, KeySet};
+use crate::corpus::lookup::{KeySet, NumberedKeys};
 
 /// Most keys counted at once by one thread in [`document_counts`], about: the key space is cut
 /// into `MIN_KEY_RANGES` ranges, or more when a range would hold more keys of all the sets than
@@ -209,20 +209,17 @@ impl Boilerplate {
         if min_stories == 0 {
             return Boilerplate::none();
         }
-        // The frequent shingles, numbered.
-        let number: KeyMap<u32> = frequent
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (s, i as u32))
-            .collect();
+        let frequent = NumberedKeys::new(frequent.to_vec());
         let order = story_order(story_of);
-        let number_of = |s| number.get(s).copied();
-        let stories = stories_per_shingle(sets, story_of, &order, number.len(), number_of);
+        let number_of = |s| frequent.number(s);
+        let stories = stories_per_shingle(sets, story_of, &order, frequent.len(), number_of);
         self.add(
-            number
+            frequent
+                .keys()
                 .iter()
-                .filter(|&(_, &i)| stories[i as usize] as usize >= min_stories)
-                .map(|(s, _)| s),
+                .zip(stories)
+                .filter(|&(_, n)| n as usize >= min_stories)
+                .map(|(&s, _)| s),
         )
     }
 

@@ -13,7 +13,7 @@ use crate::config::Resolved;
 use crate::corpus::boilerplate::{
     document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
 };
-use crate::corpus::lookup::KeyMap;
+use crate::corpus::lookup::NumberedKeys;
 use crate::corpus::set_store::{SetStore, SetsView};
 use crate::progress::{Progress, Stage};
 use crate::sketch::{Sketch, Sketcher, TextOutline};
@@ -169,49 +169,52 @@ fn page_counts_in_parts(
 /// each document), counted in the main sets of a store on file in parts of about `part_keys`
 /// keys, and added to the boilerplate; returns those that were not boilerplate before. Each
 /// part of the key space is gathered as the numbers of the frequent shingles its sets hold
-/// (the frequent shingles numbered in key order), so the counting looks nothing up again.
+/// (the frequent shingles numbered in key order), so the counting looks nothing up again. The
+/// shingles found are added once all parts are counted, when what the count held is let go.
 fn spread_on_file(
     store: &SetStore,
     stories: &[u32],
-    mut frequent: Vec<u32>,
+    frequent: Vec<u32>,
     min_stories: usize,
     boilerplate: &mut Boilerplate,
     part_keys: usize,
 ) -> Boilerplate {
-    frequent.sort_unstable();
-    let number: KeyMap<u32> = frequent.iter().copied().zip(0..).collect();
+    let frequent = NumberedKeys::new(frequent);
     let order = story_order(stories);
     let parts = key_parts(store.set_keys(), part_keys);
     let below = |bound: u64| move |&k: &u32| u64::from(k) < bound;
-    let mut added = Boilerplate::none();
+    let mut spread: Vec<u32> = Vec::new();
     store.gather_parts(
         parts.len(),
         |part, main, _page, out| {
             let (low, high) = parts[part];
             let keys = &main[main.partition_point(below(low))..];
             let keys = &keys[..keys.partition_point(below(high))];
-            out.extend(keys.iter().filter_map(|&k| number.get(k).copied()));
+            out.extend(keys.iter().filter_map(|&k| frequent.number(k)));
         },
         |part, gathered| {
             // The part's shingles are counted from its first.
             let (low, high) = parts[part];
-            let first = frequent.partition_point(below(low));
-            let end = frequent.partition_point(below(high));
+            let keys = frequent.keys();
+            let first = keys.partition_point(below(low));
+            let end = keys.partition_point(below(high));
             let numbered = gathered
                 .in_memory_sets(false)
                 .expect("a gathered store is in memory");
             let counts = stories_per_shingle(&numbered, stories, &order, end - first, |n| {
                 Some(n - first as u32)
             });
-            let spread = frequent[first..end]
-                .iter()
-                .zip(counts)
-                .filter(|&(_, n)| n as usize >= min_stories)
-                .map(|(&k, _)| k);
-            added.extend(&boilerplate.add(spread));
+            spread.extend(
+                keys[first..end]
+                    .iter()
+                    .zip(counts)
+                    .filter(|&(_, n)| n as usize >= min_stories)
+                    .map(|(&k, _)| k),
+            );
         },
     );
-    added
+    drop((frequent, order));
+    boilerplate.add(spread.into_iter())
 }
 
 /// Most keys of the sets on file gathered in memory at once: about the store's memory budget,
