@@ -42,7 +42,7 @@ impl DocumentSketch {
         Sketch {
             words: self.words,
             shingles: self.shingles.len() as u32,
-            signature: self.minima.clone(),
+            signature: self.minima.clone().into(),
             lead: Lead::of(&self.lead),
         }
     }
@@ -177,7 +177,7 @@ impl DocumentSketcher {
         };
         DocumentSketch {
             words: sketch.words,
-            minima: sketch.signature,
+            minima: sketch.signature.into_vec(),
             keys,
             shingles: set.into_owned(),
             lead: sketch.lead.keys().to_vec(),
@@ -367,7 +367,7 @@ mod tests {
         let sketcher = DocumentSketcher::new(&config).unwrap();
         let sketch = sketcher.sketch(STORY);
         let stage = Sketcher::new(&config).sketch(STORY, &mut SketchBuffers::default());
-        assert_eq!(sketch.minima, stage.signature);
+        assert_eq!(sketch.minima[..], stage.signature[..]);
         assert_eq!(sketch.shingles.len() as u32, stage.shingles);
         assert_eq!(sketch.status, Status::Ok);
         assert!(!sketch.keys.is_empty());

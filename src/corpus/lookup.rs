@@ -234,9 +234,9 @@ impl FromIterator<u32> for KeySet {
 /// An unchanging set of keys, each with its number: its place among them in key order. The
 /// keys are one sorted array behind a directory of where each range of top bits starts (about
 /// [`KEYS_PER_BUCKET`] keys a range, for keys that are hashes), so a look-up reads one entry of
-/// the directory and a short run of the array, present and absent keys alike. It takes about
-/// 5 bytes a key, the array included, and the numbers of a range of keys are one range of
-/// numbers.
+/// the directory and a short run of the array. It takes about 5 bytes a key, the array
+/// included, and the numbers of a range of keys are one range of numbers. A set small enough
+/// for a [`KeyFilter`] to stay in the caches has one in front, as [`KeySet`] has.
 #[derive(Debug, Clone)]
 pub struct NumberedKeys {
     /// The keys, sorted, each once.
@@ -245,6 +245,8 @@ pub struct NumberedKeys {
     starts: Vec<u32>,
     /// A key's bucket is its value shifted right by this (32: a single bucket).
     shift: u32,
+    /// In front of at most [`FILTERED_KEYS`] keys.
+    filter: Option<KeyFilter>,
 }
 
 /// Keys a bucket of [`NumberedKeys`] holds on average, for keys that are hashes.
@@ -265,16 +267,22 @@ impl NumberedKeys {
             starts.resize(starts.len().max(bucket + 1), at as u32);
         }
         starts.resize(buckets + 1, keys.len() as u32);
+        let filter = (keys.len() <= FILTERED_KEYS)
+            .then(|| KeyFilter::holding(keys.iter().copied(), keys.len()));
         NumberedKeys {
             keys,
             starts,
             shift,
+            filter,
         }
     }
 
     /// The key's number, when it is one of the keys.
     #[inline]
     pub fn number(&self, key: u32) -> Option<u32> {
+        if self.filter.as_ref().is_some_and(|f| !f.may_contain(key)) {
+            return None;
+        }
         let bucket = (u64::from(key) >> self.shift) as usize;
         let (from, to) = (self.starts[bucket], self.starts[bucket + 1]);
         let run = &self.keys[from as usize..to as usize];

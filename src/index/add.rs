@@ -547,7 +547,7 @@ impl Loaded {
         Sketch {
             words: self.words,
             shingles: self.shingles,
-            signature: widen(&self.signature),
+            signature: widen(&self.signature).into(),
             lead: Lead::default(),
         }
     }
@@ -655,9 +655,9 @@ impl Neighbourhood {
                     words: r.words,
                     shingles: r.shingles,
                     signature: if r.shingles > 0 {
-                        widen(&short)
+                        widen(&short).into()
                     } else {
-                        vec![u32::from(u16::MAX); minima]
+                        vec![u32::from(u16::MAX); minima].into()
                     },
                     // The index keeps no leads: a weak link to an indexed document is not
                     // checked for a shared opening.

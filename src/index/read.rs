@@ -309,7 +309,7 @@ impl Reader {
             return Ok(Vec::new());
         }
         let keys = posting_keys(&config.key_maker, &sketch.signature);
-        sketch.signature = widen(&short_minima(&sketch.signature));
+        sketch.signature = widen(&short_minima(&sketch.signature)).into();
         let found = t
             .look_up
             .find(&t.chunks, &keys, config.cluster.max_bucket)?;
@@ -333,7 +333,7 @@ impl Reader {
             let other = crate::sketch::Sketch {
                 words: record.words,
                 shingles: record.shingles,
-                signature,
+                signature: signature.into(),
                 lead: crate::sketch::shingle::Lead::default(),
             };
             let Some(checked) = verifier.jaccard(&sketch, &other, || None) else {

@@ -179,7 +179,7 @@ mod tests {
         Sketch {
             words: shingles + 2,
             shingles,
-            signature: vec![1; 84],
+            signature: vec![1; 84].into(),
             ..Sketch::default()
         }
     }

@@ -28,7 +28,7 @@ pub struct Sketch {
     /// Distinct shingles: zero when the text has fewer words than the shingle size.
     pub shingles: u32,
     /// The minima; all `u32::MAX` when there are no shingles.
-    pub signature: Vec<u32>,
+    pub signature: Box<[u32]>,
     /// Its opening (boilerplate included: it is taken as the text is read).
     pub lead: Lead,
 }
@@ -41,7 +41,7 @@ impl Sketch {
         Sketch {
             words: shingles + 4,
             shingles,
-            signature,
+            signature: signature.into(),
             lead: Lead::default(),
         }
     }
@@ -68,7 +68,7 @@ impl Sketch {
         Sketch {
             words: outline.words,
             shingles: set.len() as u32,
-            signature: minhasher.signature(set),
+            signature: minhasher.signature(set).into(),
             lead: outline.lead,
         }
     }
