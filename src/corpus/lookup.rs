@@ -235,8 +235,9 @@ impl FromIterator<u32> for KeySet {
 /// keys are one sorted array behind a directory of where each range of top bits starts (about
 /// [`KEYS_PER_BUCKET`] keys a range, for keys that are hashes), so a look-up reads one entry of
 /// the directory and a short run of the array. It takes about 5 bytes a key, the array
-/// included, and the numbers of a range of keys are one range of numbers. A set small enough
-/// for a [`KeyFilter`] to stay in the caches has one in front, as [`KeySet`] has.
+/// included, and the numbers of a range of keys are one range of numbers. A [`KeyFilter`]
+/// stands in front (at most 16 MiB), as most keys asked about are not among them: one bit
+/// test instead of two look-ups in memory.
 #[derive(Debug, Clone)]
 pub struct NumberedKeys {
     /// The keys, sorted, each once.
@@ -245,8 +246,8 @@ pub struct NumberedKeys {
     starts: Vec<u32>,
     /// A key's bucket is its value shifted right by this (32: a single bucket).
     shift: u32,
-    /// In front of at most [`FILTERED_KEYS`] keys.
-    filter: Option<KeyFilter>,
+    /// In front of the look-up.
+    filter: KeyFilter,
 }
 
 /// Keys a bucket of [`NumberedKeys`] holds on average, for keys that are hashes.
@@ -267,8 +268,7 @@ impl NumberedKeys {
             starts.resize(starts.len().max(bucket + 1), at as u32);
         }
         starts.resize(buckets + 1, keys.len() as u32);
-        let filter = (keys.len() <= FILTERED_KEYS)
-            .then(|| KeyFilter::holding(keys.iter().copied(), keys.len()));
+        let filter = KeyFilter::holding(keys.iter().copied(), keys.len());
         NumberedKeys {
             keys,
             starts,
@@ -280,7 +280,7 @@ impl NumberedKeys {
     /// The key's number, when it is one of the keys.
     #[inline]
     pub fn number(&self, key: u32) -> Option<u32> {
-        if self.filter.as_ref().is_some_and(|f| !f.may_contain(key)) {
+        if !self.filter.may_contain(key) {
             return None;
         }
         let bucket = (u64::from(key) >> self.shift) as usize;
