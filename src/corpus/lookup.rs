@@ -233,7 +233,7 @@ impl FromIterator<u32> for KeySet {
 
 /// An unchanging set of keys, each with its number: its place among them in key order. The
 /// keys are one sorted array behind a directory of where each range of top bits starts (about
-/// [`KEYS_PER_BUCKET`] keys a range, for keys that are hashes), so a look-up reads one entry of
+/// four keys a range, for keys that are hashes), so a look-up reads one entry of
 /// the directory and a short run of the array. It takes about 5 bytes a key, the array
 /// included, and the numbers of a range of keys are one range of numbers. A [`KeyFilter`]
 /// stands in front (at most 16 MiB), as most keys asked about are not among them: one bit
