@@ -4,6 +4,9 @@
 //! [`joined_via`] tells how each member came into its cluster. [`join`] runs candidates,
 //! verification and joining in order, and can start from stories already formed ([`Known`]).
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
 use rayon::prelude::*;
 
 use super::candidates::{indexed_pairs, Bucketing, INDEX_ENTRIES_PER_RANGE};
@@ -14,8 +17,9 @@ use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::sketch::Sketch;
 
-/// Candidate pairs verified at once: their outcomes are collected a slice at a time.
-const SCORED_PER_SLICE: usize = 1 << 20;
+/// Candidate pairs verified at once: their outcomes are collected a slice at a time (8 MiB of
+/// outcomes), and what passes in a slice is one run of [`StrongestFirst`].
+const SCORED_PER_SLICE: usize = 1 << 18;
 
 /// Disjoint sets over `0..n` with path compression (halving) and union by size.
 #[derive(Debug, Clone)]
@@ -280,10 +284,11 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
     let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
     // The verified pairs with their scores, and the weak links (pairs that may attach a
     // document left alone by the representative check) with their Jaccard. Pairs are scored a
-    // slice at a time, each slice's outcomes collected in order, so that besides the candidate
-    // pairs only what passes is held, 16 bytes a pair.
-    let mut verified: Vec<(f64, u32, u32)> = Vec::new();
-    let mut weak_links: Vec<(f64, u32, u32)> = Vec::new();
+    // slice at a time, and what passes in a slice is kept in lists of its exact size (16 bytes a
+    // pair), the verified ones sorted strongest first: nothing is held twice or grown by
+    // doubling, and the runs are merged as they are joined.
+    let mut verified = StrongestFirst::default();
+    let mut weak_links: Vec<Vec<(f64, u32, u32)>> = Vec::new();
     for slice in pairs.chunks(SCORED_PER_SLICE) {
         let outcomes: Vec<Option<(f64, Option<f64>, bool)>> = slice
             .par_iter()
@@ -300,30 +305,31 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
                 (score.is_some() || weak).then_some((jaccard, score, weak))
             })
             .collect();
-        for (outcome, &(a, b)) in outcomes.into_iter().zip(slice) {
-            if let Some((jaccard, score, weak)) = outcome {
-                if let Some(score) = score {
-                    verified.push((score, a, b));
-                }
-                if weak {
-                    weak_links.push((jaccard, a, b));
-                }
-            }
+        let passed = || {
+            outcomes
+                .iter()
+                .zip(slice)
+                .filter_map(|(outcome, &(a, b))| Some(((*outcome)?, a, b)))
+        };
+        verified.add_run(exact(
+            passed().filter_map(|((_, score, _), a, b)| Some((score?, a, b))),
+        ));
+        let weak = exact(
+            passed()
+                .filter(|&((_, _, weak), _, _)| weak)
+                .map(|((jaccard, _, _), a, b)| (jaccard, a, b)),
+        );
+        if !weak.is_empty() {
+            weak_links.push(weak);
         }
     }
     drop(pairs);
     let copy_weak = attach > 0.0 && attach <= 1.0;
-    for &(original, copy) in &copies.pairs {
-        verified.push((1.0, original, copy));
-        if copy_weak {
-            weak_links.push((1.0, original, copy));
-        }
+    verified.add_run(copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect());
+    if copy_weak {
+        weak_links.push(copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect());
     }
-    verified.shrink_to_fit();
-    weak_links.shrink_to_fit();
     stats.verified_pairs = verified.len();
-    verified
-        .par_sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
     let relaxed = verifier.relaxed();
     let mut kept = KeptSets::default();
     let mut sets = UnionFind::new(sketches.len());
@@ -337,7 +343,7 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
         representative[root as usize] = story.representative;
     }
     let mut links = Vec::new();
-    for (score, a, b) in verified {
+    for (score, a, b) in verified.merged() {
         let (ra, rb) = (sets.find(a), sets.find(b));
         if ra == rb {
             continue;
@@ -372,8 +378,12 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
         representative[root as usize] = keep;
     }
     if attach > 0.0 {
-        stats.attached =
-            attach_lone_documents(&mut sets, weak_links.into_iter(), attach, &mut links);
+        stats.attached = attach_lone_documents(
+            &mut sets,
+            weak_links.into_iter().flatten(),
+            attach,
+            &mut links,
+        );
     }
     let members = sets.sets();
     let representatives = members
@@ -385,6 +395,78 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
         representatives,
         stats,
         links,
+    }
+}
+
+/// The items of `items` in a list of their exact size (counted first, so the list is never
+/// grown by doubling).
+fn exact<T>(items: impl Iterator<Item = T> + Clone) -> Vec<T> {
+    let mut list = Vec::with_capacity(items.clone().count());
+    list.extend(items);
+    list
+}
+
+/// Scored pairs `(score, a, b)` kept as runs, each sorted strongest first (ties by the smaller
+/// documents), and read back as one list in that order by merging the runs.
+#[derive(Debug, Default)]
+struct StrongestFirst {
+    runs: Vec<Vec<(f64, u32, u32)>>,
+}
+
+impl StrongestFirst {
+    /// The order of the pairs: higher score first, then by the documents.
+    fn order(x: &(f64, u32, u32), y: &(f64, u32, u32)) -> Ordering {
+        y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2))
+    }
+
+    /// Adds a run of pairs (any order; sorted here).
+    fn add_run(&mut self, mut run: Vec<(f64, u32, u32)>) {
+        if !run.is_empty() {
+            run.par_sort_unstable_by(Self::order);
+            self.runs.push(run);
+        }
+    }
+
+    /// How many pairs the runs hold.
+    fn len(&self) -> usize {
+        self.runs.iter().map(Vec::len).sum()
+    }
+
+    /// All pairs in order, each run let go once it is read.
+    fn merged(self) -> impl Iterator<Item = (f64, u32, u32)> {
+        /// The next pair of a run; the heap's greatest is the pair that comes first.
+        struct Head((f64, u32, u32), usize);
+        impl PartialEq for Head {
+            fn eq(&self, other: &Head) -> bool {
+                self.cmp(other) == Ordering::Equal
+            }
+        }
+        impl Eq for Head {}
+        impl PartialOrd for Head {
+            fn partial_cmp(&self, other: &Head) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for Head {
+            fn cmp(&self, other: &Head) -> Ordering {
+                StrongestFirst::order(&other.0, &self.0)
+            }
+        }
+        let mut runs: Vec<std::vec::IntoIter<(f64, u32, u32)>> =
+            self.runs.into_iter().map(Vec::into_iter).collect();
+        let mut heads: BinaryHeap<Head> = runs
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(run, pairs)| Some(Head(pairs.next()?, run)))
+            .collect();
+        std::iter::from_fn(move || {
+            let Head(pair, run) = heads.pop()?;
+            match runs[run].next() {
+                Some(next) => heads.push(Head(next, run)),
+                None => runs[run] = Vec::new().into_iter(),
+            }
+            Some(pair)
+        })
     }
 }
 
@@ -443,5 +525,35 @@ pub(super) fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
         a
     } else {
         b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Runs merged come out as the whole list sorted strongest first, ties by documents.
+        #[test]
+        fn strongest_first_merges_runs_in_order(
+            runs in prop::collection::vec(
+                prop::collection::vec((0u8..6, 0u32..50, 0u32..50), 0..40),
+                0..8,
+            )
+        ) {
+            let runs: Vec<Vec<(f64, u32, u32)>> = runs
+                .into_iter()
+                .map(|run| run.into_iter().map(|(s, a, b)| (f64::from(s) / 5.0, a, b)).collect())
+                .collect();
+            let mut all: Vec<(f64, u32, u32)> = runs.iter().flatten().copied().collect();
+            all.sort_by(StrongestFirst::order);
+            let mut pairs = StrongestFirst::default();
+            for run in runs {
+                pairs.add_run(run);
+            }
+            prop_assert_eq!(pairs.len(), all.len());
+            prop_assert_eq!(pairs.merged().collect::<Vec<_>>(), all);
+        }
     }
 }

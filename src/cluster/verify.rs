@@ -182,8 +182,9 @@ impl Buffers {
     }
 }
 
-/// Most keys of sets read from file that [`KeptSets`] keeps.
-pub(super) const KEPT_KEYS: usize = 1 << 24;
+/// Most keys of sets read from file that [`KeptSets`] keeps: 16 MiB, held while the verified
+/// pairs are joined, when memory is at its peak.
+pub(super) const KEPT_KEYS: usize = 1 << 22;
 
 /// The sets of the representative checks, which are made one after another and mostly name
 /// the same representatives: sets read from file are kept (up to `KEPT_KEYS` keys, then all
