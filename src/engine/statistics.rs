@@ -83,7 +83,8 @@ pub(super) fn sketch_with_statistics(
         });
         // A set's left-out keys are boilerplate already and cannot be found again, so only the
         // sets are counted, and of them only the frequent shingles. Sets on file are gathered
-        // and counted in parts of the key space, like document frequency.
+        // and counted in parts of the key space, like document frequency, but of half the
+        // budget: every sketch is held by now, and on copies most keys are frequent.
         let added = timings.time("story frequency", || {
             if let Some(sets) = store.in_memory_sets(false) {
                 return boilerplate.add_spread_across_stories(
@@ -99,7 +100,7 @@ pub(super) fn sketch_with_statistics(
                 frequent,
                 min_stories,
                 &mut boilerplate,
-                part_keys(store),
+                part_keys(store) / 2,
             )
         });
         // Only the documents that hold a newly found boilerplate shingle change. A set that left
