@@ -202,6 +202,10 @@ fn write_add(
         let passes = passes(fresh.len(), maker);
         timings.lap("index: replacing", &mut clock);
 
+        // The night's posting pairs, numbered from 0: made once when they fit one pass, for
+        // the look-up and then for the new segment; made again for each pass otherwise.
+        let single_pass = (passes == 1).then(|| pass_pairs(&fresh, maker, 0, 1));
+
         // Candidates among the indexed documents: a look-up of the posting keys, one key
         // range at a time, each candidate paired with the new documents that share a key.
         let pairs = {
@@ -209,12 +213,19 @@ fn write_add(
             let mut pairs: Vec<(u32, u32)> = Vec::new();
             if !look_up.is_empty() {
                 for pass in 0..passes {
-                    let night = pass_pairs(&fresh, maker, pass, passes, 0);
+                    let made;
+                    let night = match &single_pass {
+                        Some(night) => night,
+                        None => {
+                            made = pass_pairs(&fresh, maker, pass, passes);
+                            &made
+                        }
+                    };
                     let mut keys: Vec<u32> = night.iter().map(|&(key, _)| key).collect();
                     keys.dedup();
                     let max_bucket = config.cluster.max_bucket;
                     let found = look_up.find(&t.postings.chunks, &keys, max_bucket)?;
-                    pairs.extend(paired(&found, &night, max_bucket));
+                    pairs.extend(paired(&found, night, max_bucket));
                 }
             }
             pairs.par_sort_unstable();
@@ -223,13 +234,23 @@ fn write_add(
         };
         timings.lap("index: postings look-up", &mut clock);
 
-        // The new documents' postings, a new segment written one key range at a time from
-        // their full minima.
+        // The new documents' postings, a new segment written one key range at a time, its
+        // documents numbered from the first new number.
         let base = first_doc as u32;
-        report.merged_postings = t.postings.add_segment_from(
-            base,
-            (0..passes).flat_map(|pass| pass_pairs(&fresh, maker, pass, passes, base)),
-        )?;
+        let numbered = |(key, doc): (u32, u32)| (key, base + doc);
+        report.merged_postings = match single_pass {
+            Some(night) => t
+                .postings
+                .add_segment_from(base, night.into_iter().map(numbered))?,
+            None => t.postings.add_segment_from(
+                base,
+                (0..passes).flat_map(|pass| {
+                    pass_pairs(&fresh, maker, pass, passes)
+                        .into_iter()
+                        .map(numbered)
+                }),
+            )?,
+        };
         timings.lap("index: writing postings", &mut clock);
 
         // Every signature as the index keeps it (16-bit minima), so that estimates compare
@@ -487,15 +508,9 @@ fn passes(documents: usize, maker: &KeyMaker) -> u32 {
         .max(1) as u32
 }
 
-/// The sorted, distinct posting pairs `(key, base + i)` of the comparable documents
+/// The sorted, distinct posting pairs `(key, i)` of the comparable documents
 /// (`fresh[i]`) whose posting keys fall in range `pass` of `passes` equal ranges.
-fn pass_pairs(
-    fresh: &[Sketch],
-    maker: &KeyMaker,
-    pass: u32,
-    passes: u32,
-    base: u32,
-) -> Vec<(u32, u32)> {
+fn pass_pairs(fresh: &[Sketch], maker: &KeyMaker, pass: u32, passes: u32) -> Vec<(u32, u32)> {
     const DOCUMENTS: usize = 4096;
     let in_pass = |key: u32| ((u64::from(key) * u64::from(passes)) >> 32) as u32 == pass;
     let lists: Vec<Vec<(u32, u32)>> = fresh
@@ -507,7 +522,7 @@ fn pass_pairs(
                 if !sketch.is_comparable() {
                     continue;
                 }
-                let number = base + (c * DOCUMENTS + j) as u32;
+                let number = (c * DOCUMENTS + j) as u32;
                 made.clear();
                 maker.append_candidate_keys_in(
                     &sketch.signature,
@@ -732,4 +747,39 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn passes_split_the_posting_pairs_into_key_ranges_in_order() {
+        let maker = Config::default().resolve().key_maker;
+        // Sketches with pseudo-random minima, some sharing all of them, and one too short to
+        // compare, which has no postings.
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 32) as u32
+        };
+        let mut fresh: Vec<Sketch> = (0..300)
+            .map(|_| Sketch::with_minima((0..84).map(|_| next()).collect(), 100))
+            .collect();
+        fresh.extend(fresh[..20].to_vec());
+        fresh.push(Sketch::with_minima(vec![u32::MAX; 84], 0));
+        let whole = pass_pairs(&fresh, &maker, 0, 1);
+        assert!(whole.len() > 300);
+        assert!(whole.windows(2).all(|w| w[0] < w[1]));
+        assert!(whole.iter().all(|&(_, doc)| doc < 320));
+        for passes in [2, 3, 7] {
+            let split: Vec<(u32, u32)> = (0..passes)
+                .flat_map(|pass| pass_pairs(&fresh, &maker, pass, passes))
+                .collect();
+            assert_eq!(split, whole, "{passes} passes");
+        }
+    }
 }
