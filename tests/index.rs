@@ -1622,3 +1622,40 @@ fn kill_9_during_an_add_leaves_the_index_before_or_after_it() {
         "no kill landed before the commit"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Disk space given back
+
+#[test]
+fn removing_most_documents_gives_their_disk_space_back() {
+    let index = Index::new();
+    let docs = many_docs("doc-", 2000, 11);
+    index.add_docs("docs.csv", &docs);
+    let on_disk = || {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&index.db).unwrap().blocks() * 512
+    };
+    let before = on_disk();
+    let gone: String = docs[100..]
+        .iter()
+        .map(|(id, _)| format!("{id}\n"))
+        .collect();
+    let ids = index.write("gone.txt", gone);
+    let out = index.run("remove", &["--ids", ids.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let after = on_disk();
+    assert!(
+        after * 4 < before * 3,
+        "{before} bytes on disk before the removal, {after} after"
+    );
+    assert_eq!(index.stat("documents"), 100);
+    // What is left still answers: a kept document finds itself.
+    let kept = index.write("kept.txt", &docs[0].1);
+    let out = index.run("query", &[kept.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&docs[0].0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

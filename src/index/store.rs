@@ -227,7 +227,7 @@ impl Store {
         }
     }
 
-    /// Gives free space back when more than a quarter of the file's disk space is free pages:
+    /// Gives free space back when more than an eighth of the file's disk space is free pages:
     /// the postings merges of an add write a segment's new copy before its old pages are
     /// freed, and a copy-on-write file does not shrink on its own. (The file also grows ahead
     /// of its use, but that part is sparse and takes no disk space.) Runs after the change is
@@ -243,7 +243,7 @@ impl Store {
             txn.abort()?;
             stats.allocated_pages() * stats.page_size() as u64
         };
-        if used * 4 >= file * 3 {
+        if used * 8 >= file * 7 {
             return Ok(false);
         }
         while db
