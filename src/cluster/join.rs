@@ -325,9 +325,10 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
     }
     drop(pairs);
     let copy_weak = attach > 0.0 && attach <= 1.0;
-    verified.add_run(copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect());
+    let copy_pairs = || copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect();
+    verified.add_run(copy_pairs());
     if copy_weak {
-        weak_links.push(copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect());
+        weak_links.push(copy_pairs());
     }
     stats.verified_pairs = verified.len();
     let relaxed = verifier.relaxed();
