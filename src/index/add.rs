@@ -27,7 +27,7 @@ use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::engine::{Collection, Timings};
 use crate::index::examine::{linking, paired};
-use crate::index::postings::LookUp;
+use crate::index::postings::{LookUp, CHUNKS};
 use crate::index::store::{
     posting_key, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
 };
@@ -209,9 +209,12 @@ fn write_add(
         // Candidates among the indexed documents: a look-up of the posting keys, one key
         // range at a time, each candidate paired with the new documents that share a key.
         let pairs = {
+            // The chunks as they were before this add (it has written none so far), which
+            // threads can read at once; the removed documents as they are now.
             let look_up = LookUp::read(&t.postings.segments, &t.postings.dead)?;
             let mut pairs: Vec<(u32, u32)> = Vec::new();
-            if !look_up.is_empty() {
+            if let (false, Some(before)) = (look_up.is_empty(), &before) {
+                let chunks = before.open_table(CHUNKS)?;
                 for pass in 0..passes {
                     let made;
                     let night = match &single_pass {
@@ -224,7 +227,7 @@ fn write_add(
                     let mut keys: Vec<u32> = night.iter().map(|&(key, _)| key).collect();
                     keys.dedup();
                     let max_bucket = config.cluster.max_bucket;
-                    let found = look_up.find(&t.postings.chunks, &keys, max_bucket)?;
+                    let found = look_up.find(&chunks, &keys, max_bucket)?;
                     pairs.extend(paired(&found, night, max_bucket));
                 }
             }

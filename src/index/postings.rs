@@ -14,6 +14,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use anyhow::{bail, Result};
+use rayon::prelude::*;
 use redb::{ReadableTable, Table, TableDefinition, WriteTransaction};
 use rustc_hash::FxHashSet;
 
@@ -80,18 +81,34 @@ fn put_varint(out: &mut Vec<u8>, mut value: u32) {
 }
 
 fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u32> {
-    let mut value = 0u32;
-    for shift in (0..35).step_by(7) {
-        let Some(&byte) = bytes.get(*at) else {
-            bail!("a damaged postings chunk in the index; restore the index from a copy");
-        };
-        *at += 1;
-        value |= u32::from(byte & 0x7F) << shift;
-        if byte < 0x80 {
-            return Ok(value);
-        }
+    next_varint(bytes, at).ok_or_else(|| {
+        anyhow::anyhow!("a damaged postings chunk in the index; restore the index from a copy")
+    })
+}
+
+/// The varint at `at`, which moves past it; `None` when the bytes end inside it or it runs
+/// past 32 bits.
+#[inline(always)]
+fn next_varint(bytes: &[u8], at: &mut usize) -> Option<u32> {
+    let &byte = bytes.get(*at)?;
+    *at += 1;
+    if byte < 0x80 {
+        return Some(u32::from(byte));
     }
-    bail!("a damaged postings chunk in the index; restore the index from a copy")
+    let mut value = u32::from(byte & 0x7F);
+    let mut shift = 7;
+    loop {
+        let &byte = bytes.get(*at)?;
+        *at += 1;
+        if byte < 0x80 {
+            return Some(value | u32::from(byte) << shift);
+        }
+        if shift == 28 {
+            return None;
+        }
+        value |= u32::from(byte & 0x7F) << shift;
+        shift += 7;
+    }
 }
 
 /// Codes sorted pairs: the first key in full, then key deltas; documents as offsets from
@@ -174,53 +191,42 @@ impl LookUp {
     /// The documents holding each of `keys` (sorted, distinct), as sorted `(key, document)`
     /// pairs; removed documents are left out. Only the chunks that may hold a key are read:
     /// a few keys cost a B-tree look-up each, many keys one pass over the chunks that hold
-    /// them. A key held by more than `max_bucket` documents (boilerplate, or a text indexed
-    /// that many times) gives its oldest document only (the smallest number): one candidate
-    /// stands for them, so the work stays bounded, and copies of a text indexed any number
-    /// of times still find the story they were joined into.
+    /// them, in parts that threads read at once. A key held by more than `max_bucket`
+    /// documents (boilerplate, or a text indexed that many times) gives its oldest document
+    /// only (the smallest number): one candidate stands for them, so the work stays bounded,
+    /// and copies of a text indexed any number of times still find the story they were joined
+    /// into.
     pub(crate) fn find(
         &self,
-        chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
+        chunks: &(impl ReadableTable<(u32, u32), &'static [u8]> + Sync),
         keys: &[u32],
         max_bucket: usize,
     ) -> Result<Vec<(u32, u32)>> {
         let mut found: Vec<(u32, u32)> = Vec::new();
         for (number, directory) in &self.directories {
-            let first = &directory.first_keys;
-            // (chunk, key) for every chunk that may hold a key: a key's pairs start in the
-            // last chunk whose first key is below it (or the first chunk), and may run on
-            // through chunks that start with it. Keys are sorted, so chunks come in order.
-            let mut wanted: Vec<(u32, u32)> = Vec::new();
-            for &key in keys {
-                let mut chunk = first.partition_point(|&f| f < key).saturating_sub(1);
-                while chunk < first.len() && first[chunk] <= key {
-                    wanted.push((chunk as u32, key));
-                    chunk += 1;
-                }
-            }
-            let (Some(&(low, _)), Some(&(high, _))) = (wanted.first(), wanted.last()) else {
-                continue;
+            let wanted = wanted_chunks(&directory.first_keys, keys);
+            let segment = Segment {
+                number: *number,
+                base: directory.base,
+                dead: &self.dead,
             };
-            let base = directory.base;
-            if wanted.len() <= 64 {
-                // A few keys (a query): decoded here, no second thread.
-                let block = read_all(chunks, *number, &wanted, low, high, first.len())?;
-                found.extend(decode_blocks_in(block, base, &self.dead)?);
+            if wanted.len() <= FEW_WANTED {
+                // A few keys (a query): read here, no other thread.
+                segment.find_in(chunks, &wanted, &mut found)?;
                 continue;
             }
-            // The chunks' bytes are copied out in blocks, which a second thread decodes
-            // while the table is read on: reading and decoding each take about half the
-            // time.
-            let (send, receive) = crossbeam_channel::bounded::<Block>(2);
-            let dead = &self.dead;
-            let decoded = std::thread::scope(|scope| -> Result<Vec<(u32, u32)>> {
-                let decoder = scope.spawn(|| decode_blocks(receive, base, dead));
-                let read = read_blocks(chunks, *number, &wanted, low, high, first.len(), send);
-                let decoded = decoder.join().expect("the decoding thread does not panic");
-                read?;
-                decoded
-            })?;
-            found.extend(decoded);
+            let part = wanted.len().div_ceil(rayon::current_num_threads() * 4);
+            let parts: Vec<Result<Vec<(u32, u32)>>> = wanted
+                .par_chunks(part)
+                .map(|part| {
+                    let mut found = Vec::new();
+                    segment.find_in(chunks, part, &mut found)?;
+                    Ok(found)
+                })
+                .collect();
+            for part in parts {
+                found.extend(part?);
+            }
         }
         found.sort_unstable();
         found.dedup();
@@ -236,140 +242,110 @@ impl LookUp {
     }
 }
 
-/// The chunks `wanted` names, read into blocks on this thread.
-fn read_all<'a>(
-    chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
+/// Wanted chunks up to which a look-up is read on the calling thread.
+const FEW_WANTED: usize = 64;
+
+/// `(chunk, key)` for every chunk of a segment whose chunks start with `first_keys` that may
+/// hold one of `keys` (sorted): a key's pairs start in the last chunk whose first key is below
+/// it (or the first chunk), and may run on through chunks that start with it. The result is
+/// sorted.
+fn wanted_chunks(first_keys: &[u32], keys: &[u32]) -> Vec<(u32, u32)> {
+    let mut wanted = Vec::new();
+    let mut start = 0;
+    for &key in keys {
+        // Keys are sorted, so a key's first chunk is at or after the one before's: found by
+        // galloping from there, which costs little when keys are dense and a binary search
+        // when they are few.
+        let mut step = 1;
+        while start + step < first_keys.len() && first_keys[start + step] < key {
+            start += step;
+            step *= 2;
+        }
+        let end = (start + step).min(first_keys.len());
+        start += first_keys[start..end]
+            .partition_point(|&f| f < key)
+            .saturating_sub(1);
+        let mut chunk = start;
+        while chunk < first_keys.len() && first_keys[chunk] <= key {
+            wanted.push((chunk as u32, key));
+            chunk += 1;
+        }
+    }
+    wanted
+}
+
+/// What reading one segment's pairs needs.
+struct Segment<'a> {
     number: u32,
-    wanted: &'a [(u32, u32)],
-    low: u32,
-    high: u32,
-    chunk_count: usize,
-) -> Result<Vec<Block<'a>>> {
-    let (send, receive) = crossbeam_channel::unbounded::<Block>();
-    read_blocks(chunks, number, wanted, low, high, chunk_count, send)?;
-    Ok(receive.into_iter().collect())
-}
-
-/// [`decode_blocks`] of blocks already read.
-fn decode_blocks_in(
-    blocks: Vec<Block>,
     base: u32,
-    dead: &FxHashSet<u32>,
-) -> Result<Vec<(u32, u32)>> {
-    let (send, receive) = crossbeam_channel::unbounded::<Block>();
-    for block in blocks {
-        let _ = send.send(block);
-    }
-    drop(send);
-    decode_blocks(receive, base, dead)
+    dead: &'a FxHashSet<u32>,
 }
 
-/// The wanted entries `(chunk, key)` of one chunk.
-type Wanted<'a> = &'a [(u32, u32)];
-
-/// Bytes of postings chunks copied out of the table: each chunk's start and end in them, and
-/// its wanted entries.
-struct Block<'a> {
-    bytes: Vec<u8>,
-    chunks: Vec<(usize, usize, Wanted<'a>)>,
-}
-
-/// Bytes of chunks a [`Block`] holds before it is sent.
-const BLOCK_BYTES: usize = 1 << 20;
-
-/// Reads the chunks of segment `number` that `wanted` (sorted `(chunk, key)`, chunks `low` to
-/// `high`, of `chunk_count`) names and sends them in blocks.
-fn read_blocks<'a>(
-    chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
-    number: u32,
-    wanted: &'a [(u32, u32)],
-    low: u32,
-    high: u32,
-    chunk_count: usize,
-    send: crossbeam_channel::Sender<Block<'a>>,
-) -> Result<()> {
-    let lost = || anyhow::anyhow!("the index lost a postings chunk; restore it from a copy");
-    let mut block = Block {
-        bytes: Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 4),
-        chunks: Vec::new(),
-    };
-    let mut add = |bytes: &[u8], group: &'a [(u32, u32)]| {
-        let start = block.bytes.len();
-        block.bytes.extend_from_slice(bytes);
-        block.chunks.push((start, block.bytes.len(), group));
-        if block.bytes.len() >= BLOCK_BYTES {
-            let full = std::mem::replace(
-                &mut block,
-                Block {
-                    bytes: Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 4),
-                    chunks: Vec::new(),
-                },
-            );
-            // The decoder receives every block, even after an error, so this only fails if
-            // it panicked, which the caller reports.
-            let _ = send.send(full);
-        }
-    };
-    let mut groups = wanted.chunk_by(|a, b| a.0 == b.0).peekable();
-    let distinct = wanted.chunk_by(|a, b| a.0 == b.0).count();
-    if distinct * 8 > chunk_count {
-        // Most chunks are wanted: one scan in key order beats a look-up each.
-        for entry in chunks.range((number, low)..=(number, high))? {
-            let (chunk, bytes) = entry?;
-            let chunk = chunk.value().1;
-            if let Some(group) = groups.next_if(|g| g[0].0 == chunk) {
-                add(bytes.value(), group);
+impl Segment<'_> {
+    /// Appends to `found` the pairs of the wanted `(chunk, key)` entries (sorted), read from
+    /// their chunks: in one scan when they are dense in the chunks they span, a look-up each
+    /// otherwise.
+    fn find_in(
+        &self,
+        chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
+        wanted: &[(u32, u32)],
+        found: &mut Vec<(u32, u32)>,
+    ) -> Result<()> {
+        let lost = || anyhow::anyhow!("the index lost a postings chunk; restore it from a copy");
+        let (Some(&(low, _)), Some(&(high, _))) = (wanted.first(), wanted.last()) else {
+            return Ok(());
+        };
+        let mut groups = wanted.chunk_by(|a, b| a.0 == b.0).peekable();
+        let distinct = wanted.chunk_by(|a, b| a.0 == b.0).count();
+        if distinct * 8 > (high - low + 1) as usize {
+            for entry in chunks.range((self.number, low)..=(self.number, high))? {
+                let (chunk, bytes) = entry?;
+                if let Some(group) = groups.next_if(|g| g[0].0 == chunk.value().1) {
+                    self.find_in_chunk(bytes.value(), group, found)?;
+                }
+            }
+            if groups.next().is_some() {
+                return Err(lost());
+            }
+        } else {
+            for group in groups {
+                let bytes = chunks.get((self.number, group[0].0))?.ok_or_else(lost)?;
+                self.find_in_chunk(bytes.value(), group, found)?;
             }
         }
-        if groups.next().is_some() {
-            return Err(lost());
-        }
-    } else {
-        for group in groups {
-            let bytes = chunks.get((number, group[0].0))?.ok_or_else(lost)?;
-            add(bytes.value(), group);
-        }
+        Ok(())
     }
-    if !block.chunks.is_empty() {
-        let _ = send.send(block);
-    }
-    Ok(())
-}
 
-/// Decodes the blocks received and keeps each wanted key's pairs, documents in `dead` left
-/// out. After an error, the blocks still sent are received and dropped.
-fn decode_blocks(
-    receive: crossbeam_channel::Receiver<Block>,
-    base: u32,
-    dead: &FxHashSet<u32>,
-) -> Result<Vec<(u32, u32)>> {
-    let mut found = Vec::new();
-    let mut decoded = Vec::with_capacity(CHUNK);
-    let mut failed = None;
-    for block in receive {
-        if failed.is_some() {
-            continue;
+    /// Appends to `found` the pairs of chunk `bytes` whose keys `group` (sorted `(chunk, key)`)
+    /// wants, documents in `dead` left out. The chunk is decoded up to its last wanted key.
+    fn find_in_chunk(
+        &self,
+        bytes: &[u8],
+        group: &[(u32, u32)],
+        found: &mut Vec<(u32, u32)>,
+    ) -> Result<()> {
+        if bytes.len() < 4 {
+            bail!("a damaged postings chunk in the index; restore the index from a copy");
         }
-        for &(start, end, group) in &block.chunks {
-            decoded.clear();
-            if let Err(e) = decode_chunk(&block.bytes[start..end], base, &mut decoded) {
-                failed = Some(e);
-                break;
-            }
-            for &(_, key) in group {
-                let first = decoded.partition_point(|p| p.0 < key);
-                found.extend(
-                    decoded[first..]
-                        .iter()
-                        .take_while(|p| p.0 == key)
-                        .filter(|p| !dead.contains(&p.1)),
-                );
+        let mut key = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
+        let mut at = 4;
+        let mut wanted = group.iter().map(|w| w.1).peekable();
+        while at < bytes.len() {
+            let (Some(delta), Some(offset)) =
+                (next_varint(bytes, &mut at), next_varint(bytes, &mut at))
+            else {
+                bail!("a damaged postings chunk in the index; restore the index from a copy");
+            };
+            key = key.wrapping_add(delta);
+            let doc = self.base.wrapping_add(offset);
+            while wanted.next_if(|&w| w < key).is_some() {}
+            match wanted.peek() {
+                None => break,
+                Some(&w) if w == key && !self.dead.contains(&doc) => found.push((key, doc)),
+                Some(_) => {}
             }
         }
-    }
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(found),
+        Ok(())
     }
 }
 
@@ -605,6 +581,29 @@ mod tests {
         decode_chunk(&bytes, 10, &mut out).unwrap();
         assert_eq!(out, pairs);
         assert!(decode_chunk(&bytes[..bytes.len() - 1], 10, &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn wanted_chunks_are_those_a_binary_search_finds() {
+        // Chunks starting with runs of equal keys, and keys before, among and after them.
+        let first_keys: Vec<u32> = (0..500u32).map(|c| 10 + c / 3 * 7).collect();
+        let searched = |keys: &[u32]| -> Vec<(u32, u32)> {
+            let mut wanted = Vec::new();
+            for &key in keys {
+                let mut chunk = first_keys.partition_point(|&f| f < key).saturating_sub(1);
+                while chunk < first_keys.len() && first_keys[chunk] <= key {
+                    wanted.push((chunk as u32, key));
+                    chunk += 1;
+                }
+            }
+            wanted
+        };
+        let dense: Vec<u32> = (0..1300).collect();
+        let sparse = [0, 10, 11, 17, 500, 1158, 1159, 1200, 5000];
+        for keys in [&dense[..], &sparse[..], &[], &[17]] {
+            assert_eq!(wanted_chunks(&first_keys, keys), searched(keys), "{keys:?}");
+        }
+        assert_eq!(wanted_chunks(&[], &[1, 2]), vec![]);
     }
 
     /// Runs `test` on the postings of a new index, in one write transaction, then commits.
