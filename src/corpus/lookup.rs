@@ -121,10 +121,18 @@ impl Default for KeySet {
 impl KeySet {
     /// The set of spread keys (`key × SPREAD`), sorted, each once.
     fn from_spread(spread: Vec<u32>) -> KeySet {
-        debug_assert!(spread.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
-        let size = (spread.len() + spread.len() / 4).max(1) as u64;
+        KeySet::from_spread_iter(spread.len(), spread.iter().copied())
+    }
+
+    /// [`KeySet::from_spread`] of `len` spread keys from an iterator, read twice when the set
+    /// is small enough for a filter.
+    fn from_spread_iter(len: usize, spread: impl Iterator<Item = u32> + Clone) -> KeySet {
+        let size = (len + len / 4).max(1) as u64;
         let mut slots: Vec<u32> = Vec::with_capacity(size as usize + 1);
-        for &key in &spread {
+        let mut last = None;
+        for key in spread.clone() {
+            debug_assert!(last.is_none_or(|l| l < key), "sorted, each once");
+            last = Some(key);
             let home = home_slot(key, size);
             if slots.len() < home {
                 slots.resize(home, key);
@@ -133,13 +141,13 @@ impl KeySet {
         }
         // Every home slot exists, and a scan from any of them ends.
         slots.resize(slots.len().max(size as usize) + 1, u32::MAX);
-        let keys = spread.iter().map(|k| k.wrapping_mul(UNSPREAD));
+        let keys = spread.map(|k| k.wrapping_mul(UNSPREAD));
         KeySet {
             slots,
             size,
-            len: spread.len(),
-            holds_max: spread.last() == Some(&u32::MAX),
-            filter: (spread.len() <= FILTERED_KEYS).then(|| KeyFilter::holding(keys, spread.len())),
+            len,
+            holds_max: last == Some(u32::MAX),
+            filter: (len <= FILTERED_KEYS).then(|| KeyFilter::holding(keys, len)),
         }
     }
 
@@ -157,7 +165,8 @@ impl KeySet {
         self.slots[at] == spread && (spread != u32::MAX || self.holds_max)
     }
 
-    /// The keys of both sets.
+    /// The keys of both sets. The two sets are merged as they are read, twice (to count, then
+    /// to place), so only the new set is made.
     pub fn union(&self, other: &KeySet) -> KeySet {
         if other.is_empty() {
             return self.clone();
@@ -165,21 +174,11 @@ impl KeySet {
         if self.is_empty() {
             return other.clone();
         }
-        let (a, b) = (self.spread_keys(), other.spread_keys());
-        let (mut a, mut b) = (a.as_slice(), b.as_slice());
-        let mut spread = Vec::with_capacity(a.len() + b.len());
-        while let (Some(&x), Some(&y)) = (a.first(), b.first()) {
-            spread.push(x.min(y));
-            if x <= y {
-                a = &a[1..];
-            }
-            if y <= x {
-                b = &b[1..];
-            }
-        }
-        spread.extend_from_slice(a);
-        spread.extend_from_slice(b);
-        KeySet::from_spread(spread)
+        let merged = Merged {
+            a: self.spread_iter().peekable(),
+            b: other.spread_iter().peekable(),
+        };
+        KeySet::from_spread_iter(merged.clone().count(), merged)
     }
 
     /// Number of keys.
@@ -205,14 +204,72 @@ impl KeySet {
 
     /// The spread keys, in order: the slots without their gaps and end.
     fn spread_keys(&self) -> Vec<u32> {
-        let mut spread = Vec::with_capacity(self.len);
-        for &slot in &self.slots {
-            if spread.last() != Some(&slot) {
-                spread.push(slot);
+        self.spread_iter().collect()
+    }
+
+    /// [`KeySet::spread_keys`], as they are read.
+    fn spread_iter(&self) -> SpreadKeys<'_> {
+        SpreadKeys {
+            slots: &self.slots,
+            left: self.len,
+            last: None,
+        }
+    }
+}
+
+/// The spread keys of a [`KeySet`]'s slots, in order.
+#[derive(Clone)]
+struct SpreadKeys<'a> {
+    slots: &'a [u32],
+    left: usize,
+    last: Option<u32>,
+}
+
+impl Iterator for SpreadKeys<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if self.left == 0 {
+            return None;
+        }
+        // A gap holds the key after it, so each key is the first slot that differs from the
+        // last key.
+        while let Some((&slot, rest)) = self.slots.split_first() {
+            self.slots = rest;
+            if self.last != Some(slot) {
+                self.last = Some(slot);
+                self.left -= 1;
+                return Some(slot);
             }
         }
-        spread.truncate(self.len);
-        spread
+        None
+    }
+}
+
+/// The keys of two sorted iterators of distinct keys, sorted, each once.
+#[derive(Clone)]
+struct Merged<A: Iterator<Item = u32>, B: Iterator<Item = u32>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<A: Iterator<Item = u32>, B: Iterator<Item = u32>> Iterator for Merged<A, B> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(&x), Some(&y)) => {
+                if x <= y {
+                    self.a.next();
+                }
+                if y <= x {
+                    self.b.next();
+                }
+                Some(x.min(y))
+            }
+            (Some(_), None) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
     }
 }
 
