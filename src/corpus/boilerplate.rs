@@ -13,6 +13,7 @@
 //! the document is itself common text and keeps all of them.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -159,10 +160,14 @@ pub fn stories_per_shingle(
         )
 }
 
-/// The shingles that count as boilerplate in one collection.
+/// The shingles that count as boilerplate in one collection: those found in it, over those
+/// known before it (an index's, found by earlier collections), which are shared, not copied.
 #[derive(Debug, Default, Clone)]
 pub struct Boilerplate {
+    /// Found in this collection; none of them known.
     common: KeySet,
+    /// Known before it; a boilerplate of its own, with nothing known under it.
+    known: Option<Arc<Boilerplate>>,
 }
 
 impl Boilerplate {
@@ -187,7 +192,10 @@ impl Boilerplate {
             .filter(|&(_, &n)| n as usize >= min_documents)
             .map(|(&s, _)| s)
             .collect();
-        Boilerplate { common }
+        Boilerplate {
+            common,
+            known: None,
+        }
     }
 
     /// Adds the shingles found in documents of at least `min_stories` different stories;
@@ -225,48 +233,79 @@ impl Boilerplate {
 
     /// Adds shingles to the boilerplate; returns those that were not boilerplate before.
     pub fn add(&mut self, shingles: impl Iterator<Item = u32>) -> Boilerplate {
-        let added: KeySet = shingles.filter(|&s| !self.common.contains(s)).collect();
+        let added: KeySet = shingles.filter(|&s| !self.contains(s)).collect();
         self.common = self.common.union(&added);
-        Boilerplate { common: added }
+        Boilerplate {
+            common: added,
+            known: None,
+        }
     }
 
     /// The given shingles as boilerplate (e.g. as found in earlier collections).
     pub fn from_keys(keys: impl IntoIterator<Item = u32>) -> Boilerplate {
         Boilerplate {
             common: keys.into_iter().collect(),
+            known: None,
         }
     }
 
-    /// Adds the shingles of `other`.
-    pub fn extend(&mut self, other: &Boilerplate) {
-        self.common = self.common.union(&other.common);
+    /// This boilerplate over `known` (found by earlier collections, with nothing known under
+    /// it): both count, and `known` is shared, not copied.
+    pub fn over(self, known: &Arc<Boilerplate>) -> Boilerplate {
+        debug_assert!(known.known.is_none(), "one boilerplate known under another");
+        if known.is_empty() {
+            return self;
+        }
+        let common = if self.common.is_empty() {
+            self.common
+        } else {
+            let keys = self.common.keys();
+            keys.into_iter().filter(|&s| !known.contains(s)).collect()
+        };
+        Boilerplate {
+            common,
+            known: Some(Arc::clone(known)),
+        }
+    }
+
+    /// True when the shingle is boilerplate.
+    #[inline]
+    fn contains(&self, shingle: u32) -> bool {
+        self.common.contains(shingle)
+            || self
+                .known
+                .as_ref()
+                .is_some_and(|known| known.common.contains(shingle))
     }
 
     /// The boilerplate shingles, sorted.
     pub fn keys(&self) -> Vec<u32> {
-        self.common.keys()
+        let mut keys = self.common.keys();
+        if let Some(known) = &self.known {
+            keys.extend(known.common.keys());
+            radsort::sort(&mut keys);
+        }
+        keys
     }
 
-    /// The shingles of this boilerplate that `other` lacks, sorted.
-    pub fn not_in(&self, other: &Boilerplate) -> Vec<u32> {
-        let mut keys = self.keys();
-        keys.retain(|&k| !other.common.contains(k));
-        keys
+    /// The boilerplate shingles found in this collection, not known before it, sorted.
+    pub fn found(&self) -> Vec<u32> {
+        self.common.keys()
     }
 
     /// True when the set holds a boilerplate shingle.
     pub fn touches(&self, set: &[u32]) -> bool {
-        !self.common.is_empty() && set.iter().any(|&s| self.common.contains(s))
+        !self.is_empty() && set.iter().any(|&s| self.contains(s))
     }
 
     /// Number of boilerplate shingles.
     pub fn len(&self) -> usize {
-        self.common.len()
+        self.common.len() + self.known.as_ref().map_or(0, |known| known.len())
     }
 
     /// True when no shingle is boilerplate.
     pub fn is_empty(&self) -> bool {
-        self.common.is_empty()
+        self.len() == 0
     }
 
     /// [`Boilerplate::filter`] into two lists: appends the keys of a sorted shingle set that are
@@ -282,11 +321,11 @@ impl Boilerplate {
         left_out: usize,
     ) -> bool {
         let (kept_from, taken_from) = (kept.len(), taken.len());
-        if self.common.is_empty() {
+        if self.is_empty() {
             kept.extend_from_slice(set);
         } else {
             for &s in set {
-                if self.common.contains(s) {
+                if self.contains(s) {
                     taken.push(s);
                 } else {
                     kept.push(s);
@@ -307,14 +346,10 @@ impl Boilerplate {
     /// A shingle set without its boilerplate, or the whole set when less than a fifth of it
     /// would remain.
     pub fn filter<'a>(&self, set: &'a [u32]) -> Cow<'a, [u32]> {
-        if self.common.is_empty() {
+        if self.is_empty() {
             return Cow::Borrowed(set);
         }
-        let kept: Vec<u32> = set
-            .iter()
-            .copied()
-            .filter(|&s| !self.common.contains(s))
-            .collect();
+        let kept: Vec<u32> = set.iter().copied().filter(|&s| !self.contains(s)).collect();
         if kept.len() == set.len() || kept.len() * 5 < set.len() {
             Cow::Borrowed(set)
         } else {
@@ -347,6 +382,32 @@ mod tests {
         let whole = document_counts(&sets, 3);
         assert!(whole.len() > 1000);
         assert_eq!(document_counts_within(&sets, 3, low..1 << 32), whole);
+    }
+
+    #[test]
+    fn boilerplate_over_a_known_one_counts_both_and_finds_only_its_own() {
+        let known = Arc::new(Boilerplate::from_keys([1, 2, 3]));
+        // Found again: 3 is known, 4 is new.
+        let mut boilerplate = Boilerplate::from_keys([3, 4]).over(&known);
+        let added = boilerplate.add([2, 5].into_iter());
+        assert_eq!(added.keys(), vec![5]);
+        let union = Boilerplate::from_keys([1, 2, 3, 4, 5]);
+        assert_eq!(boilerplate.keys(), union.keys());
+        assert_eq!(boilerplate.len(), 5);
+        assert_eq!(boilerplate.found(), vec![4, 5]);
+        let set: Vec<u32> = (0..30).collect();
+        let (mut kept, mut taken) = (Vec::new(), Vec::new());
+        boilerplate.split(&set, &mut kept, &mut taken, 0);
+        assert_eq!(taken, vec![1, 2, 3, 4, 5]);
+        assert_eq!(boilerplate.filter(&set), union.filter(&set));
+        assert!(boilerplate.touches(&[1, 40]) && !boilerplate.touches(&[0, 40]));
+        // Nothing found: the known boilerplate alone, none of it found here.
+        let nothing = Boilerplate::none().over(&known);
+        assert_eq!(nothing.len(), 3);
+        assert!(nothing.found().is_empty());
+        assert!(Boilerplate::none()
+            .over(&Arc::new(Boilerplate::none()))
+            .is_empty());
     }
 
     #[test]

@@ -378,7 +378,7 @@ fn collect(
         timings
             .0
             .push(("collecting sketches", sketch_started.elapsed()));
-        (*options.known).clone()
+        Boilerplate::none().over(&options.known)
     };
     progress.finish(Stage::Sketching);
     if let Some(failure) = store.take_failure() {
@@ -394,7 +394,6 @@ fn collect(
         read,
         duplicates,
         boilerplate,
-        known_boilerplate: options.known.clone(),
         timings,
     })
 }

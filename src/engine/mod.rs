@@ -76,11 +76,9 @@ pub struct Collection {
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.
     pub duplicates: u64,
-    /// Shingles left out as boilerplate: those found in this collection and those given.
+    /// Shingles left out as boilerplate: those found in this collection (see
+    /// [`Boilerplate::found`]) over those given.
     pub boilerplate: Boilerplate,
-    /// The boilerplate given (found by earlier collections, as an index's), held in
-    /// `boilerplate` too.
-    pub known_boilerplate: std::sync::Arc<Boilerplate>,
     /// Time of each stage so far.
     pub timings: Timings,
 }

@@ -4,6 +4,8 @@
 //! they find is left out of every document's set and signature, and the sketches are made
 //! (and mended once story frequency adds more).
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::allocator::give_back_free_pages;
@@ -28,7 +30,7 @@ pub(super) fn sketch_with_statistics(
     outlines: Vec<TextOutline>,
     sketcher: &Sketcher,
     config: &Resolved,
-    known: &Boilerplate,
+    known: &Arc<Boilerplate>,
     progress: &dyn Progress,
     timings: &mut Timings,
 ) -> (Boilerplate, Vec<Sketch>) {
@@ -42,8 +44,7 @@ pub(super) fn sketch_with_statistics(
             .filter(|&n| n > 0)
             .min();
         let counts = page_counts(store, floor.unwrap_or(0));
-        let mut boilerplate = Boilerplate::from_counts(&counts, min_documents);
-        boilerplate.extend(known);
+        let boilerplate = Boilerplate::from_counts(&counts, min_documents).over(known);
         (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
     // Each document's sketch, and how many keys of its main set the sketch's set leaves out.
@@ -324,7 +325,7 @@ mod tests {
                 outlines.clone(),
                 &sketcher,
                 &config.resolve(),
-                &Boilerplate::none(),
+                &Arc::new(Boilerplate::none()),
                 &crate::progress::Quiet,
                 &mut Timings::default(),
             );
@@ -417,7 +418,7 @@ mod tests {
         assert_eq!(found.keys(), added.keys());
         // The keys shared across stories; not the furniture (in no main set) nor a story's key.
         assert_eq!(added.len(), 40);
-        expected.extend(&Boilerplate::from_keys([7]));
+        let expected = expected.over(&Arc::new(Boilerplate::from_keys([7])));
         assert_eq!(boilerplate.keys(), expected.keys());
         assert!(on_file.take_failure().is_none());
     }

@@ -180,9 +180,12 @@ fn write_add(
             sketches: mut fresh,
             sets,
             boilerplate,
-            known_boilerplate,
             ..
         } = collection;
+        // The boilerplate the collection found (it is over the index's own): kept to be
+        // written, and the index's let go.
+        let found_boilerplate = boilerplate.found();
+        drop(boilerplate);
         // The ids as strings of their own, for the tables' keys and messages.
         let ids: Vec<String> = ids.iter().map(str::to_owned).collect();
 
@@ -356,9 +359,7 @@ fn write_add(
                 status,
             });
         }
-        // The collection's boilerplate holds the index's own: only the keys the index lacks
-        // are written.
-        for key in boilerplate.not_in(&known_boilerplate) {
+        for key in found_boilerplate {
             t.boilerplate.insert(key, ())?;
         }
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
