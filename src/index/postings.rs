@@ -80,10 +80,9 @@ fn put_varint(out: &mut Vec<u8>, mut value: u32) {
     out.push(value as u8);
 }
 
-fn get_varint(bytes: &[u8], at: &mut usize) -> Result<u32> {
-    next_varint(bytes, at).ok_or_else(|| {
-        anyhow::anyhow!("a damaged postings chunk in the index; restore the index from a copy")
-    })
+/// The error of a chunk whose bytes do not decode.
+fn damaged_chunk() -> anyhow::Error {
+    anyhow::anyhow!("a damaged postings chunk in the index; restore the index from a copy")
 }
 
 /// The varint at `at`, which moves past it; `None` when the bytes end inside it or it runs
@@ -127,17 +126,55 @@ pub fn encode_chunk(pairs: &[(u32, u32)], base: u32) -> Vec<u8> {
 
 /// The pairs coded by [`encode_chunk`], appended to `out`.
 pub fn decode_chunk(bytes: &[u8], base: u32, out: &mut Vec<(u32, u32)>) -> Result<()> {
-    if bytes.len() < 4 {
-        bail!("a damaged postings chunk in the index; restore the index from a copy");
-    }
-    let mut key = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
-    let mut at = 4;
-    while at < bytes.len() {
-        key = key.wrapping_add(get_varint(bytes, &mut at)?);
-        let doc = base.wrapping_add(get_varint(bytes, &mut at)?);
-        out.push((key, doc));
+    for pair in ChunkPairs::of(bytes, base)? {
+        out.push(pair?);
     }
     Ok(())
+}
+
+/// The pairs of a chunk coded by [`encode_chunk`], decoded as they are read.
+struct ChunkPairs<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    key: u32,
+    base: u32,
+}
+
+impl ChunkPairs<'_> {
+    /// The pairs of `bytes`, whose documents are offsets from `base`.
+    fn of(bytes: &[u8], base: u32) -> Result<ChunkPairs<'_>> {
+        let first: [u8; 4] = bytes
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(damaged_chunk)?;
+        Ok(ChunkPairs {
+            bytes,
+            at: 4,
+            key: u32::from_le_bytes(first),
+            base,
+        })
+    }
+}
+
+impl Iterator for ChunkPairs<'_> {
+    type Item = Result<(u32, u32)>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Result<(u32, u32)>> {
+        if self.at == self.bytes.len() {
+            return None;
+        }
+        let (Some(delta), Some(offset)) = (
+            next_varint(self.bytes, &mut self.at),
+            next_varint(self.bytes, &mut self.at),
+        ) else {
+            // Nothing follows a damaged pair.
+            self.at = self.bytes.len();
+            return Some(Err(damaged_chunk()));
+        };
+        self.key = self.key.wrapping_add(delta);
+        Some(Ok((self.key, self.base.wrapping_add(offset))))
+    }
 }
 
 /// The postings tables of a write transaction.
@@ -324,20 +361,9 @@ impl Segment<'_> {
         group: &[(u32, u32)],
         found: &mut Vec<(u32, u32)>,
     ) -> Result<()> {
-        if bytes.len() < 4 {
-            bail!("a damaged postings chunk in the index; restore the index from a copy");
-        }
-        let mut key = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
-        let mut at = 4;
         let mut wanted = group.iter().map(|w| w.1).peekable();
-        while at < bytes.len() {
-            let (Some(delta), Some(offset)) =
-                (next_varint(bytes, &mut at), next_varint(bytes, &mut at))
-            else {
-                bail!("a damaged postings chunk in the index; restore the index from a copy");
-            };
-            key = key.wrapping_add(delta);
-            let doc = self.base.wrapping_add(offset);
+        for pair in ChunkPairs::of(bytes, self.base)? {
+            let (key, doc) = pair?;
             while wanted.next_if(|&w| w < key).is_some() {}
             match wanted.peek() {
                 None => break,
