@@ -7,8 +7,9 @@
 //! finds an indexed text and changes nothing; retention with `remove --before` and `--ids`
 //! and bad times in the input; agreement with batch `cluster` on the dev benchmark split into
 //! two nights, and the size of the index per document; boilerplate found by each add kept in
-//! the index; and `kill -9` during an add, which must leave the index exactly as it was before
-//! the add or as a completed add leaves it.
+//! the index; an index made by a megashingle of format 1, read and moved on by its next add;
+//! and `kill -9` during an add, which must leave the index exactly as it was before the add or
+//! as a completed add leaves it.
 //!
 //! The texts are made of blocks of pseudo-random words (a small LCG over syllables), so that
 //! distinct blocks share no shingles and the similarity of two texts is set by the blocks they
@@ -1658,4 +1659,71 @@ fn removing_most_documents_gives_their_disk_space_back() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// An index made by an earlier megashingle
+
+/// `fixtures/index-format-1/index.db` is `night-1.csv` of that folder added by a megashingle
+/// of index format 1, which kept the boilerplate one entry a shingle: it is read as it is, and
+/// an add moves it to format 2, with the same stories, boilerplate and answers throughout as an
+/// index made now from the same nights.
+#[test]
+fn an_index_of_format_1_is_read_as_it_is_and_moved_to_format_2_by_its_next_add() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/index-format-1");
+    let night = |n: u32| {
+        fixtures
+            .join(format!("night-{n}.csv"))
+            .display()
+            .to_string()
+    };
+    let earlier = Index::new();
+    std::fs::copy(fixtures.join("index.db"), &earlier.db).unwrap();
+    let now = Index::new();
+    now.add(&[&night(1)], 0);
+    let placements = |index: &Index| -> Vec<(String, String, usize)> {
+        index
+            .export()
+            .iter()
+            .map(|r| (r.doc_id.clone(), r.story_id.clone(), r.story_size))
+            .collect()
+    };
+    let query = |index: &Index| {
+        let text = index.write("t1-r.txt", rewrite(&block(1, 200), 12, 5, 12));
+        let out = index.run("query", &[text.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+        stdout_of(&out)
+    };
+    let same = |what: &str| {
+        assert!(earlier.stat("boilerplate shingles") >= 48, "{what}");
+        for stat in ["documents", "stories", "boilerplate shingles"] {
+            assert_eq!(earlier.stat(stat), now.stat(stat), "{what}: {stat}");
+        }
+        assert_eq!(placements(&earlier), placements(&now), "{what}");
+        assert_eq!(query(&earlier), query(&now), "{what}");
+    };
+    same("format 1, read");
+    assert!(query(&now).contains("s1-a"), "{}", query(&now));
+    assert_eq!(format_of(&earlier.db), "megashingle-index 1");
+
+    let assignments = |index: &Index| parse_assignments(&stdout_of(&index.add(&[&night(2)], 0)));
+    assert_eq!(assignments(&earlier), assignments(&now));
+    same("after an add");
+    assert_eq!(format_of(&earlier.db), "megashingle-index 2");
+    assert_eq!(format_of(&now.db), "megashingle-index 2");
+}
+
+/// The format an index file says it has.
+fn format_of(db: &Path) -> String {
+    use redb::{ReadableDatabase, TableDefinition};
+    let meta: TableDefinition<&str, &str> = TableDefinition::new("meta");
+    let db = redb::ReadOnlyDatabase::open(db).unwrap();
+    let txn = db.begin_read().unwrap();
+    let format = txn
+        .open_table(meta)
+        .unwrap()
+        .get("format")
+        .unwrap()
+        .unwrap();
+    format.value().to_owned()
 }

@@ -252,9 +252,6 @@ fn add_to_index(
     interrupt::written();
     timings.0.extend(report.timings.0.iter().copied());
     timings.0.push(("writing", written.elapsed()));
-    if report.merged_postings {
-        timings.time("index: compaction", || store.compact_if_sparse())?;
-    }
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
         eprintln!(

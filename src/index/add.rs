@@ -74,8 +74,9 @@ pub struct AddReport {
     pub loaded: usize,
     /// Documents in the index afterwards.
     pub documents: u64,
-    /// True when postings segments were merged, freeing the pages of their old copies.
-    pub merged_postings: bool,
+    /// Bytes of the postings segments that merges replaced: their pages are free once the
+    /// add is committed (0 when no segments were merged).
+    pub merged_bytes: u64,
     /// Candidate buckets cut: keys shared by more distinct documents than
     /// `cluster.max-bucket` (see [`crate::cluster::ClusterStats`]).
     pub cut_buckets: usize,
@@ -169,8 +170,9 @@ fn write_add(
     let mut report = AddReport::default();
     {
         let mut t = Tables::open(&txn)?;
+        // An add writes the boilerplate as this format keeps it (moving a format 1 index's).
+        t.meta.insert("format", crate::index::store::FORMAT)?;
         if is_new {
-            t.meta.insert("format", crate::index::store::FORMAT)?;
             t.meta.insert("configuration", config.to_toml().as_str())?;
             t.meta.insert("created_at", started.to_string().as_str())?;
         }
@@ -244,7 +246,7 @@ fn write_add(
         // documents numbered from the first new number.
         let base = first_doc as u32;
         let numbered = |(key, doc): (u32, u32)| (key, base + doc);
-        report.merged_postings = match single_pass {
+        report.merged_bytes = match single_pass {
             Some(night) => t
                 .postings
                 .add_segment_from(base, night.into_iter().map(numbered))?,
@@ -359,9 +361,7 @@ fn write_add(
                 status,
             });
         }
-        for key in found_boilerplate {
-            t.boilerplate.insert(key, ())?;
-        }
+        crate::index::boilerplate::add(&txn, &found_boilerplate)?;
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
         t.counters
             .insert("next_doc", first_doc + ids.len() as u64)?;
@@ -375,6 +375,9 @@ fn write_add(
     timings.lap("writing the outputs", &mut clock);
     txn.commit()?;
     timings.lap("index: commit", &mut clock);
+    if store.compact_after_merges(report.merged_bytes)? {
+        timings.lap("index: compaction", &mut clock);
+    }
     report.timings = timings;
     Ok(report)
 }

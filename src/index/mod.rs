@@ -6,6 +6,7 @@
 //! recorded.
 
 pub mod add;
+mod boilerplate;
 mod examine;
 mod facade;
 pub mod postings;

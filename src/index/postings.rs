@@ -396,11 +396,11 @@ impl<'t> Postings<'t> {
     }
 
     /// Writes sorted, distinct pairs as a new segment, then merges segments as the policy
-    /// says; true when segments were merged.
+    /// says; returns the bytes of the segments merged (0 when none were).
     #[cfg(test)]
-    pub fn add_segment(&mut self, pairs: &[(u32, u32)]) -> Result<bool> {
+    pub fn add_segment(&mut self, pairs: &[(u32, u32)]) -> Result<u64> {
         let Some(base) = pairs.iter().map(|p| p.1).min() else {
-            return Ok(false);
+            return Ok(0);
         };
         self.add_segment_from(base, pairs.iter().copied())
     }
@@ -412,12 +412,12 @@ impl<'t> Postings<'t> {
         &mut self,
         base: u32,
         pairs: impl Iterator<Item = (u32, u32)>,
-    ) -> Result<bool> {
+    ) -> Result<u64> {
         let directories = self.directories()?;
         let number = directories.last().map_or(0, |(n, _)| n + 1);
         let written = self.write_segment(number, base, pairs)?;
         if written == 0 {
-            return Ok(false);
+            return Ok(0);
         }
         let mut sizes: Vec<(u32, u64)> = directories.iter().map(|(n, d)| (*n, d.pairs)).collect();
         sizes.push((number, written));
@@ -430,17 +430,17 @@ impl<'t> Postings<'t> {
         }
         if from + 1 < sizes.len() {
             let numbers: Vec<u32> = sizes[from..].iter().map(|s| s.0).collect();
-            self.merge(&numbers, from == 0)?;
-            return Ok(true);
+            return self.merge(&numbers, from == 0);
         }
-        Ok(false)
+        Ok(0)
     }
 
     /// Merges the given segments (the newest ones, oldest first) into one new segment,
     /// dropping the pairs of removed documents; with `all`, every segment is merged and the
     /// list of dead documents is emptied. The segments are read chunk by chunk, so memory
-    /// does not grow with their size.
-    fn merge(&mut self, numbers: &[u32], all: bool) -> Result<()> {
+    /// does not grow with their size. Returns the bytes of the merged segments, whose pages
+    /// are free once the change is committed.
+    fn merge(&mut self, numbers: &[u32], all: bool) -> Result<u64> {
         let dead: FxHashSet<u32> = self
             .dead
             .iter()?
@@ -458,6 +458,7 @@ impl<'t> Postings<'t> {
                 chunk: 0,
                 pairs: Vec::with_capacity(CHUNK),
                 at: 0,
+                bytes: bytes.value().len() as u64 + 4,
             });
         }
         let output = numbers.iter().max().expect("segments to merge") + 1;
@@ -511,7 +512,7 @@ impl<'t> Postings<'t> {
         if all {
             self.dead.retain(|_, _| false)?;
         }
-        Ok(())
+        Ok(cursors.iter().map(|c| c.bytes).sum())
     }
 
     /// Writes `chunk` as the next chunk of segment `number` and empties it.
@@ -571,6 +572,8 @@ struct Cursor {
     chunk: u32,
     pairs: Vec<(u32, u32)>,
     at: usize,
+    /// Bytes of the chunks read, with their keys.
+    bytes: u64,
 }
 
 impl Cursor {
@@ -587,6 +590,7 @@ impl Cursor {
             })?;
             self.pairs.clear();
             decode_chunk(bytes.value(), self.directory.base, &mut self.pairs)?;
+            self.bytes += bytes.value().len() as u64 + 8;
             self.chunk += 1;
             self.at = 0;
         }
@@ -672,7 +676,7 @@ mod tests {
             let mut first: Vec<(u32, u32)> = (0..2000).map(|d| (7, d)).collect();
             first.extend((0..2000).map(|d| (1000 + d, d)));
             first.sort_unstable();
-            p.add_segment(&first).unwrap();
+            assert_eq!(p.add_segment(&first).unwrap(), 0, "nothing merged");
             let found = p.look_up(&[7, 1500, 5000], 5000).unwrap();
             assert_eq!(found.iter().filter(|f| f.0 == 7).count(), 2000);
             assert_eq!(found.iter().filter(|f| f.0 == 1500).count(), 1);
@@ -682,16 +686,29 @@ mod tests {
             assert_eq!(found, vec![(7, 0), (1500, 500)]);
             // A big enough second segment merges into the first; dead documents go.
             p.dead.insert(500, ()).unwrap();
+            let first_bytes: u64 = p
+                .chunks
+                .iter()
+                .unwrap()
+                .map(|e| e.unwrap().1.value().len() as u64 + 8)
+                .sum::<u64>()
+                + p.segments.get(0).unwrap().unwrap().value().len() as u64
+                + 4;
             let second: Vec<(u32, u32)> = (0..1500).map(|d| (1500, 2000 + d)).collect();
-            p.add_segment(&second).unwrap();
+            let merged = p.add_segment(&second).unwrap();
             assert_eq!(p.directories().unwrap().len(), 1);
+            // Both segments' bytes: the first's, and the second's (under 10 bytes a pair).
+            assert!(
+                merged > first_bytes && merged < first_bytes + 15_000,
+                "{merged} against {first_bytes}"
+            );
             let found = p.look_up(&[7, 1500], 5000).unwrap();
             assert_eq!(found.iter().filter(|f| f.0 == 1500).count(), 1500);
             assert_eq!(found.iter().filter(|f| f.0 == 7).count(), 1999);
             assert!(!found.iter().any(|f| f.1 == 500));
             assert_eq!(p.dead.iter().unwrap().count(), 0);
             // A small one stays a segment of its own.
-            p.add_segment(&[(9, 9000)]).unwrap();
+            assert_eq!(p.add_segment(&[(9, 9000)]).unwrap(), 0);
             assert_eq!(p.directories().unwrap().len(), 2);
             assert_eq!(p.look_up(&[9], 10).unwrap(), vec![(9, 9000)]);
         });

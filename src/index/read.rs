@@ -9,17 +9,19 @@ use rustc_hash::FxHashMap;
 use crate::cluster::estimate_containment;
 use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
+use crate::index::boilerplate::KnownBoilerplate;
 use crate::index::postings::{directories, LookUp, CHUNKS, DEAD, SEGMENTS};
 use crate::index::store::{
     bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord,
-    Store, StoryRecord, BOILERPLATE, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
+    Store, StoryRecord, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
 };
 use crate::io::time::format_time;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::{SketchBuffers, Sketcher};
 
-/// A table of a read transaction; `None` when the index is still empty.
-fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+/// A table of a read transaction; `None` when the index is still empty (or the table was
+/// never made).
+pub(crate) fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
     txn: &ReadTransaction,
     definition: TableDefinition<K, V>,
 ) -> Result<Option<ReadOnlyTable<K, V>>> {
@@ -171,9 +173,7 @@ pub fn stats(store: &Store) -> Result<Stats> {
         stats.segments = directories.len() as u64;
         stats.postings = directories.iter().map(|(_, d)| d.pairs).sum();
     }
-    if let Some(boilerplate) = table(&txn, BOILERPLATE)? {
-        stats.boilerplate_shingles = boilerplate.len()?;
-    }
+    stats.boilerplate_shingles = KnownBoilerplate::open(&txn)?.len()?;
     Ok(stats)
 }
 
@@ -183,14 +183,7 @@ pub fn known_boilerplate(store: &Store) -> Result<Boilerplate> {
         return Ok(Boilerplate::none());
     }
     let txn = store.begin_read()?;
-    let Some(boilerplate) = table(&txn, BOILERPLATE)? else {
-        return Ok(Boilerplate::none());
-    };
-    let keys = boilerplate
-        .iter()?
-        .map(|entry| Ok(entry?.0.value()))
-        .collect::<Result<Vec<u32>>>()?;
-    Ok(Boilerplate::from_keys(keys))
+    Ok(Boilerplate::from_keys(KnownBoilerplate::open(&txn)?.all()?))
 }
 
 /// One near-duplicate found by `index query`.
@@ -221,7 +214,7 @@ pub struct Reader {
 
 /// The tables a query reads.
 struct ReaderTables {
-    boilerplate: ReadOnlyTable<u32, ()>,
+    boilerplate: KnownBoilerplate,
     look_up: LookUp,
     chunks: ReadOnlyTable<(u32, u32), &'static [u8]>,
     docs: ReadOnlyTable<u32, &'static [u8]>,
@@ -247,22 +240,16 @@ impl Reader {
             table(&txn, DEAD)?,
             table(&txn, DOCS)?,
             table(&txn, STORIES)?,
-            table(&txn, BOILERPLATE)?,
         ) {
-            (
-                Some(segments),
-                Some(chunks),
-                Some(dead),
-                Some(docs),
-                Some(stories),
-                Some(boilerplate),
-            ) => Some(ReaderTables {
-                boilerplate,
-                look_up: LookUp::read(&segments, &dead)?,
-                chunks,
-                docs,
-                stories,
-            }),
+            (Some(segments), Some(chunks), Some(dead), Some(docs), Some(stories)) => {
+                Some(ReaderTables {
+                    boilerplate: KnownBoilerplate::open(&txn)?,
+                    look_up: LookUp::read(&segments, &dead)?,
+                    chunks,
+                    docs,
+                    stories,
+                })
+            }
             _ => None,
         };
         Ok(Reader {
@@ -299,7 +286,7 @@ impl Reader {
         // The boilerplate among the text's shingles: a look-up each, not the whole table.
         let mut boilerplate = Vec::new();
         for &key in &shingles.set {
-            if t.boilerplate.get(key)?.is_some() {
+            if t.boilerplate.contains(key)? {
                 boilerplate.push(key);
             }
         }

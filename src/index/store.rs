@@ -6,8 +6,8 @@
 //! Tables: `meta` (format, configuration, creation time), `counters` (next document and story
 //! numbers), `docs` (number → id, story, times, sizes, minima), `ids` (id → number), the
 //! postings (see [`crate::index::postings`]), `stories` (number → name, representative, size,
-//! times), `story_names`, `members` ((story, number) → ()), `merges` and `boilerplate`
-//! (shingles found to be boilerplate by earlier adds).
+//! times), `story_names`, `members` ((story, number) → ()), `merges` and the boilerplate
+//! (shingles found to be boilerplate by earlier adds, see [`crate::index::boilerplate`]).
 //!
 //! A document keeps the low 16 bits of each minimum (b-bit minwise hashing): two minima from
 //! different shingles agree by chance once in 65,536, so the Jaccard estimate is as good as
@@ -28,8 +28,11 @@ use crate::index::postings::Postings;
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
 
-/// What `meta.format` holds in every index.
-pub const FORMAT: &str = "megashingle-index 1";
+/// What `meta.format` holds in an index this megashingle has added to.
+pub const FORMAT: &str = "megashingle-index 2";
+/// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (see
+/// [`crate::index::boilerplate`]); the next add makes such an index format 2.
+const READABLE_FORMATS: [&str; 2] = ["megashingle-index 1", FORMAT];
 
 /// Memory the database may use for its page cache and its write buffer (half of it at most):
 /// a look-up or an add reads and writes the file through it, so memory does not grow with
@@ -47,7 +50,6 @@ pub(crate) const STORIES: TableDefinition<u32, &[u8]> = TableDefinition::new("st
 pub(crate) const STORY_NAMES: TableDefinition<&str, u32> = TableDefinition::new("story_names");
 pub(crate) const MEMBERS: TableDefinition<(u32, u32), ()> = TableDefinition::new("members");
 pub(crate) const MERGES: TableDefinition<u64, &[u8]> = TableDefinition::new("merges");
-pub(crate) const BOILERPLATE: TableDefinition<u32, ()> = TableDefinition::new("boilerplate");
 
 /// The configuration sections that decide what a sketch is: two runs whose keys differ here
 /// make sketches that cannot be compared.
@@ -208,10 +210,12 @@ impl Store {
         let tables = txn.list_tables()?.count();
         match txn.open_table(META) {
             Ok(meta) => match meta.get("format")? {
-                Some(format) if format.value() == FORMAT => Ok(()),
+                Some(format) if READABLE_FORMATS.contains(&format.value()) => Ok(()),
                 Some(format) => bail!(
-                    "{shown}: index format {:?}, this megashingle reads {FORMAT:?}",
-                    format.value()
+                    "{shown}: index format {:?}, which this megashingle cannot read (it reads \
+                     {}); use the megashingle that made the index, or a newer one",
+                    format.value(),
+                    READABLE_FORMATS.map(|f| format!("{f:?}")).join(" and ")
                 ),
                 None => bail!(
                     "{shown}: a redb database, but not a megashingle index; refusing to change it"
@@ -225,6 +229,22 @@ impl Store {
             }
             Err(e) => Err(anyhow!(e)).with_context(|| format!("{shown}: reading the index")),
         }
+    }
+
+    /// After an add whose postings merges replaced `merged_bytes` of segments, gives free
+    /// space back ([`Store::compact_if_sparse`]) when they are over an eighth of the file's
+    /// disk space. Smaller merges free pages that the next adds fill again, and checking the
+    /// whole file's pages reads all of it (about ten seconds at ten million documents), so
+    /// only an add that may have left the file sparse checks it. True when compacted.
+    pub fn compact_after_merges(&mut self, merged_bytes: u64) -> Result<bool> {
+        if !matches!(self.handle, Handle::Writing(_)) || merged_bytes == 0 {
+            return Ok(false);
+        }
+        let file = bytes_on_disk(&std::fs::metadata(&self.path)?);
+        if merged_bytes.saturating_mul(8) < file {
+            return Ok(false);
+        }
+        self.compact_if_sparse()
     }
 
     /// Gives free space back when more than an eighth of the file's disk space is free pages:
@@ -723,7 +743,6 @@ pub(crate) struct Tables<'t> {
     pub story_names: Table<'t, &'static str, u32>,
     pub members: Table<'t, (u32, u32), ()>,
     pub merges: Table<'t, u64, &'static [u8]>,
-    pub boilerplate: Table<'t, u32, ()>,
 }
 
 impl<'t> Tables<'t> {
@@ -739,7 +758,6 @@ impl<'t> Tables<'t> {
             story_names: txn.open_table(STORY_NAMES)?,
             members: txn.open_table(MEMBERS)?,
             merges: txn.open_table(MERGES)?,
-            boilerplate: txn.open_table(BOILERPLATE)?,
         })
     }
 
@@ -849,6 +867,67 @@ impl<'t> Tables<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_merges_of_an_eighth_of_the_file_have_it_compacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        let mut store = Store::open(&path, Open::CreateIfMissing, "test").unwrap();
+        // A file that is mostly free pages: a large table written, then deleted.
+        let filler: TableDefinition<u32, &[u8]> = TableDefinition::new("filler");
+        let db = store.writable().unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(META)
+            .unwrap()
+            .insert("format", FORMAT)
+            .unwrap();
+        {
+            let mut table = txn.open_table(filler).unwrap();
+            for i in 0..4_000u32 {
+                table.insert(i, [i as u8; 1000].as_slice()).unwrap();
+            }
+        }
+        txn.commit().unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.delete_table(filler).unwrap();
+        txn.commit().unwrap();
+        let disk = || bytes_on_disk(&std::fs::metadata(&path).unwrap());
+        let sparse = disk();
+
+        assert!(!store.compact_after_merges(0).unwrap());
+        assert!(!store.compact_after_merges(sparse / 10).unwrap());
+        assert_eq!(disk(), sparse, "left as it was");
+        assert!(store.compact_after_merges(sparse / 4).unwrap());
+        assert!(disk() < sparse / 2, "{} of {sparse} bytes", disk());
+    }
+
+    #[test]
+    fn an_index_of_an_unknown_format_is_refused_with_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        {
+            let db = redb::Database::create(&path).unwrap();
+            let txn = db.begin_write().unwrap();
+            txn.open_table(META)
+                .unwrap()
+                .insert("format", "megashingle-index 9")
+                .unwrap();
+            txn.commit().unwrap();
+        }
+        let error = Store::open(&path, Open::Existing, "test")
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            error,
+            format!(
+                "{}: index format \"megashingle-index 9\", which this megashingle cannot read (it \
+                 reads \"megashingle-index 1\" and \"megashingle-index 2\"); use the megashingle \
+                 that made the index, or a newer one",
+                path.display()
+            )
+        );
+    }
 
     #[test]
     fn records_round_trip() {
