@@ -20,6 +20,10 @@ use rustc_hash::FxHashMap;
 
 use crate::corpus::lookup::{KeySet, NumberedKeys};
 
+/// How many keys ahead [`Boilerplate::split`] asks for the slots of a key's look-up: enough
+/// for a few look-ups to wait for memory at once.
+const PREFETCH_AHEAD: usize = 8;
+
 /// Most keys counted at once by one thread in [`document_counts`], about: the key space is cut
 /// into `MIN_KEY_RANGES` ranges, or more when a range would hold more keys of all the sets than
 /// this. Each range costs a visit to every set, so few large ranges keep the count linear in
@@ -278,6 +282,15 @@ impl Boilerplate {
                 .is_some_and(|known| known.common.contains(shingle))
     }
 
+    /// [`KeySet::prefetch`] of both layers.
+    #[inline]
+    fn prefetch(&self, shingle: u32) {
+        self.common.prefetch(shingle);
+        if let Some(known) = &self.known {
+            known.common.prefetch(shingle);
+        }
+    }
+
     /// The boilerplate shingles, sorted.
     pub fn keys(&self) -> Vec<u32> {
         let mut keys = self.common.keys();
@@ -324,7 +337,10 @@ impl Boilerplate {
         if self.is_empty() {
             kept.extend_from_slice(set);
         } else {
-            for &s in set {
+            for (i, &s) in set.iter().enumerate() {
+                if let Some(&ahead) = set.get(i + PREFETCH_AHEAD) {
+                    self.prefetch(ahead);
+                }
                 if self.contains(s) {
                     taken.push(s);
                 } else {
