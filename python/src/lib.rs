@@ -13,7 +13,7 @@ use megashingle::sketch::{ShingleSets, TextOutline};
 use megashingle::{Clusterer, Config, DocumentSketch, DocumentSketcher, RunOptions};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -1463,8 +1463,17 @@ impl PyIndex {
             // A failed first add leaves no empty index behind.
             let _ = std::fs::remove_file(&self.path);
         }
+        let report = report?;
+        if let Some(why) = &report.not_compacted {
+            let message = format!(
+                "the documents were added, but the index was not compacted ({why}); a later \
+                 add or removal gives its free space back"
+            );
+            let warning = std::ffi::CString::new(message).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &warning, 1)?;
+        }
         let rows = PyList::empty(py);
-        for a in report?.assignments {
+        for a in report.assignments {
             let row = PyDict::new(py);
             row.set_item("doc_id", a.doc_id)?;
             row.set_item("story_id", a.story_id)?;

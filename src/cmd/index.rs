@@ -250,6 +250,12 @@ fn add_to_index(
         None => emit_csv(None, &ASSIGNMENTS, assignment_rows(&report))?,
     }
     interrupt::written();
+    if let Some(why) = &report.not_compacted {
+        eprintln!(
+            "megashingle: warning: the documents were added, but the index was not compacted \
+             ({why}); a later add or removal gives its free space back"
+        );
+    }
     timings.0.extend(report.timings.0.iter().copied());
     timings.0.push(("writing", written.elapsed()));
     if args.run.timings {

@@ -77,6 +77,9 @@ pub struct AddReport {
     /// Bytes of the postings segments that merges replaced: their pages are free once the
     /// add is committed (0 when no segments were merged).
     pub merged_bytes: u64,
+    /// Why the index could not be compacted after the add, which is committed all the same:
+    /// its free pages stay until a later add or removal gives them back.
+    pub not_compacted: Option<String>,
     /// Candidate buckets cut: keys shared by more distinct documents than
     /// `cluster.max-bucket` (see [`crate::cluster::ClusterStats`]).
     pub cut_buckets: usize,
@@ -375,8 +378,12 @@ fn write_add(
     timings.lap("writing the outputs", &mut clock);
     txn.commit()?;
     timings.lap("index: commit", &mut clock);
-    if store.compact_after_merges(report.merged_bytes)? {
-        timings.lap("index: compaction", &mut clock);
+    // The add is committed: a compaction that fails leaves the index as it is, free pages
+    // and all, and is reported rather than failing the add.
+    match store.compact_after_merges(report.merged_bytes) {
+        Ok(true) => timings.lap("index: compaction", &mut clock),
+        Ok(false) => {}
+        Err(error) => report.not_compacted = Some(format!("{error:#}")),
     }
     report.timings = timings;
     Ok(report)

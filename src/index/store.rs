@@ -7,7 +7,8 @@
 //! numbers), `docs` (number → id, story, times, sizes, minima), `ids` (id → number), the
 //! postings (see [`crate::index::postings`]), `stories` (number → name, representative, size,
 //! times), `story_names`, `members` ((story, number) → ()), `merges` and the boilerplate
-//! (shingles found to be boilerplate by earlier adds, see [`crate::index::boilerplate`]).
+//! (shingles found to be boilerplate by earlier adds, kept in blocks: see
+//! `src/index/boilerplate.rs`).
 //!
 //! A document keeps the low 16 bits of each minimum (b-bit minwise hashing): two minima from
 //! different shingles agree by chance once in 65,536, so the Jaccard estimate is as good as
@@ -30,8 +31,9 @@ use crate::sketch::keys::KeyMaker;
 
 /// What `meta.format` holds in an index this megashingle has added to.
 pub const FORMAT: &str = "megashingle-index 2";
-/// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (see
-/// [`crate::index::boilerplate`]); the next add makes such an index format 2.
+/// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
+/// keeps it in blocks: see `src/index/boilerplate.rs`); the next add makes such an index
+/// format 2.
 const READABLE_FORMATS: [&str; 2] = ["megashingle-index 1", FORMAT];
 
 /// Memory the database may use for its page cache and its write buffer (half of it at most):
@@ -896,6 +898,16 @@ mod tests {
 
         assert!(!store.compact_after_merges(0).unwrap());
         assert!(!store.compact_after_merges(sparse / 10).unwrap());
+        assert_eq!(disk(), sparse, "left as it was");
+        // A reader holding the file open keeps its pages: the compaction fails, and says so.
+        let reader = store.begin_read().unwrap();
+        let error = store.compact_after_merges(sparse / 4).unwrap_err();
+        assert!(
+            format!("{error:#}")
+                .starts_with(&format!("{}: compacting the index: ", path.display())),
+            "{error:#}"
+        );
+        drop(reader);
         assert_eq!(disk(), sparse, "left as it was");
         assert!(store.compact_after_merges(sparse / 4).unwrap());
         assert!(disk() < sparse / 2, "{} of {sparse} bytes", disk());
