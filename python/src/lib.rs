@@ -1464,12 +1464,8 @@ impl PyIndex {
             let _ = std::fs::remove_file(&self.path);
         }
         let report = report?;
-        if let Some(why) = &report.not_compacted {
-            let message = format!(
-                "the documents were added, but the index was not compacted ({why}); a later \
-                 add or removal gives its free space back"
-            );
-            let warning = std::ffi::CString::new(message).unwrap_or_default();
+        if let Some(warning) = &report.not_compacted {
+            let warning = std::ffi::CString::new(warning.as_str()).unwrap_or_default();
             PyErr::warn(py, &py.get_type::<PyUserWarning>(), &warning, 1)?;
         }
         let rows = PyList::empty(py);

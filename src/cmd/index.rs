@@ -250,11 +250,8 @@ fn add_to_index(
         None => emit_csv(None, &ASSIGNMENTS, assignment_rows(&report))?,
     }
     interrupt::written();
-    if let Some(why) = &report.not_compacted {
-        eprintln!(
-            "megashingle: warning: the documents were added, but the index was not compacted \
-             ({why}); a later add or removal gives its free space back"
-        );
+    if let Some(warning) = &report.not_compacted {
+        eprintln!("megashingle: warning: {warning}");
     }
     timings.0.extend(report.timings.0.iter().copied());
     timings.0.push(("writing", written.elapsed()));

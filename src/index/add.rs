@@ -77,8 +77,8 @@ pub struct AddReport {
     /// Bytes of the postings segments that merges replaced: their pages are free once the
     /// add is committed (0 when no segments were merged).
     pub merged_bytes: u64,
-    /// Why the index could not be compacted after the add, which is committed all the same:
-    /// its free pages stay until a later add or removal gives them back.
+    /// A warning, when the index could not be compacted after the add, which is committed
+    /// all the same: its free pages stay until a later add or removal gives them back.
     pub not_compacted: Option<String>,
     /// Candidate buckets cut: keys shared by more distinct documents than
     /// `cluster.max-bucket` (see [`crate::cluster::ClusterStats`]).
@@ -383,7 +383,12 @@ fn write_add(
     match store.compact_after_merges(report.merged_bytes) {
         Ok(true) => timings.lap("index: compaction", &mut clock),
         Ok(false) => {}
-        Err(error) => report.not_compacted = Some(format!("{error:#}")),
+        Err(error) => {
+            report.not_compacted = Some(format!(
+                "the documents were added, but the index was not compacted ({error:#}); a \
+                 later add or removal gives its free space back"
+            ))
+        }
     }
     report.timings = timings;
     Ok(report)
