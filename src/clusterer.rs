@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::cancel::Cancel;
 use crate::cluster::ClusterStats;
 use crate::config::{Config, Resolved};
 use crate::engine::{
@@ -80,6 +81,9 @@ pub struct RunOptions {
     pub strict: bool,
     /// Where progress and warnings go; by default nowhere.
     pub progress: Arc<dyn Progress>,
+    /// Stops the run at its next check once cancelled (see [`Cancel`]); by default a token
+    /// nothing cancels.
+    pub cancel: Cancel,
 }
 
 impl Default for RunOptions {
@@ -88,6 +92,7 @@ impl Default for RunOptions {
             threads: 0,
             strict: false,
             progress: Arc::new(Quiet),
+            cancel: Cancel::default(),
         }
     }
 }
@@ -114,6 +119,7 @@ pub struct Clusterer {
     config: Resolved,
     threads: usize,
     progress: Arc<dyn Progress>,
+    cancel: Cancel,
     collector: Collector,
     started: Instant,
 }
@@ -134,6 +140,7 @@ impl Clusterer {
                 threads: options.threads,
                 strict: options.strict,
                 progress: options.progress.clone(),
+                cancel: options.cancel.clone(),
                 ..CollectOptions::default()
             },
         )?;
@@ -141,6 +148,7 @@ impl Clusterer {
             config,
             threads: options.threads,
             progress: options.progress,
+            cancel: options.cancel,
             collector,
             started: Instant::now(),
         })
@@ -182,8 +190,13 @@ impl Clusterer {
     /// Waits for the documents in work and clusters them all.
     pub fn finish(self) -> Result<Clusters> {
         let collection = self.collector.finish()?;
-        let clustering =
-            cluster_collection(&collection, &self.config, self.threads, &*self.progress)?;
+        let clustering = cluster_collection(
+            &collection,
+            &self.config,
+            self.threads,
+            &*self.progress,
+            &self.cancel,
+        )?;
         let mut timings = collection.timings.clone();
         timings.0.push(("clustering", clustering.elapsed));
         Ok(Clusters {

@@ -47,6 +47,10 @@ pub enum Error {
     /// The story index failed.
     #[error("{0:#}")]
     Index(anyhow::Error),
+    /// The run's [`crate::Cancel`] token was cancelled: the run stopped at its next check,
+    /// wrote nothing and committed nothing.
+    #[error("cancelled; nothing was written")]
+    Cancelled,
 }
 
 impl Error {

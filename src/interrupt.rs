@@ -1,17 +1,18 @@
-//! Interrupts. SIGINT (Ctrl-C) and SIGTERM (a scheduler's stop) end a run at once with one
-//! line and exit code 130 or 143 (128 + the signal), after removing the temporary file of every
-//! output being written: an output is put in place only when complete, so each old one stays.
-//! While an index is being changed and while finished outputs are being put in place, a signal
-//! waits: the run gives the change up at its next check (its transaction is never committed)
-//! and ends the same way, or, when the signal came too late for that, ends once everything is
-//! written and says so. SIGXFSZ (a file size limit reached) is caught and does nothing, so that
-//! the write past the limit fails with an error naming the file instead of killing the run.
+//! Interrupts. SIGINT (Ctrl-C) and SIGTERM (a scheduler's stop) cancel the run's
+//! [`megashingle::Cancel`] token: the run stops at its next check and unwinds as from any
+//! error, each temporary file removed by its owner, no output put in place and no index change
+//! committed, and the command ends with one line and exit code 130 or 143 (128 + the signal).
+//! A signal that comes after the last check (while finished outputs are put in place, or once
+//! an index add has passed the check before its commit) lets the run end complete, and the
+//! line says so. A second signal ends the process at once. SIGXFSZ (a file size limit reached)
+//! is caught and does nothing, so that the write past the limit fails with an error naming the
+//! file instead of killing the run.
 
-use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use anyhow::{Context, Result};
+use megashingle::Cancel;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGXFSZ};
 use signal_hook::iterator::Signals;
 
@@ -43,29 +44,11 @@ fn name(signal: &i32) -> &'static str {
     }
 }
 
-/// What the signal thread and the run share.
-struct State {
-    /// Sections in which a signal waits (nested).
-    waiting: usize,
-    /// The signal that came during such a section.
-    pending: Option<i32>,
-    /// Files to remove when a signal ends the run: those the run made that must not outlive
-    /// it (the lock file of an index not made yet).
-    remove: Vec<PathBuf>,
-    /// Everything the run writes is written: a signal now ends it as [`Interrupted::Late`].
-    written: bool,
-}
+/// The token every run of this process checks.
+static TOKEN: LazyLock<Cancel> = LazyLock::new(Cancel::new);
 
-static STATE: Mutex<State> = Mutex::new(State {
-    waiting: 0,
-    pending: None,
-    remove: Vec::new(),
-    written: false,
-});
-
-fn state() -> MutexGuard<'static, State> {
-    STATE.lock().unwrap_or_else(PoisonError::into_inner)
-}
+/// The first signal received, 0 for none.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
 /// Starts the thread that handles SIGINT and SIGTERM, and catches SIGXFSZ. Where no thread
 /// can start, the signals keep their default action (the run is killed); the run fails soon
@@ -91,12 +74,7 @@ pub fn install() -> Result<()> {
                 }
             };
             for signal in signals.forever() {
-                let mut state = state();
-                if state.waiting > 0 {
-                    state.pending.get_or_insert(signal);
-                    continue;
-                }
-                end(signal, state);
+                received(signal);
             }
         });
     if started.is_err() {
@@ -108,75 +86,64 @@ pub fn install() -> Result<()> {
     }
 }
 
-/// Ends the run on `signal`: removes the temporary files of the outputs being written and the
-/// files listed to go, prints the line and exits, holding the state and the list of temporary
-/// files so that nothing new is made or put in place meanwhile.
-fn end(signal: i32, mut state: MutexGuard<'static, State>) -> ! {
-    let _abandoned = megashingle::io::write::abandon_outputs();
-    for path in state.remove.drain(..) {
-        let _ = std::fs::remove_file(path);
-    }
-    crate::bars::clear();
-    let interrupted = if state.written {
-        Interrupted::Late(signal)
-    } else {
-        Interrupted::Early(signal)
-    };
-    eprintln!("megashingle: {interrupted}");
-    std::process::exit(i32::from(interrupted.code()))
-}
-
-/// Runs `section` with signals waiting until it ends (see [`check`]). A signal that came
-/// meanwhile ends the run after it: as [`Interrupted::Early`] when the section gave up for it,
-/// as [`Interrupted::Late`] when the section finished, and with the section's own error when it
-/// failed otherwise.
-pub fn waiting<T>(section: impl FnOnce() -> Result<T>) -> Result<T> {
-    state().waiting += 1;
-    let result = section();
-    let pending = {
-        let mut state = state();
-        state.waiting -= 1;
-        if state.waiting > 0 {
-            None
-        } else {
-            state.pending.take()
+/// The first signal cancels the run; a second ends the process at once, as a user pressing
+/// Ctrl-C twice asks.
+fn received(signal: i32) {
+    match RECEIVED.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => TOKEN.cancel(),
+        Err(_) => {
+            crate::bars::clear();
+            eprintln!(
+                "megashingle: interrupted ({}) again; stopped at once",
+                name(&signal)
+            );
+            std::process::exit(128 + signal);
         }
-    };
-    match (pending, result) {
-        (None, result) => result,
-        (Some(signal), Ok(_)) => Err(Interrupted::Late(signal).into()),
-        (Some(_), Err(error)) => Err(error),
     }
 }
 
-/// Fails with [`Interrupted::Early`] when a signal came during the section being run by
-/// [`waiting`]: the section gives up and changes nothing.
+/// The token the run's library calls check.
+pub fn token() -> Cancel {
+    TOKEN.clone()
+}
+
+/// The signal received so far, if any.
+fn signal() -> Option<i32> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
+/// Fails with [`Interrupted::Early`] once a signal came: the caller gives up before it puts
+/// anything in place or commits.
 pub fn check() -> Result<(), Interrupted> {
-    match state().pending {
+    match signal() {
         Some(signal) => Err(Interrupted::Early(signal)),
         None => Ok(()),
     }
 }
 
-/// Marks everything the run writes as written: a signal from now on says so.
-pub fn written() {
-    state().written = true;
-}
-
-/// Removes `path` if a signal ends the run, until the returned guard is dropped.
-pub fn remove_if_interrupted(path: PathBuf) -> RemoveIfInterrupted {
-    state().remove.push(path.clone());
-    RemoveIfInterrupted(path)
-}
-
-/// See [`remove_if_interrupted`].
-pub struct RemoveIfInterrupted(PathBuf);
-
-impl Drop for RemoveIfInterrupted {
-    fn drop(&mut self) {
-        let mut state = state();
-        if let Some(at) = state.remove.iter().position(|p| *p == self.0) {
-            state.remove.swap_remove(at);
-        }
+/// How a run ends once a signal came: a run that stopped for the cancelled token (or gave up
+/// at a [`check`]) wrote nothing; one that finished anyway wrote everything; one that failed
+/// otherwise keeps its own error.
+pub fn outcome<T>(result: Result<T>) -> Result<T> {
+    let Some(signal) = signal() else {
+        return result;
+    };
+    match result {
+        Ok(_) => Err(Interrupted::Late(signal).into()),
+        Err(error) if was_cancelled(&error) => Err(Interrupted::Early(signal).into()),
+        Err(error) => Err(error),
     }
+}
+
+/// Whether the run stopped for its token or a [`check`].
+fn was_cancelled(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<megashingle::Error>(),
+            Some(megashingle::Error::Cancelled)
+        ) || cause.is::<Interrupted>()
+    })
 }

@@ -26,6 +26,7 @@
 //! stages themselves, public for the binary and the benchmarks but not part of the facade.
 #![warn(missing_docs)]
 
+mod cancel;
 mod clusterer;
 mod dedup;
 mod error;
@@ -54,6 +55,7 @@ pub mod report;
 #[doc(hidden)]
 pub mod sketch;
 
+pub use cancel::Cancel;
 pub use clusterer::{Assignment, Clusterer, Clusters, RunOptions, Status, Summary};
 pub use compare::Comparison;
 pub use config::{Config, ConfigError, DedupConfig, Keep};

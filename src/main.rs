@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     }
     let processing = exit::processing(&cli.command);
     let index = exit::index_of(&cli.command);
-    match catch_unwind(AssertUnwindSafe(|| run(cli.command))) {
+    match catch_unwind(AssertUnwindSafe(|| interrupt::outcome(run(cli.command)))) {
         Ok(Ok(outcome)) => outcome.into(),
         Ok(Err(error)) => exit::failed(&error),
         Err(payload) => exit::panicked(payload.as_ref(), &processing, index.as_deref()),

@@ -272,3 +272,57 @@ fn the_readme_library_example_is_the_crate_doctest() {
     assert_eq!(shown, tested);
     assert!(shown.contains("Clusterer::new(&config)?"), "{shown}");
 }
+
+#[test]
+fn a_cancelled_run_stops_with_one_error_and_changes_no_index() {
+    let words = |seed: usize| -> String {
+        (0..60)
+            .map(|i| format!("w{}", (seed * 7 + i * 13) % 997))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let cancel = megashingle::Cancel::new();
+    let options = megashingle::RunOptions {
+        cancel: cancel.clone(),
+        ..megashingle::RunOptions::default()
+    };
+    let mut clusterer =
+        megashingle::Clusterer::with_options(&Config::default(), options.clone()).unwrap();
+    for i in 0..500 {
+        clusterer.add(format!("d{i}"), &words(i)).unwrap();
+    }
+    // Cancelled from another thread while documents are in work, as a signal handler does.
+    std::thread::scope(|s| {
+        s.spawn(|| cancel.cancel());
+    });
+    let err = clusterer.finish().unwrap_err();
+    assert!(matches!(err, megashingle::Error::Cancelled), "{err}");
+    assert_eq!(err.to_string(), "cancelled; nothing was written");
+    // Documents added after the token is cancelled are not taken in.
+    let mut clusterer =
+        megashingle::Clusterer::with_options(&Config::default(), options.clone()).unwrap();
+    clusterer.add("late", &words(1)).unwrap();
+    assert!(matches!(
+        clusterer.finish(),
+        Err(megashingle::Error::Cancelled)
+    ));
+
+    // An add to an index that is cancelled commits nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stories.db");
+    let mut index = megashingle::Index::open(&path).unwrap();
+    let mut night = index
+        .begin_add(
+            &Config::default(),
+            megashingle::RunOptions::default(),
+            false,
+        )
+        .unwrap();
+    night.add("a", &words(3), None).unwrap();
+    night.commit().unwrap();
+    let before = index.export().unwrap().len();
+    let mut night = index.begin_add(&Config::default(), options, false).unwrap();
+    night.add("b", &words(4), None).unwrap();
+    assert!(matches!(night.commit(), Err(megashingle::Error::Cancelled)));
+    assert_eq!(index.export().unwrap().len(), before);
+}

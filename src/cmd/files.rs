@@ -158,16 +158,13 @@ pub fn write_file(
 
 /// Puts the outputs of a command, written in full, in place together, unless the run is
 /// interrupted first (then their temporary files are removed and every old output stays); a
-/// signal that comes while they are put in place waits until they all are.
+/// signal that comes while they are put in place lets them all be put in place.
 pub fn put_in_place(staged: Vec<Staged>) -> Result<()> {
-    crate::interrupt::waiting(|| {
-        crate::interrupt::check()?;
-        for output in staged {
-            output.persist()?;
-        }
-        crate::interrupt::written();
-        Ok(())
-    })
+    crate::interrupt::check()?;
+    for output in staged {
+        output.persist()?;
+    }
+    Ok(())
 }
 
 /// Writes a CSV table to `output` (atomically) or to stdout.

@@ -124,23 +124,16 @@ fn run_add(args: IndexAddArgs) -> Result<Outcome> {
     }
     let config = args.config.resolve()?.resolve();
     let made = !args.db.db.exists();
-    let lock = megashingle::index::store::lock_path(&args.db.db);
-    let lock_made = !lock.exists();
     let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
-    // Interrupted while reading, a first add leaves no lock file behind (its index is made
-    // only when written).
-    let _lock_goes = (made && lock_made).then(|| interrupt::remove_if_interrupted(lock));
-    let sketched = sketch_inputs(&args, &store, &config, started);
-    // From here on a signal waits: the add gives up before its commit, or ends complete.
-    interrupt::waiting(move || {
-        let outcome =
-            sketched.and_then(|sketched| add_to_index(args, &mut store, &config, sketched));
-        if outcome.is_err() && made && store.is_new().unwrap_or(false) {
-            // A failed first add leaves no empty index behind, and no lock file beside it.
-            store.discard();
-        }
-        outcome
-    })
+    // A signal stops the reading, or the add gives up before its commit, or the add ends
+    // complete.
+    let outcome = sketch_inputs(&args, &store, &config, started)
+        .and_then(|sketched| add_to_index(args, &mut store, &config, sketched));
+    if outcome.is_err() && made && store.is_new().unwrap_or(false) {
+        // A failed first add leaves no empty index behind, and no lock file beside it.
+        store.discard();
+    }
+    outcome
 }
 
 /// The inputs of an add, read and sketched, with what the summary line tells of them.
@@ -249,7 +242,6 @@ fn add_to_index(
         Some(staged) => staged.persist()?,
         None => emit_csv(None, &ASSIGNMENTS, assignment_rows(&report))?,
     }
-    interrupt::written();
     if let Some(warning) = &report.not_compacted {
         eprintln!("megashingle: warning: {warning}");
     }

@@ -37,6 +37,7 @@ pub fn run_options(run: &RunArgs, strict: bool) -> RunOptions {
         threads: threads(run),
         strict,
         progress: Arc::new(Bars::new(!run.quiet && std::io::stderr().is_terminal())),
+        cancel: crate::interrupt::token(),
     }
 }
 
@@ -47,6 +48,7 @@ pub fn collect_options(run: &RunArgs, strict: bool) -> CollectOptions {
         threads: options.threads,
         strict: options.strict,
         progress: options.progress,
+        cancel: options.cancel,
         ..CollectOptions::default()
     }
 }

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use super::allocator::{give_back_free_pages, give_back_large_blocks};
 use super::statistics::sketch_with_statistics;
 use super::{thread_pool, Collection, Ids, Timings};
+use crate::cancel::Cancel;
 use crate::config::{Resolved, Verify};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::{Place, SetStore};
@@ -62,6 +63,9 @@ pub struct CollectOptions {
     pub known: Arc<Boilerplate>,
     /// Where progress and warnings go.
     pub progress: Arc<dyn Progress>,
+    /// Stops the collection at its next check: documents added after it is cancelled are
+    /// dropped unread, batches in work are given up, and [`Collector::finish`] fails.
+    pub cancel: Cancel,
 }
 
 impl Default for CollectOptions {
@@ -71,6 +75,7 @@ impl Default for CollectOptions {
             strict: false,
             known: Arc::new(Boilerplate::none()),
             progress: Arc::new(crate::progress::Quiet),
+            cancel: Cancel::default(),
         }
     }
 }
@@ -113,6 +118,7 @@ impl Collector {
         let workers = {
             let (pool, sketcher, store) = (pool.clone(), sketcher.clone(), store.clone());
             let (known, progress) = (options.known.clone(), options.progress.clone());
+            let cancel = options.cancel.clone();
             std::thread::Builder::new()
                 .name("shingling".into())
                 .spawn(move || {
@@ -121,6 +127,10 @@ impl Collector {
                             .into_iter()
                             .par_bridge()
                             .map_init(SketchBuffers::default, |scratch, batch| {
+                                if cancel.is_cancelled() {
+                                    // Given up: finish fails before these are looked at.
+                                    return Ok(Vec::new());
+                                }
                                 let documents = shingle_batch(
                                     batch, &sketcher, scratch, &known, statistics, pages, exact,
                                     &store,
@@ -156,6 +166,9 @@ impl Collector {
 
     /// Queues one document; a full batch goes to the workers.
     pub fn add(&mut self, record: Record) {
+        if self.options.cancel.is_cancelled() {
+            return;
+        }
         self.options.progress.advance(Stage::Reading, 1);
         self.added += 1;
         self.batch_bytes += record.text.len();
@@ -228,6 +241,7 @@ impl Collector {
             Ok(batches) => batches,
             Err(panic) => std::panic::resume_unwind(panic),
         };
+        self.options.cancel.check()?;
         let progress = self.options.progress.clone();
         progress.finish(Stage::Reading);
         progress.finish(Stage::Shingling);
@@ -248,6 +262,7 @@ impl Collector {
             self.pool
                 .install(|| drop_duplicate_ids(&mut documents, strict, &*progress))
         })?;
+        self.options.cancel.check()?;
         give_back_free_pages();
         collect(
             documents,
@@ -380,10 +395,11 @@ fn collect(
             .push(("collecting sketches", sketch_started.elapsed()));
         Boilerplate::none().over(&options.known)
     };
-    progress.finish(Stage::Sketching);
     if let Some(failure) = store.take_failure() {
         return Err(Error::spill(failure));
     }
+    options.cancel.check()?;
+    progress.finish(Stage::Sketching);
     Ok(Collection {
         ids,
         origins,

@@ -13,6 +13,7 @@ pub use ids::Ids;
 
 use std::time::{Duration, Instant};
 
+use crate::cancel::Cancel;
 use crate::cluster::{cluster_with_links, Cluster, ClusterStats, Link};
 use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
@@ -114,7 +115,9 @@ pub fn cluster_collection(
     config: &Resolved,
     threads: usize,
     progress: &dyn Progress,
+    cancel: &Cancel,
 ) -> Result<Clustering, Error> {
+    cancel.check()?;
     let sketches = &collection.sketches;
     let pool = thread_pool(threads, "cluster")?;
     let started = Instant::now();
@@ -127,6 +130,7 @@ pub fn cluster_collection(
     if let Some(failure) = collection.sets.as_ref().and_then(SetStore::take_failure) {
         return Err(Error::spill(failure));
     }
+    cancel.check()?;
     progress.advance(Stage::Clustering, sketches.len() as u64);
     progress.finish(Stage::Clustering);
     Ok(Clustering {

@@ -81,6 +81,7 @@ impl Index {
                 strict: options.strict,
                 known: Arc::new(known),
                 progress: options.progress,
+                cancel: options.cancel,
             },
         )?;
         Ok(IndexAddition {

@@ -202,7 +202,8 @@ pub fn stage(
     }
     let mut staged = Staged {
         temp: Some(
-            unfinished::create(folder_of(target))
+            temporary_builder()
+                .tempfile_in(folder_of(target))
                 .map_err(|e| fail("cannot create a temporary file beside it", e))?,
         ),
         target: target.to_owned(),
@@ -226,102 +227,18 @@ impl Staged {
         let Some(temp) = self.temp.take() else {
             return Ok(());
         };
-        unfinished::persist(temp, &self.target).map_err(|e| WriteError {
-            path: self.target.display().to_string(),
-            what: "cannot rename the finished temporary file to it".into(),
-            source: e,
-        })
+        temp.persist(&self.target)
+            .map(drop)
+            .map_err(|e| WriteError {
+                path: self.target.display().to_string(),
+                what: "cannot rename the finished temporary file to it".into(),
+                source: e.error,
+            })
     }
 
     /// The target.
     pub fn target(&self) -> &Path {
         &self.target
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if let Some(temp) = self.temp.take() {
-            unfinished::remove(temp);
-        }
-    }
-}
-
-/// Removes the temporary file of every output being written (staged and not put in place) by
-/// any thread, and keeps new ones from being made or put in place while the returned guard
-/// lives: for a program that ends on a signal (Ctrl-C), which runs no destructor, so that no
-/// temporary file is left beside an output and every old output stays as it was. The program
-/// ends while it holds the guard.
-pub fn abandon_outputs() -> Abandoned {
-    unfinished::abandon()
-}
-
-pub use unfinished::Abandoned;
-
-/// The temporary files being written, by path, so that they can be removed from another
-/// thread. Each is made, put in place and removed with the list locked, so a file is in the
-/// list exactly while it is on disk under its temporary name.
-mod unfinished {
-    use std::path::{Path, PathBuf};
-    use std::sync::{Mutex, MutexGuard, PoisonError};
-
-    use tempfile::NamedTempFile;
-
-    static FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-    fn files() -> MutexGuard<'static, Vec<PathBuf>> {
-        FILES.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn forget(files: &mut Vec<PathBuf>, path: &Path) {
-        if let Some(at) = files.iter().position(|p| p == path) {
-            files.swap_remove(at);
-        }
-    }
-
-    pub(super) fn create(folder: &Path) -> std::io::Result<NamedTempFile> {
-        let mut files = files();
-        let temp = super::temporary_builder().tempfile_in(folder)?;
-        files.push(temp.path().to_owned());
-        Ok(temp)
-    }
-
-    pub(super) fn persist(temp: NamedTempFile, target: &Path) -> std::io::Result<()> {
-        let mut files = files();
-        let path = temp.path().to_owned();
-        match temp.persist(target) {
-            Ok(_) => {
-                forget(&mut files, &path);
-                Ok(())
-            }
-            Err(e) => {
-                let error = e.error;
-                drop(e.file);
-                forget(&mut files, &path);
-                Err(error)
-            }
-        }
-    }
-
-    pub(super) fn remove(temp: NamedTempFile) {
-        let mut files = files();
-        let path = temp.path().to_owned();
-        drop(temp);
-        forget(&mut files, &path);
-    }
-
-    /// See [`super::abandon_outputs`].
-    #[must_use = "new temporary files can be made once the guard is dropped"]
-    pub struct Abandoned {
-        _files: MutexGuard<'static, Vec<PathBuf>>,
-    }
-
-    pub(super) fn abandon() -> Abandoned {
-        let mut files = files();
-        for path in files.drain(..) {
-            let _ = std::fs::remove_file(path);
-        }
-        Abandoned { _files: files }
     }
 }
 
@@ -499,13 +416,13 @@ pub fn check_creatable(target: &Path) -> Result<(), CannotCreate> {
         Ok(_) => {}
     }
     // The one sure test: make (and at once remove) a file there, as the write will.
-    let probe = unfinished::create(folder).map_err(|e| {
+    let probe = temporary_builder().tempfile_in(folder).map_err(|e| {
         fail(
             format!("cannot make a file in the folder {shown} ({e})"),
             "give a path in a folder you can write to".into(),
         )
     })?;
-    unfinished::remove(probe);
+    drop(probe);
     Ok(())
 }
 
