@@ -18,15 +18,23 @@ use megashingle::io::write::OutputFormat;
 /// without spaces: there every character is a word, and a text mostly in one of these scripts
 /// is shingled by runs of characters (shingle.script-size: 4 for Han and kana, 5 for the
 /// others). Stop words and stemmers exist for English, Russian and Ukrainian.
-///
-/// Exit codes: 0 all good; 1 finished, but some input records were skipped (each is reported
-/// on stderr); 2 nothing was written (bad arguments, configuration or input).
 #[derive(Debug, Parser)]
-#[command(name = "megashingle", version, max_term_width = 100)]
+#[command(name = "megashingle", version, max_term_width = 100, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The exit codes, as `megashingle --help` lists them after the commands.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0    all good
+  1    finished, but some input records were skipped (each is reported on stderr)
+  2    nothing was written: bad arguments, configuration or input, or an output that cannot
+       be written
+  130  interrupted by SIGINT (Ctrl-C): nothing was written, or, when the signal came as the
+       run ended, everything was; the last line says which
+  143  interrupted by SIGTERM (a scheduler stopping the job), as for 130";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -129,7 +137,8 @@ pub enum IndexCommand {
     /// made with; the error names any that differ.
     Add(IndexAddArgs),
     /// List the indexed near-duplicates of one text, most similar first, without changing
-    /// the index: doc_id, story_id, similarity (estimated Jaccard), containment.
+    /// the index: doc_id, story_id, similarity (estimated Jaccard), containment (the
+    /// estimated share of the smaller text's shingles found in the larger).
     Query(IndexQueryArgs),
     /// Write every indexed document with its story: doc_id, story_id, story_size, added_at.
     Export(IndexOutputArgs),
@@ -422,10 +431,11 @@ impl ConfigArgs {
 #[derive(Debug, Args)]
 pub struct ClusterArgs {
     /// Inputs, read as one collection: CSV files (header row; .tsv and .tab files are
-    /// tab-separated, see --delimiter), JSONL files (.jsonl, .ndjson), Parquet files
+    /// tab-separated, see --delimiter), JSONL files (.jsonl, .ndjson, .json), Parquet files
     /// (.parquet, one record a row), folders of .txt/.html/.htm/.eml files (id = path relative
     /// to the folder) and of .parquet files, single such files (id = file name), or `-` for
-    /// stdin (CSV unless --input-format jsonl).
+    /// stdin (JSONL when its first non-blank character is `{`, else CSV; --input-format says
+    /// which).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Output file, replaced only when complete; stdout when absent or `-`. It may not be an
@@ -533,7 +543,8 @@ pub struct InputArgs {
     /// Column (CSV, Parquet) or field (JSONL) holding the text.
     #[arg(long, value_name = "NAME", default_value = "text")]
     pub text_column: String,
-    /// Format of stdin and of record files, overriding detection by extension.
+    /// Format of stdin and of record files, instead of the one detected: by the extension, or
+    /// for stdin and other extensions JSONL when the first non-blank character is `{`, else CSV.
     #[arg(long, value_name = "FORMAT", value_parser = choice::<InputFormat>(FORMATS))]
     pub input_format: Option<InputFormat>,
     /// The character between the fields of CSV inputs: one character of one byte, such as ';'

@@ -1,9 +1,12 @@
-//! The documentation against the software: every relative link and every `#anchor` in
-//! README.md and docs/*.md resolves (anchors as GitHub makes them from headings); the
-//! `console` examples of README.md and docs/*.md, run in order with the built binary in a
-//! scratch folder that holds the fixtures, print the lines they show; and the table of
-//! docs/CONFIGURATION.md holds every key that `megashingle config` prints with its built-in
-//! default, and no other key.
+//! The documentation against the software and against itself: every relative link and every
+//! `#anchor` in README.md and docs/*.md resolves (anchors as GitHub makes them from headings);
+//! the `console` examples of README.md and docs/*.md, run in order with the built binary in a
+//! scratch folder that holds the fixtures, print the lines they show; every other command line
+//! they show parses with the command's own flags; every `Usage:` line they show is the one the
+//! command's `--help` prints, and the guide shows one for every command; the exit-code tables
+//! of README.md and the guide list the codes `megashingle --help` lists; the README's figures
+//! are the headline figures of docs/BENCHMARKS.md; and the table of docs/CONFIGURATION.md holds
+//! every key that `megashingle config` prints with its built-in default, and no other key.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
@@ -13,6 +16,11 @@ use std::process::Command;
 #[allow(dead_code)]
 mod common;
 use common::{megashingle, stdout_of, temp, BIN};
+
+/// The command's flags, as the binary parses them.
+#[allow(dead_code)]
+#[path = "../src/cli.rs"]
+mod cli;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -430,4 +438,344 @@ fn the_configuration_page_lists_every_default() {
         "docs/CONFIGURATION.md against the built-in defaults:\n{}",
         wrong.join("\n")
     );
+}
+
+/// The tables of a Markdown text outside fenced code blocks: the heading above each (as written,
+/// without its `#`s), its header cells and its rows of cells.
+fn tables(text: &str) -> Vec<(String, Vec<String>, Vec<Vec<String>>)> {
+    let cells = |line: &str| -> Vec<String> {
+        let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
+        inner.split(" | ").map(|c| c.trim().to_owned()).collect()
+    };
+    let mut found: Vec<(String, Vec<String>, Vec<Vec<String>>)> = Vec::new();
+    let mut heading = String::new();
+    let mut in_table = false;
+    let lines = prose_lines(text);
+    for (i, (_, line)) in lines.iter().enumerate() {
+        if line.starts_with('#') {
+            heading = line.trim_start_matches('#').trim().to_owned();
+        }
+        if !line.starts_with('|') {
+            in_table = false;
+            continue;
+        }
+        if in_table {
+            if let Some(table) = found.last_mut() {
+                table.2.push(cells(line));
+            }
+            continue;
+        }
+        let separator = lines.get(i + 1).map(|(_, l)| *l).unwrap_or("");
+        if separator.starts_with("|---") || separator.starts_with("| ---") {
+            found.push((heading.clone(), cells(line), Vec::new()));
+            in_table = true;
+        }
+    }
+    // The separator row is read as the first row; it is no row of the table.
+    for table in &mut found {
+        if !table.2.is_empty() {
+            table.2.remove(0);
+        }
+    }
+    found
+}
+
+/// The rows of the first table under `heading` whose header starts with `header`.
+fn table_under(text: &str, heading: &str, header: &[&str]) -> Vec<Vec<String>> {
+    tables(text)
+        .into_iter()
+        .find(|(h, cells, _)| h == heading && cells.iter().take(header.len()).eq(header.iter()))
+        .map(|(_, _, rows)| rows)
+        .unwrap_or_default()
+}
+
+#[test]
+fn tables_are_read_row_by_row() {
+    let text = "## A\n\n| code | meaning |\n|---|---|\n| 0 | all good |\n| 2 | a \\| b |\n\
+                text\n\n```\n| 9 | fenced |\n```\n## B\n| | |\n|---|---|\n| x | y |\n";
+    let rows = table_under(text, "A", &["code", "meaning"]);
+    assert_eq!(
+        rows,
+        vec![
+            vec!["0".to_owned(), "all good".to_owned()],
+            vec!["2".to_owned(), "a \\| b".to_owned()]
+        ]
+    );
+    assert_eq!(table_under(text, "B", &["", ""]), vec![vec!["x", "y"]]);
+    assert!(table_under(text, "A", &["key"]).is_empty());
+    assert!(table_under(text, "C", &["code"]).is_empty());
+}
+
+#[test]
+fn the_readme_figures_are_the_headline_figures_of_the_benchmarks() {
+    let readme = table_under(
+        &read(Path::new("README.md")),
+        "How good, how fast",
+        &["", ""],
+    );
+    let headline = table_under(
+        &read(Path::new("docs/BENCHMARKS.md")),
+        "Headline figures",
+        &["", "figure", "run"],
+    );
+    assert!(
+        headline.len() >= 6,
+        "docs/BENCHMARKS.md has no table of headline figures of six rows or more: {headline:?}"
+    );
+    for row in &headline {
+        assert!(
+            row.len() == 3 && row[2].contains("](#"),
+            "a headline row without a link to the section of its run: {row:?}"
+        );
+    }
+    let mut wrong = Vec::new();
+    for (number, (shown, home)) in readme.iter().zip(&headline).enumerate() {
+        if shown[..] != home[..2] {
+            wrong.push(format!(
+                "row {}: README.md shows {shown:?}, docs/BENCHMARKS.md {:?}",
+                number + 1,
+                &home[..2]
+            ));
+        }
+    }
+    if readme.len() != headline.len() {
+        wrong.push(format!(
+            "README.md shows {} rows, docs/BENCHMARKS.md holds {}",
+            readme.len(),
+            headline.len()
+        ));
+    }
+    assert!(
+        wrong.is_empty(),
+        "the table \"How good, how fast\" of README.md against the first two columns of \
+         \"Headline figures\" in docs/BENCHMARKS.md:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The text `megashingle ARGS --help` prints.
+fn help(args: &[&str]) -> String {
+    let output = Command::new(BIN)
+        .args(args)
+        .arg("--help")
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{args:?} --help: {output:?}");
+    stdout_of(&output)
+}
+
+/// The names listed under `Commands:` in a help text, but `help`.
+fn listed_commands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The lines of the fenced code blocks of a Markdown text, but those of `console` blocks
+/// (which are run), with their line numbers.
+fn fenced_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut fence: Option<&str> = None;
+    let mut lines = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            fence = match fence {
+                None => Some(info.trim()),
+                Some(_) => None,
+            };
+            continue;
+        }
+        if fence.is_some_and(|info| info != "console") {
+            lines.push((number + 1, line));
+        }
+    }
+    lines
+}
+
+/// The command words of a usage line: `index add` of `Usage: megashingle index add [OPTIONS]`.
+fn usage_command(line: &str) -> Option<Vec<&str>> {
+    let rest = line.trim().strip_prefix("Usage: megashingle")?;
+    Some(
+        rest.split_whitespace()
+            .take_while(|word| !word.starts_with(['[', '<', '-']))
+            .collect(),
+    )
+}
+
+#[test]
+fn every_usage_line_is_the_one_of_help() {
+    let mut shown: BTreeSet<String> = BTreeSet::new();
+    let mut wrong = Vec::new();
+    for file in documents() {
+        let text = read(&file);
+        for (line, usage) in fenced_lines(&text) {
+            let Some(command) = usage_command(usage) else {
+                continue;
+            };
+            let printed = help(&command);
+            let expected = printed.lines().find(|l| l.starts_with("Usage: "));
+            if expected != Some(usage.trim()) {
+                wrong.push(format!(
+                    "{}:{line}: `{}`, but `megashingle {} --help` prints `{}`",
+                    file.display(),
+                    usage.trim(),
+                    command.join(" "),
+                    expected.unwrap_or("no Usage: line")
+                ));
+            }
+            if file == Path::new("docs/GUIDE.md") {
+                shown.insert(command.join(" "));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "usage lines:\n{}", wrong.join("\n"));
+
+    let mut commands = Vec::new();
+    for command in listed_commands(&help(&[])) {
+        let subcommands = listed_commands(&help(&[command.as_str()]));
+        if subcommands.is_empty() {
+            commands.push(command);
+        } else {
+            commands.extend(subcommands.iter().map(|sub| format!("{command} {sub}")));
+        }
+    }
+    assert!(commands.len() >= 14, "{commands:?}");
+    let missing: Vec<&String> = commands.iter().filter(|c| !shown.contains(*c)).collect();
+    assert!(
+        missing.is_empty(),
+        "docs/GUIDE.md shows no `Usage:` line of {missing:?}"
+    );
+}
+
+/// The exit codes listed after `Exit codes:` in a help text.
+fn help_exit_codes(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| *line != "Exit codes:")
+        .skip(1)
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|word| word.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_exit_code_tables_list_the_codes_of_help() {
+    let listed = help_exit_codes(&help(&[]));
+    for code in ["0", "1", "2", "130", "143"] {
+        assert!(
+            listed.iter().any(|c| c == code),
+            "`megashingle --help` lists no exit code {code}: {listed:?}"
+        );
+    }
+    for (file, heading) in [("README.md", "Commands"), ("docs/GUIDE.md", "Exit codes")] {
+        let rows = table_under(&read(Path::new(file)), heading, &["code", "meaning"]);
+        let documented: Vec<String> = rows.into_iter().map(|row| row[0].clone()).collect();
+        assert_eq!(
+            documented, listed,
+            "the exit codes of {file} (under \"{heading}\") against `megashingle --help`"
+        );
+    }
+}
+
+/// The words of a command line as a shell splits them: quotes group words and go.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (None, c) => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
+/// The `megashingle` command lines shown in the code blocks of a Markdown text (console
+/// blocks aside): lines of a fenced block, or of an indented block, that start with
+/// `megashingle ` (or `/usr/bin/time -v megashingle `), each cut before a comment (`#`, or
+/// a remark in brackets after two spaces) or a pipe.
+fn shown_command_lines(text: &str) -> Vec<(usize, String)> {
+    let mut fenced: BTreeMap<usize, &str> = fenced_lines(text).into_iter().collect();
+    for (number, line) in prose_lines(text) {
+        if line.starts_with("    megashingle ") {
+            fenced.insert(number, line);
+        }
+    }
+    let mut found = Vec::new();
+    for (number, line) in fenced {
+        let line = line.trim();
+        let line = line.strip_prefix("/usr/bin/time -v ").unwrap_or(line);
+        let Some(arguments) = line.strip_prefix("megashingle ") else {
+            continue;
+        };
+        let end = [" #", "  (", " | ", " > ", " && "]
+            .iter()
+            .filter_map(|cut| arguments.find(cut))
+            .min()
+            .unwrap_or(arguments.len());
+        found.push((number, arguments[..end].trim().to_owned()));
+    }
+    found
+}
+
+#[test]
+fn command_lines_are_found_and_split_as_a_shell_does() {
+    assert_eq!(
+        shell_words(r#"index query --text "a b" --delimiter ';' x"#),
+        ["index", "query", "--text", "a b", "--delimiter", ";", "x"]
+    );
+    let text = "    megashingle cluster a.csv   (a remark)\n\n```sh\n\
+                /usr/bin/time -v megashingle tune -t 0.3  # a comment\n```\n\
+                ```console\n$ megashingle canon x\nmegashingle canon y\n```\n  megashingle no\n";
+    assert_eq!(
+        shown_command_lines(text),
+        vec![
+            (1, "cluster a.csv".to_owned()),
+            (4, "tune -t 0.3".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn every_command_line_shown_parses() {
+    use clap::Parser;
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for file in documents() {
+        for (line, arguments) in shown_command_lines(&read(&file)) {
+            let words = shell_words(&arguments);
+            let parsed =
+                cli::Cli::try_parse_from(std::iter::once("megashingle".to_owned()).chain(words));
+            if let Err(e) = parsed {
+                let first = e.to_string();
+                let first = first.lines().next().unwrap_or_default().to_owned();
+                wrong.push(format!(
+                    "{}:{line}: megashingle {arguments}: {first}",
+                    file.display()
+                ));
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "command lines the command refuses:\n{}",
+        wrong.join("\n")
+    );
+    assert!(checked >= 20, "only {checked} command lines were found");
 }
