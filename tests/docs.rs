@@ -440,41 +440,43 @@ fn the_configuration_page_lists_every_default() {
     );
 }
 
-/// The tables of a Markdown text outside fenced code blocks: the heading above each (as written,
-/// without its `#`s), its header cells and its rows of cells.
-fn tables(text: &str) -> Vec<(String, Vec<String>, Vec<Vec<String>>)> {
-    let cells = |line: &str| -> Vec<String> {
-        let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
-        inner.split(" | ").map(|c| c.trim().to_owned()).collect()
-    };
-    let mut found: Vec<(String, Vec<String>, Vec<Vec<String>>)> = Vec::new();
-    let mut heading = String::new();
+/// A Markdown table: the heading above it (without its `#`s), its header cells and its rows.
+struct Table {
+    heading: String,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// The cells of a table row, trimmed; an escaped `\|` stays inside its cell.
+fn cells(line: &str) -> Vec<String> {
+    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
+    inner.split(" | ").map(|c| c.trim().to_owned()).collect()
+}
+
+/// The tables of a Markdown text outside fenced code blocks.
+fn tables(text: &str) -> Vec<Table> {
+    let lines: Vec<&str> = prose_lines(text).into_iter().map(|(_, l)| l).collect();
+    let is_separator = |line: &str| line.starts_with("|---") || line.starts_with("| ---");
+    let mut found: Vec<Table> = Vec::new();
+    let mut heading = "";
     let mut in_table = false;
-    let lines = prose_lines(text);
-    for (i, (_, line)) in lines.iter().enumerate() {
+    for (i, line) in lines.iter().enumerate() {
         if line.starts_with('#') {
-            heading = line.trim_start_matches('#').trim().to_owned();
+            heading = line.trim_start_matches('#').trim();
         }
         if !line.starts_with('|') {
             in_table = false;
-            continue;
-        }
-        if in_table {
-            if let Some(table) = found.last_mut() {
-                table.2.push(cells(line));
+        } else if in_table {
+            if !is_separator(line) {
+                found.last_mut().expect("a table").rows.push(cells(line));
             }
-            continue;
-        }
-        let separator = lines.get(i + 1).map(|(_, l)| *l).unwrap_or("");
-        if separator.starts_with("|---") || separator.starts_with("| ---") {
-            found.push((heading.clone(), cells(line), Vec::new()));
+        } else if lines.get(i + 1).is_some_and(|next| is_separator(next)) {
+            found.push(Table {
+                heading: heading.to_owned(),
+                header: cells(line),
+                rows: Vec::new(),
+            });
             in_table = true;
-        }
-    }
-    // The separator row is read as the first row; it is no row of the table.
-    for table in &mut found {
-        if !table.2.is_empty() {
-            table.2.remove(0);
         }
     }
     found
@@ -484,8 +486,8 @@ fn tables(text: &str) -> Vec<(String, Vec<String>, Vec<Vec<String>>)> {
 fn table_under(text: &str, heading: &str, header: &[&str]) -> Vec<Vec<String>> {
     tables(text)
         .into_iter()
-        .find(|(h, cells, _)| h == heading && cells.iter().take(header.len()).eq(header.iter()))
-        .map(|(_, _, rows)| rows)
+        .find(|t| t.heading == heading && t.header.iter().take(header.len()).eq(header.iter()))
+        .map(|t| t.rows)
         .unwrap_or_default()
 }
 
