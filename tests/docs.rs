@@ -5,8 +5,10 @@
 //! they show parses with the command's own flags; every `Usage:` line they show is the one the
 //! command's `--help` prints, and the guide shows one for every command; the exit-code tables
 //! of README.md and the guide list the codes `megashingle --help` lists; the README's figures
-//! are the headline figures of docs/BENCHMARKS.md; and the table of docs/CONFIGURATION.md holds
-//! every key that `megashingle config` prints with its built-in default, and no other key.
+//! are the headline figures of docs/BENCHMARKS.md; the table of docs/CONFIGURATION.md holds
+//! every key that `megashingle config` prints with its built-in default, and no other key; and
+//! the configuration page and How it works name the grouping `megashingle tune` chooses by
+//! default.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
@@ -780,4 +782,28 @@ fn every_command_line_shown_parses() {
         wrong.join("\n")
     );
     assert!(checked >= 20, "only {checked} command lines were found");
+}
+
+#[test]
+fn the_default_grouping_is_the_one_tune_chooses() {
+    // A folder without pipeline.toml: `megashingle tune` chooses for the built-in target.
+    let scratch = temp();
+    let output = megashingle(scratch.path()).arg("tune").output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed = stdout_of(&output);
+    let chosen = printed
+        .lines()
+        .find_map(|line| line.strip_prefix("chosen:"))
+        .expect("`megashingle tune` prints the grouping it chose");
+    // "42 supershingles of 2 minima, matched as single supershingles: 42 keys per document"
+    let grouping = chosen.trim().split(',').next().unwrap_or_default();
+    assert!(grouping.ends_with(" minima"), "{chosen}");
+    for file in ["docs/CONFIGURATION.md", "docs/HOW-IT-WORKS.md"] {
+        let text = read(Path::new(file)).replace('\n', " ");
+        assert!(
+            text.contains(grouping),
+            "{file} does not name the default grouping, {grouping}, as `megashingle tune` \
+             prints it"
+        );
+    }
 }
