@@ -8,7 +8,7 @@
 //! are the headline figures of docs/BENCHMARKS.md; the table of docs/CONFIGURATION.md holds
 //! every key that `megashingle config` prints with its built-in default, and no other key; and
 //! the configuration page and How it works name the grouping `megashingle tune` chooses by
-//! default.
+//! default, and a pairwise F1 quoted outside Benchmarks is one of its headline figures.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
@@ -806,4 +806,43 @@ fn the_default_grouping_is_the_one_tune_chooses() {
              prints it"
         );
     }
+}
+
+#[test]
+fn the_pairwise_f1_quoted_outside_the_benchmarks_is_a_headline_figure() {
+    const QUOTED: &str = "pairwise F1 **";
+    let headline = table_under(
+        &read(Path::new("docs/BENCHMARKS.md")),
+        "Headline figures",
+        &["", "figure", "run"],
+    );
+    let figures: Vec<&str> = headline.iter().map(|row| row[1].as_str()).collect();
+    let mut quoted = 0;
+    let mut wrong = Vec::new();
+    for file in documents() {
+        if file == Path::new("docs/BENCHMARKS.md") {
+            continue;
+        }
+        for (line, text) in prose_lines(&read(&file)) {
+            for (at, _) in text.match_indices(QUOTED) {
+                let Some(end) = text[at + QUOTED.len()..].find("**") else {
+                    continue;
+                };
+                let figure = &text[at..at + QUOTED.len() + end + 2];
+                quoted += 1;
+                if !figures.iter().any(|f| f.contains(figure)) {
+                    wrong.push(format!("{}:{line}: {figure}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "pairwise F1 quoted that is no headline figure of docs/BENCHMARKS.md:\n{}",
+        wrong.join("\n")
+    );
+    assert!(
+        quoted >= 3,
+        "only {quoted} quoted pairwise F1 figures were found"
+    );
 }
