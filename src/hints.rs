@@ -16,8 +16,6 @@ pub fn message_of(error: &anyhow::Error) -> String {
             library_hints(e, &mut message);
         } else if let Some(e) = cause.downcast_ref::<ReadError>() {
             read_hints(e, &mut message);
-        } else if let Some(e) = cause.downcast_ref::<IndexError>() {
-            index_hint(e, &mut message);
         } else if cause.is::<TooShort>() {
             message.push_str(SHINGLE_SIZE);
         }

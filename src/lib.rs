@@ -45,7 +45,6 @@ pub mod config;
 pub mod corpus;
 #[doc(hidden)]
 pub mod engine;
-#[doc(hidden)]
 pub mod index;
 #[doc(hidden)]
 pub mod io;
