@@ -46,7 +46,6 @@ pub mod config;
 pub mod corpus;
 #[doc(hidden)]
 pub mod engine;
-#[doc(hidden)]
 pub mod index;
 #[doc(hidden)]
 pub mod io;
@@ -61,7 +60,7 @@ pub use compare::Comparison;
 pub use config::{Config, ConfigError, DedupConfig, Keep};
 pub use dedup::{Deduplication, Duplicate};
 pub use error::{Error, Result};
-pub use index::{Index, IndexAddition};
+pub use index::{Index, IndexAddition, IndexError};
 pub use io::read::{InputFormat, ReadOptions};
 pub use progress::{Progress, Quiet, Stage};
 pub use sketcher::{

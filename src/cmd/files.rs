@@ -56,7 +56,7 @@ fn refuse_same_file(
         return Ok(());
     };
     let config = config.and_then(ConfigArgs::file);
-    let lock = index.map(megashingle::index::store::lock_path);
+    let lock = index.map(megashingle::index::lock_path);
     let mut guarded: Vec<Guarded> = inputs
         .iter()
         .map(|path| Guarded {

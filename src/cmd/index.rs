@@ -7,15 +7,14 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use megashingle::config::Resolved;
-use megashingle::engine::{CollectOptions, Collection, Collector, Timings};
-use megashingle::index::add::{add_before_commit, AddOptions, AddReport};
-use megashingle::index::store::{Open, Store};
+use megashingle::config::Config;
+use megashingle::engine::Timings;
+use megashingle::index::{lock_path, AddReport, Index, IndexAddition, Open, Selection};
 use megashingle::io::write::{stage, write_csv, Staged};
 
 use crate::cli::{IndexAddArgs, IndexCommand, IndexOutputArgs, IndexQueryArgs, IndexRemoveArgs};
 use crate::cmd::files::{check_outputs, emit_csv, input_names, output_file, print, read_text};
-use crate::cmd::{collect_options, report};
+use crate::cmd::{report, run_options};
 use crate::exit::Outcome;
 use crate::{bars, interrupt, panics};
 
@@ -36,8 +35,9 @@ pub fn run(command: IndexCommand) -> Result<Outcome> {
 fn run_export(args: IndexOutputArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
     check_outputs(&[("-o", output)], &[], None, Some(&args.db.db))?;
-    let store = Store::open(&args.db.db, Open::Existing, "index export")?;
-    let rows = megashingle::index::read::export(&store)?
+    let index = Index::open_by(&args.db.db, Open::Existing, "index export")?;
+    let rows = index
+        .export()?
         .into_iter()
         .map(|r| vec![r.doc_id, r.story_id, r.story_size.to_string(), r.added_at]);
     emit_csv(
@@ -52,18 +52,16 @@ fn run_export(args: IndexOutputArgs) -> Result<Outcome> {
 fn run_merges(args: IndexOutputArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
     check_outputs(&[("-o", output)], &[], None, Some(&args.db.db))?;
-    let store = Store::open(&args.db.db, Open::Existing, "index merges")?;
-    let rows = megashingle::index::read::merges(&store)?
-        .into_iter()
-        .map(|m| {
-            vec![
-                megashingle::io::time::format_time(m.at),
-                m.absorbed,
-                m.absorbed_size.to_string(),
-                m.survivor,
-                m.via,
-            ]
-        });
+    let index = Index::open_by(&args.db.db, Open::Existing, "index merges")?;
+    let rows = index.merges()?.into_iter().map(|m| {
+        vec![
+            megashingle::io::time::format_time(m.at),
+            m.absorbed,
+            m.absorbed_size.to_string(),
+            m.survivor,
+            m.via,
+        ]
+    });
     emit_csv(
         output,
         &[
@@ -80,8 +78,8 @@ fn run_merges(args: IndexOutputArgs) -> Result<Outcome> {
 
 /// `index stats`: the counts, the size on disk and the sketch settings of the index.
 fn run_stats(db: &std::path::Path) -> Result<Outcome> {
-    let store = Store::open(db, Open::Existing, "index stats")?;
-    let s = megashingle::index::read::stats(&store)?;
+    let index = Index::open_by(db, Open::Existing, "index stats")?;
+    let s = index.stats()?;
     let per_document = if s.documents > 0 {
         format!("{:.0}", s.file_bytes as f64 / s.documents as f64)
     } else {
@@ -89,7 +87,7 @@ fn run_stats(db: &std::path::Path) -> Result<Outcome> {
     };
     let mut out = format!(
         "index: {}\ndocuments: {}\nstories: {} ({} of 2 or more documents; the largest has {})\nmerges: {}\npostings: {}\nboilerplate shingles: {}\non disk: {} bytes ({per_document} bytes per document)\ncreated: {}\nlast add: {}\n",
-        store.path.display(),
+        index.path().display(),
         s.documents,
         s.stories,
         s.multi_stories,
@@ -122,67 +120,59 @@ fn run_add(args: IndexAddArgs) -> Result<Outcome> {
         // The index is made by this add: where it is to go is checked as an output is.
         megashingle::io::write::check_creatable(&args.db.db)?;
     }
-    let config = args.config.resolve()?.resolve();
+    let config = args.config.resolve()?;
     let made = !args.db.db.exists();
-    let mut store = Store::open(&args.db.db, Open::CreateIfMissing, "index add")?;
+    let lock = lock_path(&args.db.db);
+    let lock_made = !lock.exists();
+    let mut index = Index::open_by(&args.db.db, Open::CreateIfMissing, "index add")?;
+    let db = args.db.db.clone();
     // A signal stops the reading, or the add gives up before its commit, or the add ends
     // complete.
-    let outcome = sketch_inputs(&args, &store, &config, started)
-        .and_then(|sketched| add_to_index(args, &mut store, &config, sketched));
-    if outcome.is_err() && made && store.is_new().unwrap_or(false) {
-        // A failed first add leaves no empty index behind, and no lock file beside it.
-        store.discard();
+    let mut committed = false;
+    let outcome = sketch_inputs(&args, &mut index, &config, started)
+        .and_then(|sketched| add_to_index(args, sketched, &mut committed));
+    if outcome.is_err() && made && !committed {
+        // A failed first add leaves no empty index behind, and no lock file beside it
+        // (the index, still open, only closes the files that are gone).
+        let _ = std::fs::remove_file(&db);
+        if lock_made {
+            let _ = std::fs::remove_file(&lock);
+        }
     }
     outcome
 }
 
 /// The inputs of an add, read and sketched, with what the summary line tells of them.
-struct Sketched {
-    collection: Collection,
+struct Sketched<'i> {
+    addition: IndexAddition<'i>,
     skipped: u64,
-    threads: usize,
     timings: Timings,
     started: Instant,
 }
 
 /// Reads and sketches the inputs of an add, leaving out the boilerplate the index knows.
-fn sketch_inputs(
+fn sketch_inputs<'i>(
     args: &IndexAddArgs,
-    store: &Store,
-    config: &Resolved,
+    index: &'i mut Index,
+    config: &Config,
     started: Instant,
-) -> Result<Sketched> {
-    store.check_comparable(config)?;
-    let loading = Instant::now();
-    let known = megashingle::index::read::known_boilerplate(store)?;
-    let loading = loading.elapsed();
+) -> Result<Sketched<'i>> {
     let options = args.input.read_options(args.time_column.clone());
-    let collect = collect_options(&args.run, options.strict);
-    let threads = collect.threads;
-    let mut collector = Collector::new(
-        config,
-        CollectOptions {
-            known: std::sync::Arc::new(known),
-            ..collect
-        },
-    )?;
-    collector.read(&args.inputs, &options)?;
-    let collection = collector.finish()?;
+    let run = run_options(&args.run, options.strict);
+    let mut addition = index.begin_add(config, run, args.upsert)?;
+    addition.read(&args.inputs, &options)?;
+    let sketched = addition.sketched()?;
     bars::clear();
-    if collection.ids.is_empty() {
+    if sketched.documents == 0 {
         anyhow::bail!(
             "no documents in {}: nothing added to the index",
             input_names(&args.inputs)
         );
     }
-    let skipped = collection.read.skipped + collection.duplicates;
-    let mut timings = collection.timings.clone();
-    timings.0.insert(0, ("index: known boilerplate", loading));
     Ok(Sketched {
-        collection,
-        skipped,
-        threads,
-        timings,
+        addition,
+        skipped: sketched.skipped,
+        timings: sketched.timings,
         started,
     })
 }
@@ -203,40 +193,33 @@ fn assignment_rows(report: &AddReport) -> impl Iterator<Item = Vec<String>> + '_
     })
 }
 
-/// Adds the sketched inputs to the open index and writes their assignments: a file is written
-/// in full before the commit and put in place after it, so that the index and the file change
-/// together (stdout gets them after the commit); then prints the summary line.
-fn add_to_index(
-    args: IndexAddArgs,
-    store: &mut Store,
-    config: &Resolved,
-    sketched: Sketched,
-) -> Result<Outcome> {
+/// Adds the sketched inputs to the open index and writes their assignments: the add is
+/// prepared, a file is written in full and the add committed, then the file put in place, so
+/// that the index and the file change together (stdout gets them after the commit); then
+/// prints the summary line. `committed` says whether the add reached the index.
+fn add_to_index(args: IndexAddArgs, sketched: Sketched, committed: &mut bool) -> Result<Outcome> {
     let Sketched {
-        collection,
+        addition,
         skipped,
-        threads,
         mut timings,
         started,
     } = sketched;
-    let pool = megashingle::engine::thread_pool(threads, "add")?;
-    let upsert = AddOptions {
-        upsert: args.upsert,
-    };
+    panics::panic_for_tests("index add");
+    let prepared = addition.prepare()?;
     let output = output_file(&args.output);
-    let mut staged: Option<Staged> = None;
-    let report = pool.install(|| {
-        panics::panic_for_tests("index add");
-        add_before_commit(store, collection, config, upsert, |report| {
-            if let Some(path) = output {
-                let rows = assignment_rows(report);
-                staged = Some(stage(path, |file| write_csv(&ASSIGNMENTS, rows, file))?);
-            }
-            // Interrupted until now, the add is given up: nothing is committed.
-            interrupt::check()?;
-            Ok(())
-        })
-    })?;
+    let staging = Instant::now();
+    let staged: Option<Staged> = match output {
+        Some(path) => {
+            let rows = assignment_rows(prepared.report());
+            Some(stage(path, |file| write_csv(&ASSIGNMENTS, rows, file))?)
+        }
+        None => None,
+    };
+    // Interrupted until now, the add is given up: nothing is committed.
+    interrupt::check()?;
+    let staging = staging.elapsed();
+    let report = prepared.commit()?;
+    *committed = true;
     let written = Instant::now();
     match staged {
         Some(staged) => staged.persist()?,
@@ -245,7 +228,15 @@ fn add_to_index(
     if let Some(warning) = &report.not_compacted {
         eprintln!("megashingle: warning: {warning}");
     }
-    timings.0.extend(report.timings.0.iter().copied());
+    let commit_at = report
+        .timings
+        .0
+        .iter()
+        .position(|&(step, _)| step == "index: commit")
+        .unwrap_or(report.timings.0.len());
+    let mut add_timings = report.timings.0.clone();
+    add_timings.insert(commit_at, ("writing the outputs", staging));
+    timings.0.extend(add_timings);
     timings.0.push(("writing", written.elapsed()));
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
@@ -296,8 +287,8 @@ fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
     if words < k {
         return Err(megashingle::compare::TooShort { name, words, k }.into());
     }
-    let store = Store::open(&args.db.db, Open::Existing, "index query")?;
-    let matches = megashingle::index::read::query(&store, &text, &config.resolve())?;
+    let index = Index::open_by(&args.db.db, Open::Existing, "index query")?;
+    let matches = index.query(&config, &text)?;
     let rows = matches.into_iter().map(|m| {
         vec![
             m.doc_id,
@@ -316,7 +307,6 @@ fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
 
 /// `index remove`: takes out the documents added before a time and those of an id list.
 fn run_remove(args: IndexRemoveArgs) -> Result<Outcome> {
-    use megashingle::index::remove::{remove, Selection};
     use megashingle::io::time::{format_time, has_offset, parse_time};
     let before = match &args.before {
         Some(text) => Some(parse_time(text).ok_or_else(|| {
@@ -335,7 +325,7 @@ fn run_remove(args: IndexRemoveArgs) -> Result<Outcome> {
             .collect(),
         None => Vec::new(),
     };
-    let mut store = Store::open(&args.db.db, Open::Existing, "index remove")?;
+    let mut index = Index::open_by(&args.db.db, Open::Existing, "index remove")?;
     if let (Some(text), Some(seconds)) = (&args.before, before) {
         if !has_offset(text) {
             eprintln!(
@@ -344,8 +334,7 @@ fn run_remove(args: IndexRemoveArgs) -> Result<Outcome> {
             );
         }
     }
-    let removal = remove(&mut store, &Selection { before, ids })?;
-    store.compact_if_sparse()?;
+    let removal = index.remove(&Selection { before, ids })?;
     for id in &removal.unknown_ids {
         eprintln!("megashingle: warning: id {id:?} is not in the index");
     }

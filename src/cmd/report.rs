@@ -13,7 +13,7 @@ use megashingle::cluster::joined_via;
 use megashingle::config::Resolved;
 use megashingle::corpus::set_store::SetsView;
 use megashingle::engine::{Collection, Collector, Timings};
-use megashingle::index::store::{Open, Store};
+use megashingle::index::{Index, Open};
 use megashingle::io::read::ReadOptions;
 use megashingle::report::build::{model, read_texts, rereadable, text_bytes, Setting, Stories};
 use megashingle::report::model::StorySource;
@@ -99,10 +99,9 @@ pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
     let config = args.config.resolve()?.resolve();
     let db = args.db.db.display().to_string();
     let (known, rows) = {
-        let store = Store::open(&args.db.db, Open::Existing, "index report")?;
-        store.check_comparable(&config)?;
-        let known = megashingle::index::read::known_boilerplate(&store)?;
-        (known, megashingle::index::read::export(&store)?)
+        let index = Index::open_by(&args.db.db, Open::Existing, "index report")?;
+        index.check_comparable(&config)?;
+        (index.known_boilerplate()?, index.export()?)
     };
     let options = read_options(&args.input, &args.report);
     let collection = collect(&args.inputs, &options, &config, &args.run, Some(known))?;

@@ -1,5 +1,8 @@
 //! `index add`: a collection sketched as `cluster` sketches it joins the index in one
-//! transaction. Candidates come from the postings of its candidate keys (a bucket of more than
+//! transaction, written by [`prepare`] and held as a [`PreparedAdd`] until it is committed or
+//! abandoned. The add goes in named phases: the checks, [`look_up`] (the postings, then the
+//! night's own segment), [`examine`], [`load`], [`join_night`], [`place`] and
+//! [`write_documents`]. Candidates come from the postings of its candidate keys (a bucket of more than
 //! `cluster.max-bucket` indexed documents is boilerplate, as in `cluster`) and from the
 //! collection itself; the indexed candidates and their stories' representatives are loaded,
 //! and [`crate::cluster::join()`] decides with those stories already formed, so a pair of
@@ -16,20 +19,20 @@
 use std::collections::hash_map::Entry;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
 use rayon::prelude::*;
-use redb::ReadableTable;
+use redb::{ReadTransaction, ReadableTable, WriteTransaction};
 use rustc_hash::FxHashMap;
 
 use crate::cluster::{join, Joined, Known, KnownStory};
 use crate::clusterer::Status;
 use crate::config::Resolved;
-use crate::corpus::set_store::SetsView;
+use crate::corpus::set_store::{SetStore, SetsView};
 use crate::engine::{Collection, Timings};
+use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{linking, paired};
 use crate::index::postings::{LookUp, CHUNKS};
 use crate::index::store::{
-    posting_key, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
+    posting_key, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
 };
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -96,80 +99,134 @@ pub struct AddOptions {
     pub upsert: bool,
 }
 
-/// Adds a sketched collection to the index. `config` must be comparable with the index's
-/// (see [`Store::check_comparable`]); on any error nothing is changed.
-pub fn add(
-    store: &mut Store,
-    collection: Collection,
-    config: &Resolved,
-    options: AddOptions,
-) -> Result<AddReport> {
-    add_before_commit(store, collection, config, options, |_| Ok(()))
-}
+/// What an add of a collection to the index says, when the index's file cannot be written.
+const CANNOT_WRITE: &str = "cannot write to the index, which is left as it was";
 
-/// As [`add`], running `before_commit` on the add's report once the add is written into its
-/// transaction but before that is committed: an error from it gives the add up, and the index
-/// stays as it was. A program writes the outputs of the add there (to temporary files, put in
-/// place after the commit) and checks whether it was interrupted, so that the index and the
-/// outputs change together or not at all.
-pub fn add_before_commit(
-    store: &mut Store,
+/// Writes a sketched collection into a transaction of the index and returns it prepared, to
+/// be committed or abandoned. `config` must be comparable with the index's (see
+/// [`Store::check_comparable`]); on any error nothing is changed.
+pub(crate) fn prepare<'s>(
+    store: &'s mut Store,
     collection: Collection,
     config: &Resolved,
     options: AddOptions,
-    before_commit: impl FnOnce(&AddReport) -> Result<()>,
-) -> Result<AddReport> {
+) -> Result<PreparedAdd<'s>> {
     let path = store.path.clone();
-    write_add(store, collection, config, options, before_commit).map_err(|error| {
-        if is_storage_error(&error) {
-            // A file that cannot be written (a full disk): the transaction is not committed.
-            error.context(format!(
-                "{}: cannot write to the index, which is left as it was",
-                path.display()
-            ))
-        } else {
-            error
-        }
+    let (txn, report, clock) = write_add(store, collection, config, options)
+        .map_err(|e| e.doing_at(&path, CANNOT_WRITE))?;
+    Ok(PreparedAdd {
+        store,
+        txn,
+        report,
+        timings: clock.timings,
     })
 }
 
-/// True for an error of the database file itself (reading or writing it), as opposed to one
-/// of the add (an id indexed already) or of `before_commit`.
-fn is_storage_error(error: &anyhow::Error) -> bool {
-    error.is::<redb::Error>()
-        || error.is::<redb::StorageError>()
-        || error.is::<redb::TransactionError>()
-        || error.is::<redb::TableError>()
-        || error.is::<redb::CommitError>()
-        || error.is::<redb::DatabaseError>()
+/// An add written into its transaction but not committed: its [`report`](PreparedAdd::report)
+/// says what it will do (every assignment, merge and count), and nothing of it reaches the
+/// index until [`commit`](PreparedAdd::commit). [`abort`](PreparedAdd::abort), or dropping
+/// it, leaves the index as it was. A program writes the outputs of an add between the two,
+/// so that the index and the outputs change together or not at all.
+#[must_use = "an add changes nothing until it is committed"]
+pub struct PreparedAdd<'a> {
+    store: &'a mut Store,
+    txn: WriteTransaction,
+    report: AddReport,
+    timings: Timings,
 }
 
-/// The add of [`add_before_commit`].
+impl PreparedAdd<'_> {
+    /// What the add does once committed. Its `timings` are those of the preparation; the
+    /// committed report adds the commit's.
+    pub fn report(&self) -> &AddReport {
+        &self.report
+    }
+
+    /// Commits the add, then gives free space back when its postings merges left much of it
+    /// (a compaction that fails is a warning in the report's `not_compacted`, the add being
+    /// committed). Returns the report, with the timings of the preparation and the commit.
+    pub fn commit(self) -> crate::Result<AddReport> {
+        let PreparedAdd {
+            store,
+            txn,
+            mut report,
+            timings,
+        } = self;
+        let mut clock = Clock {
+            timings,
+            last: Instant::now(),
+        };
+        txn.commit()
+            .map_err(|e| IndexError::from(e).doing_at(&store.path, CANNOT_WRITE))?;
+        clock.lap("index: commit");
+        // The add is committed: a compaction that fails leaves the index as it is, free
+        // pages and all, and is reported rather than failing the add.
+        match store.compact_after_merges(report.merged_bytes) {
+            Ok(true) => clock.lap("index: compaction"),
+            Ok(false) => {}
+            Err(error) => {
+                report.not_compacted = Some(format!(
+                    "the documents were added, but the index was not compacted ({error}); a \
+                     later add or removal gives its free space back"
+                ))
+            }
+        }
+        report.timings = clock.timings;
+        Ok(report)
+    }
+
+    /// Gives the add up: the index stays as it was.
+    pub fn abort(self) {
+        // An abort that fails leaves the transaction uncommitted all the same.
+        let _ = self.txn.abort();
+    }
+}
+
+/// The timings of an add's steps as they are taken.
+struct Clock {
+    timings: Timings,
+    last: Instant,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            timings: Timings::default(),
+            last: Instant::now(),
+        }
+    }
+
+    fn lap(&mut self, step: &'static str) {
+        self.timings.lap(step, &mut self.last);
+    }
+}
+
+/// The add of [`prepare`], written into a transaction that is not committed yet: the checks,
+/// then the phases in turn ([`look_up`], [`examine`], [`load`], [`join_night`], [`place`],
+/// [`write_documents`]).
 fn write_add(
     store: &mut Store,
     collection: Collection,
     config: &Resolved,
     options: AddOptions,
-    before_commit: impl FnOnce(&AddReport) -> Result<()>,
-) -> Result<AddReport> {
-    let mut clock = Instant::now();
-    let mut timings = Timings::default();
+) -> Result<(WriteTransaction, AddReport, Clock)> {
+    let mut clock = Clock::start();
     store.check_comparable(config)?;
     if !options.upsert {
         refuse_indexed_ids(store, &collection)?;
     }
     let is_new = store.is_new()?;
-    let maker = &config.key_maker;
     let started = now();
     let path = store.path.clone();
-    timings.lap("index: checks", &mut clock);
+    clock.lap("index: checks");
     let txn = store.writable()?.begin_write()?;
+    // The index as it was before this add, which threads can read at once.
     let before = if is_new {
         None
     } else {
         Some(store.begin_read()?)
     };
-    timings.lap("index: opening for writing", &mut clock);
+    clock.lap("index: opening for writing");
     let mut report = AddReport::default();
     {
         let mut t = Tables::open(&txn)?;
@@ -205,64 +262,21 @@ fn write_add(
         // Numbers for the new documents, in id order.
         let first_doc = t.counter("next_doc")?;
         if first_doc + ids.len() as u64 > u64::from(u32::MAX) {
-            bail!("{}: the index is full (2^32 documents)", path.display());
+            return Err(IndexError::Full {
+                path: path.display().to_string(),
+            });
         }
-        let passes = passes(fresh.len(), maker);
-        timings.lap("index: replacing", &mut clock);
+        clock.lap("index: replacing");
 
-        // The night's posting pairs, numbered from 0: made once when they fit one pass, for
-        // the look-up and then for the new segment; made again for each pass otherwise.
-        let single_pass = (passes == 1).then(|| pass_pairs(&fresh, maker, 0, 1));
-
-        // Candidates among the indexed documents: a look-up of the posting keys, one key
-        // range at a time, each candidate paired with the new documents that share a key.
-        let pairs = {
-            // The chunks as they were before this add (it has written none so far), which
-            // threads can read at once; the removed documents as they are now.
-            let look_up = LookUp::read(&t.postings.segments, &t.postings.dead)?;
-            let mut pairs: Vec<(u32, u32)> = Vec::new();
-            if let (false, Some(before)) = (look_up.is_empty(), &before) {
-                let chunks = before.open_table(CHUNKS)?;
-                for pass in 0..passes {
-                    let made;
-                    let night = match &single_pass {
-                        Some(night) => night,
-                        None => {
-                            made = pass_pairs(&fresh, maker, pass, passes);
-                            &made
-                        }
-                    };
-                    let mut keys: Vec<u32> = night.iter().map(|&(key, _)| key).collect();
-                    keys.dedup();
-                    let max_bucket = config.cluster.max_bucket;
-                    let found = look_up.find(&chunks, &keys, max_bucket)?;
-                    pairs.extend(paired(&found, night, max_bucket));
-                }
-            }
-            pairs.par_sort_unstable();
-            pairs.dedup();
-            pairs
-        };
-        timings.lap("index: postings look-up", &mut clock);
-
-        // The new documents' postings, a new segment written one key range at a time, its
-        // documents numbered from the first new number.
-        let base = first_doc as u32;
-        let numbered = |(key, doc): (u32, u32)| (key, base + doc);
-        report.merged_bytes = match single_pass {
-            Some(night) => t
-                .postings
-                .add_segment_from(base, night.into_iter().map(numbered))?,
-            None => t.postings.add_segment_from(
-                base,
-                (0..passes).flat_map(|pass| {
-                    pass_pairs(&fresh, maker, pass, passes)
-                        .into_iter()
-                        .map(numbered)
-                }),
-            )?,
-        };
-        timings.lap("index: writing postings", &mut clock);
+        let pairs = look_up(
+            &mut t,
+            before.as_ref(),
+            &fresh,
+            config,
+            first_doc,
+            &mut report,
+        )?;
+        clock.lap("index: postings look-up");
 
         // Every signature as the index keeps it (16-bit minima), so that estimates compare
         // like with like.
@@ -271,99 +285,25 @@ fn write_add(
                 *m = u32::from(*m as u16);
             }
         });
-        // Each candidate's pairs.
-        let by_candidate: Vec<&[(u32, u32)]> = pairs.chunk_by(|a, b| a.0 == b.0).collect();
-        report.examined = by_candidate.len();
-        // Candidates are indexed before this add, and their records unchanged so far: they
-        // are read from the index as it was, which threads can read at once.
-        let linkable = match &before {
-            Some(txn) => {
-                let docs = txn.open_table(DOCS)?;
-                Neighbourhood::linkable(&docs, &by_candidate, &fresh, config)?
-            }
-            None => FxHashMap::default(),
-        };
-        drop(by_candidate);
-        drop(before);
-        drop(pairs);
-        timings.lap("index: examining candidates", &mut clock);
-        let mut near = Neighbourhood::load(&t, linkable)?;
+        let linkable = examine(before, pairs, &fresh, config, &mut report)?;
+        clock.lap("index: examining candidates");
+        let (near, all, known) = load(&t, linkable, fresh, config)?;
         report.loaded = near.numbers.len();
-        let fresh_from = near.numbers.len() as u32;
-        let mut all = near.sketches(config.signature.minima);
-        all.extend(fresh);
-        let known = near.known();
-        timings.lap("index: loading candidates", &mut clock);
-        let view = sets
-            .as_ref()
-            .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
-        let joined = join(&all, view, config, &known);
-        // The night's shingle sets are not needed past the join.
-        drop((known, sets));
-        report.cut_buckets = joined.stats.cut_buckets;
-        report.cut_bucket_documents = joined.stats.cut_bucket_documents;
-        timings.lap("index: joining", &mut clock);
+        clock.lap("index: loading candidates");
+        let joined = join_night(&all, sets, &near, config, known, &mut report);
+        clock.lap("index: joining");
 
-        let number_of = |local: u32| -> u32 {
-            if local < fresh_from {
-                near.numbers[local as usize]
-            } else {
-                (first_doc + u64::from(local - fresh_from)) as u32
-            }
-        };
-        let placements = place(
-            &mut t,
-            &joined,
-            &near,
-            &ids,
-            &number_of,
+        let night = Night {
+            ids: &ids,
+            times: &times,
+            replaced: &replaced,
+            sketches: &all,
+            fresh_from: near.numbers.len() as u32,
+            first_doc,
             started,
-            &mut report,
-        )?;
-
-        // The new documents themselves.
-        for (i, id) in ids.iter().enumerate() {
-            let local = fresh_from + i as u32;
-            let number = number_of(local);
-            let sketch = &all[local as usize];
-            let Placement {
-                story,
-                story_id,
-                new_story,
-                representative,
-            } = placements[i].clone();
-            let record = DocRecord {
-                id: id.clone(),
-                story,
-                added_at: started,
-                time: times[i],
-                words: sketch.words,
-                shingles: sketch.shingles,
-                signature: if sketch.is_comparable() {
-                    sketch.signature.iter().map(|&m| m as u16).collect()
-                } else {
-                    Vec::new()
-                },
-            };
-            t.docs.insert(number, record.encode().as_slice())?;
-            t.ids.insert(id.as_str(), number)?;
-            t.members.insert((story, number), ())?;
-            let representative = &all[representative as usize];
-            let similarity = sketch
-                .is_comparable()
-                .then(|| estimate_jaccard(&representative.signature, &sketch.signature));
-            let status = match Status::of(sketch) {
-                Status::Ok if replaced[i] => "replaced",
-                other => other.as_str(),
-            };
-            report.assignments.push(Assignment {
-                doc_id: id.clone(),
-                story_id,
-                new_story,
-                similarity,
-                status,
-            });
-        }
+        };
+        let placements = place(&mut t, &joined, &near, &night, &mut report)?;
+        write_documents(&mut t, &night, &near, &placements, &mut report)?;
         crate::index::boilerplate::add(&txn, &found_boilerplate)?;
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
         t.counters
@@ -371,27 +311,213 @@ fn write_add(
         t.counters.insert("documents", documents)?;
         t.meta.insert("last_add_at", started.to_string().as_str())?;
         report.documents = documents;
-        timings.lap("index: writing", &mut clock);
+        clock.lap("index: writing");
     }
-    // Given up here, the transaction is dropped uncommitted: nothing of it reaches the file.
-    before_commit(&report)?;
-    timings.lap("writing the outputs", &mut clock);
-    txn.commit()?;
-    timings.lap("index: commit", &mut clock);
-    // The add is committed: a compaction that fails leaves the index as it is, free pages
-    // and all, and is reported rather than failing the add.
-    match store.compact_after_merges(report.merged_bytes) {
-        Ok(true) => timings.lap("index: compaction", &mut clock),
-        Ok(false) => {}
-        Err(error) => {
-            report.not_compacted = Some(format!(
-                "the documents were added, but the index was not compacted ({error:#}); a \
-                 later add or removal gives its free space back"
-            ))
+    Ok((txn, report, clock))
+}
+
+/// The new documents of an add as the phases after the join see them.
+struct Night<'n> {
+    /// Their ids, in id order.
+    ids: &'n [String],
+    /// Their times.
+    times: &'n [Option<i64>],
+    /// Which of them replaced an indexed document.
+    replaced: &'n [bool],
+    /// The sketches of the join: the loaded indexed documents', then the new ones'.
+    sketches: &'n [Sketch],
+    /// The local number of the first new document.
+    fresh_from: u32,
+    /// The index's number of the first new document.
+    first_doc: u64,
+    /// When the add started.
+    started: i64,
+}
+
+impl Night<'_> {
+    /// The index's number of the document at local number `local` of the join.
+    fn number_of(&self, near: &Neighbourhood, local: u32) -> u32 {
+        if local < self.fresh_from {
+            near.numbers[local as usize]
+        } else {
+            (self.first_doc + u64::from(local - self.fresh_from)) as u32
         }
     }
-    report.timings = timings;
-    Ok(report)
+}
+
+/// The look-up phase: the night's posting pairs looked up in the postings as they were
+/// before this add (candidates among the indexed documents, each paired with the new
+/// documents that share a key), then written as a new segment numbered from `first_doc`,
+/// one key range at a time. Returns the sorted, distinct `(candidate, new document)` pairs.
+fn look_up(
+    t: &mut Tables,
+    before: Option<&ReadTransaction>,
+    fresh: &[Sketch],
+    config: &Resolved,
+    first_doc: u64,
+    report: &mut AddReport,
+) -> Result<Vec<(u32, u32)>> {
+    let maker = &config.key_maker;
+    let passes = passes(fresh.len(), maker);
+    // The night's posting pairs, numbered from 0: made once when they fit one pass, for
+    // the look-up and then for the new segment; made again for each pass otherwise.
+    let single_pass = (passes == 1).then(|| pass_pairs(fresh, maker, 0, 1));
+    // The chunks as they were before this add (it has written none so far), which
+    // threads can read at once; the removed documents as they are now.
+    let look_up = LookUp::read(&t.postings.segments, &t.postings.dead)?;
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    if let (false, Some(before)) = (look_up.is_empty(), before) {
+        let chunks = before.open_table(CHUNKS)?;
+        for pass in 0..passes {
+            let made;
+            let night = match &single_pass {
+                Some(night) => night,
+                None => {
+                    made = pass_pairs(fresh, maker, pass, passes);
+                    &made
+                }
+            };
+            let mut keys: Vec<u32> = night.iter().map(|&(key, _)| key).collect();
+            keys.dedup();
+            let max_bucket = config.cluster.max_bucket;
+            let found = look_up.find(&chunks, &keys, max_bucket)?;
+            pairs.extend(paired(&found, night, max_bucket));
+        }
+    }
+    pairs.par_sort_unstable();
+    pairs.dedup();
+
+    // The new documents' postings, a new segment written one key range at a time, its
+    // documents numbered from the first new number.
+    let base = first_doc as u32;
+    let numbered = |(key, doc): (u32, u32)| (key, base + doc);
+    report.merged_bytes = match single_pass {
+        Some(night) => t
+            .postings
+            .add_segment_from(base, night.into_iter().map(numbered))?,
+        None => t.postings.add_segment_from(
+            base,
+            (0..passes).flat_map(|pass| {
+                pass_pairs(fresh, maker, pass, passes)
+                    .into_iter()
+                    .map(numbered)
+            }),
+        )?,
+    };
+    Ok(pairs)
+}
+
+/// The examination phase: the candidates of `pairs` that may link to a new document they
+/// are paired with (see [`Neighbourhood::linkable`]), read from the index as it was before
+/// this add (`before`, `None` for a new index), which is then let go.
+fn examine(
+    before: Option<ReadTransaction>,
+    pairs: Vec<(u32, u32)>,
+    fresh: &[Sketch],
+    config: &Resolved,
+    report: &mut AddReport,
+) -> Result<FxHashMap<u32, Loaded>> {
+    // Each candidate's pairs.
+    let by_candidate: Vec<&[(u32, u32)]> = pairs.chunk_by(|a, b| a.0 == b.0).collect();
+    report.examined = by_candidate.len();
+    // Candidates are indexed before this add, and their records unchanged so far: they
+    // are read from the index as it was, which threads can read at once.
+    match &before {
+        Some(txn) => {
+            let docs = txn.open_table(DOCS)?;
+            Neighbourhood::linkable(&docs, &by_candidate, fresh, config)
+        }
+        None => Ok(FxHashMap::default()),
+    }
+}
+
+/// The load phase: the linkable candidates with their stories and those stories'
+/// representatives ([`Neighbourhood::load`]); the sketches of the join (theirs, then the
+/// night's) and the stories it starts from.
+fn load(
+    t: &Tables,
+    linkable: FxHashMap<u32, Loaded>,
+    fresh: Vec<Sketch>,
+    config: &Resolved,
+) -> Result<(Neighbourhood, Vec<Sketch>, Known)> {
+    let mut near = Neighbourhood::load(t, linkable)?;
+    let mut all = near.sketches(config.signature.minima);
+    all.extend(fresh);
+    let known = near.known();
+    Ok((near, all, known))
+}
+
+/// The join phase: [`join`] of the loaded and new documents, the stories they were in
+/// already known; the night's shingle sets are let go after it.
+fn join_night(
+    all: &[Sketch],
+    sets: Option<SetStore>,
+    near: &Neighbourhood,
+    config: &Resolved,
+    known: Known,
+    report: &mut AddReport,
+) -> Joined {
+    let fresh_from = near.numbers.len() as u32;
+    let view = sets
+        .as_ref()
+        .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
+    let joined = join(all, view, config, &known);
+    report.cut_buckets = joined.stats.cut_buckets;
+    report.cut_bucket_documents = joined.stats.cut_bucket_documents;
+    joined
+}
+
+/// The write phase: each new document's record, id, story membership and assignment.
+fn write_documents(
+    t: &mut Tables,
+    night: &Night,
+    near: &Neighbourhood,
+    placements: &[Placement],
+    report: &mut AddReport,
+) -> Result<()> {
+    for (i, id) in night.ids.iter().enumerate() {
+        let local = night.fresh_from + i as u32;
+        let number = night.number_of(near, local);
+        let sketch = &night.sketches[local as usize];
+        let Placement {
+            story,
+            story_id,
+            new_story,
+            representative,
+        } = placements[i].clone();
+        let record = DocRecord {
+            id: id.clone(),
+            story,
+            added_at: night.started,
+            time: night.times[i],
+            words: sketch.words,
+            shingles: sketch.shingles,
+            signature: if sketch.is_comparable() {
+                sketch.signature.iter().map(|&m| m as u16).collect()
+            } else {
+                Vec::new()
+            },
+        };
+        t.docs.insert(number, record.encode().as_slice())?;
+        t.ids.insert(id.as_str(), number)?;
+        t.members.insert((story, number), ())?;
+        let representative = &night.sketches[representative as usize];
+        let similarity = sketch
+            .is_comparable()
+            .then(|| estimate_jaccard(&representative.signature, &sketch.signature));
+        let status = match Status::of(sketch) {
+            Status::Ok if night.replaced[i] => "replaced",
+            other => other.as_str(),
+        };
+        report.assignments.push(Assignment {
+            doc_id: id.clone(),
+            story_id,
+            new_story,
+            similarity,
+            status,
+        });
+    }
+    Ok(())
 }
 
 /// Where one new document goes.
@@ -414,12 +540,10 @@ fn place(
     t: &mut Tables,
     joined: &Joined,
     near: &Neighbourhood,
-    ids: &[String],
-    number_of: &dyn Fn(u32) -> u32,
-    started: i64,
+    night: &Night,
     report: &mut AddReport,
 ) -> Result<Vec<Placement>> {
-    let fresh_from = near.numbers.len() as u32;
+    let (ids, started, fresh_from) = (night.ids, night.started, night.fresh_from);
     let stories = &near.stories;
     let mut next_story = t.counter("next_story")? as u32;
     let mut next_merge = t.counter("next_merge")?;
@@ -481,7 +605,7 @@ fn place(
             report.joined_existing += fresh_members.len();
         }
         story.size += fresh_members.len() as u32;
-        story.representative = number_of(representative);
+        story.representative = night.number_of(near, representative);
         story.updated_at = started;
         t.put_story(number, &story)?;
         for &d in &fresh_members {
@@ -593,9 +717,9 @@ impl Loaded {
 
     /// The record of document `number` in `docs`, its id left out.
     fn read(docs: &impl ReadableTable<u32, &'static [u8]>, number: u32) -> Result<Loaded> {
-        let bytes = docs.get(number)?.ok_or_else(|| {
-            anyhow::anyhow!("the index lost document {number}; restore it from a copy")
-        })?;
+        let bytes = docs
+            .get(number)?
+            .ok_or_else(|| IndexError::damaged(Damage::LostDocument { number }))?;
         let (story, words, shingles, signature) = DocRecord::decode_sketch(bytes.value())?;
         Ok(Loaded {
             story,
@@ -756,14 +880,13 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
         };
         let added = match docs.get(number)? {
             Some(bytes) => DocRecord::decode(bytes.value())?.added_at,
-            None => bail!("the index lost document {number}; restore it from a copy"),
+            None => return Err(IndexError::damaged(Damage::LostDocument { number })),
         };
         return Err(IndexError::AlreadyIndexed {
             origin: collection.origins[i].to_string(),
             id: id.to_owned(),
             added: format_time(added),
-        }
-        .into());
+        });
     }
     Ok(())
 }

@@ -1,17 +1,23 @@
 //! The index as the library offers it: an [`Index`] opened on a file, documents added through
-//! an [`IndexAddition`] (taken one at a time from any source, as a `Clusterer` takes them),
-//! look-ups of a text and the export of every document's story. Each add is one transaction:
-//! an add that fails or is dropped unfinished leaves the index as it was.
+//! an [`IndexAddition`] (taken one at a time from any source, as a `Clusterer` takes them, or
+//! read from files) and prepared as a [`PreparedAdd`] that is committed or abandoned; look-ups
+//! of a text, the export of every document's story, the merges, the statistics and removals.
+//! Each add and each removal is one transaction: one that fails or is dropped unfinished
+//! leaves the index as it was.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use crate::config::{Config, Resolved};
-use crate::engine::{thread_pool, CollectOptions, Collector};
-use crate::error::{Error, Result};
-use crate::index::add::{add, AddOptions, AddReport};
-use crate::index::read::{export, known_boilerplate, ExportRow, Match, Reader};
-use crate::index::store::{Open, Store};
+use crate::engine::{thread_pool, CollectOptions, Collection, Collector, Timings};
+use crate::error::Result;
+use crate::index::add::{prepare, AddOptions, AddReport, PreparedAdd};
+use crate::index::read::{
+    export, known_boilerplate, merges, stats, ExportRow, Match, Reader, Stats,
+};
+use crate::index::remove::{remove, Removal, Selection};
+use crate::index::store::{MergeRecord, Open, Store};
 use crate::io::read::ReadOptions;
 use crate::sketch::Sketcher;
 use crate::RunOptions;
@@ -36,16 +42,19 @@ struct Prepared {
 impl Index {
     /// Opens the index at `path`, making a new one when the file does not exist.
     pub fn open(path: impl AsRef<Path>) -> Result<Index> {
-        Index::open_as(path.as_ref(), Open::CreateIfMissing)
+        Index::open_by(path.as_ref(), Open::CreateIfMissing, "a library call")
     }
 
     /// Opens the index at `path`, which must exist.
     pub fn open_existing(path: impl AsRef<Path>) -> Result<Index> {
-        Index::open_as(path.as_ref(), Open::Existing)
+        Index::open_by(path.as_ref(), Open::Existing, "a library call")
     }
 
-    fn open_as(path: &Path, how: Open) -> Result<Index> {
-        let store = Store::open(path, how, "a library call").map_err(Error::Index)?;
+    /// Opens the index at `path` as `how` says, for `holder`: what the lock file tells a
+    /// process refused while the index is open (e.g. "index add" tells it "megashingle index
+    /// add (pid …) since …").
+    pub fn open_by(path: &Path, how: Open, holder: &str) -> Result<Index> {
+        let store = Store::open(path, how, holder)?;
         Ok(Index {
             store,
             reader: OnceLock::new(),
@@ -58,6 +67,26 @@ impl Index {
         &self.store.path
     }
 
+    /// True when nothing was ever added to the index.
+    pub fn is_new(&self) -> Result<bool> {
+        Ok(self.store.is_new()?)
+    }
+
+    /// Closes a new index that nothing was added to and removes its file and lock file: a
+    /// first add that fails leaves nothing behind. An index that holds documents is only
+    /// closed.
+    pub fn discard(self) {
+        if self.store.is_new().unwrap_or(false) {
+            self.store.discard();
+        }
+    }
+
+    /// Fails, naming every differing key, when sketches made with `config` could not be
+    /// compared with the index's.
+    pub fn check_comparable(&self, config: &Config) -> Result<()> {
+        Ok(self.store.check_comparable(config)?)
+    }
+
     /// Starts adding documents sketched under `config`, which must sketch as the index's own
     /// configuration does. With `upsert`, a document whose id is indexed replaces it; without,
     /// such a document fails the add.
@@ -68,11 +97,12 @@ impl Index {
         upsert: bool,
     ) -> Result<IndexAddition<'_>> {
         config.validate()?;
-        // An add changes what queries read: the next query reads the index again.
-        self.reader = OnceLock::new();
-        *self.prepared.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
-        self.store.check_comparable(config).map_err(Error::Index)?;
-        let known = known_boilerplate(&self.store).map_err(Error::Index)?;
+        self.forget_reads();
+        self.store.check_comparable(config)?;
+        let mut clock = Instant::now();
+        let known = known_boilerplate(&self.store)?;
+        let mut timings = Timings::default();
+        timings.lap("index: known boilerplate", &mut clock);
         let config = config.resolve();
         let collector = Collector::new(
             &config,
@@ -89,8 +119,24 @@ impl Index {
             config,
             threads: options.threads,
             upsert,
-            collector,
+            documents: Documents::Collecting(collector),
+            timings,
         })
+    }
+
+    /// Reads `inputs` as the `index add` command does and prepares their add: begin, read,
+    /// [`IndexAddition::prepare`].
+    pub fn prepare_add(
+        &mut self,
+        config: &Config,
+        options: RunOptions,
+        upsert: bool,
+        inputs: &[PathBuf],
+        read: &ReadOptions,
+    ) -> Result<PreparedAdd<'_>> {
+        let mut addition = self.begin_add(config, options, upsert)?;
+        addition.read(inputs, read)?;
+        addition.prepare()
     }
 
     /// The indexed near-duplicates of `text`, most similar first.
@@ -98,7 +144,7 @@ impl Index {
         let reader = match self.reader.get() {
             Some(reader) => reader,
             None => {
-                let reader = Reader::open(&self.store).map_err(Error::Index)?;
+                let reader = Reader::open(&self.store)?;
                 self.reader.get_or_init(|| reader)
             }
         };
@@ -107,7 +153,7 @@ impl Index {
             match cached.as_ref() {
                 Some(p) if p.config == *config => Arc::clone(p),
                 _ => {
-                    reader.check_comparable(config).map_err(Error::Index)?;
+                    reader.check_comparable(config)?;
                     let p = Arc::new(Prepared {
                         config: config.clone(),
                         resolved: config.resolve(),
@@ -118,47 +164,156 @@ impl Index {
                 }
             }
         };
-        reader
-            .query(text, &prepared.resolved, &prepared.sketcher)
-            .map_err(Error::Index)
+        Ok(reader.query(text, &prepared.resolved, &prepared.sketcher)?)
     }
 
     /// Every indexed document with its story, story by story, as `index export` writes them.
     pub fn export(&self) -> Result<Vec<ExportRow>> {
-        export(&self.store).map_err(Error::Index)
+        Ok(export(&self.store)?)
+    }
+
+    /// Every merge of two stories, oldest first.
+    pub fn merges(&self) -> Result<Vec<MergeRecord>> {
+        Ok(merges(&self.store)?)
+    }
+
+    /// The counts, size on disk and sketch settings of the index.
+    pub fn stats(&self) -> Result<Stats> {
+        Ok(stats(&self.store)?)
+    }
+
+    /// Removes the selected documents in one transaction, then gives free space back when
+    /// much of the file is free.
+    pub fn remove(&mut self, selection: &Selection) -> Result<Removal> {
+        self.forget_reads();
+        let removal = remove(&mut self.store, selection)?;
+        self.store
+            .compact_if_sparse()
+            .map_err(|e| e.at(&self.store.path))?;
+        Ok(removal)
+    }
+
+    /// The boilerplate shingles the index's adds found, which a sketch to compare with the
+    /// index leaves out.
+    #[doc(hidden)]
+    pub fn known_boilerplate(&self) -> Result<crate::corpus::boilerplate::Boilerplate> {
+        Ok(known_boilerplate(&self.store)?)
+    }
+
+    /// A change is coming: the next query reads the index again.
+    fn forget_reads(&mut self) {
+        self.reader = OnceLock::new();
+        *self.prepared.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
 
-/// Documents on their way into an index: [`IndexAddition::add`] them, then
-/// [`IndexAddition::commit`].
+/// Documents on their way into an index: [`IndexAddition::add`] them (or
+/// [`IndexAddition::read`] files), then [`IndexAddition::prepare`] the add and commit it, or
+/// [`IndexAddition::commit`] at once.
 pub struct IndexAddition<'a> {
     index: &'a mut Index,
     config: Resolved,
     threads: usize,
     upsert: bool,
-    collector: Collector,
+    documents: Documents,
+    timings: Timings,
 }
 
-impl IndexAddition<'_> {
+/// The documents of an addition: being taken, or sketched.
+enum Documents {
+    Collecting(Collector),
+    Sketched(Collection),
+    /// Between the two (only while one becomes the other).
+    Moving,
+}
+
+/// The documents of an addition once sketched ([`IndexAddition::sketched`]).
+#[derive(Debug, Clone)]
+pub struct SketchedDocuments {
+    /// Documents to add.
+    pub documents: usize,
+    /// Records skipped: bad records, and documents whose id was given before.
+    pub skipped: u64,
+    /// Time of each step so far: the known boilerplate's loading, reading and sketching.
+    pub timings: Timings,
+}
+
+impl<'a> IndexAddition<'a> {
     /// Adds one document, with its time in seconds since 1970 (UTC) when it has one.
+    ///
+    /// # Panics
+    ///
+    /// When the documents were sketched already ([`IndexAddition::sketched`]).
     pub fn add(&mut self, id: impl Into<String>, text: &str, time: Option<i64>) -> Result<()> {
-        self.collector.add_document(id.into(), text, time)
+        self.collector().add_document(id.into(), text, time)
     }
 
     /// Reads files as the `index add` command does and adds their records.
+    ///
+    /// # Panics
+    ///
+    /// When the documents were sketched already ([`IndexAddition::sketched`]).
     pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<()> {
-        Ok(self.collector.read(inputs, options)?)
+        Ok(self.collector().read(inputs, options)?)
     }
 
-    /// Puts the documents into the index's stories in one transaction.
-    pub fn commit(self) -> Result<AddReport> {
-        let collection = self.collector.finish()?;
-        let pool = thread_pool(self.threads, "index")?;
-        let options = AddOptions {
-            upsert: self.upsert,
+    fn collector(&mut self) -> &mut Collector {
+        match &mut self.documents {
+            Documents::Collecting(collector) => collector,
+            _ => panic!("documents added to an index addition after they were sketched"),
+        }
+    }
+
+    /// Ends the taking of documents and finishes their sketches (which [`prepare`] does
+    /// when this was not called): what was read and how long it took, before the index is
+    /// written to.
+    ///
+    /// [`prepare`]: IndexAddition::prepare
+    pub fn sketched(&mut self) -> Result<SketchedDocuments> {
+        if let Documents::Collecting(_) = self.documents {
+            let Documents::Collecting(collector) =
+                std::mem::replace(&mut self.documents, Documents::Moving)
+            else {
+                unreachable!("matched above")
+            };
+            let collection = collector.finish()?;
+            self.timings.0.extend(collection.timings.0.iter().copied());
+            self.documents = Documents::Sketched(collection);
+        }
+        let Documents::Sketched(collection) = &self.documents else {
+            unreachable!("sketched above")
         };
-        let store = &mut self.index.store;
-        pool.install(|| add(store, collection, &self.config, options))
-            .map_err(Error::Index)
+        Ok(SketchedDocuments {
+            documents: collection.ids.len(),
+            skipped: collection.read.skipped + collection.duplicates,
+            timings: self.timings.clone(),
+        })
+    }
+
+    /// Writes the documents into the index's stories in one transaction, and returns it
+    /// prepared: its report tells what it does, and nothing reaches the index until it is
+    /// committed.
+    pub fn prepare(mut self) -> Result<PreparedAdd<'a>> {
+        self.sketched()?;
+        let IndexAddition {
+            index,
+            config,
+            threads,
+            upsert,
+            documents: Documents::Sketched(collection),
+            ..
+        } = self
+        else {
+            unreachable!("sketched above")
+        };
+        let pool = thread_pool(threads, "index")?;
+        let options = AddOptions { upsert };
+        let store = &mut index.store;
+        Ok(pool.install(|| prepare(store, collection, &config, options))?)
+    }
+
+    /// Prepares the add and commits it.
+    pub fn commit(self) -> Result<AddReport> {
+        self.prepare()?.commit()
     }
 }
