@@ -300,6 +300,9 @@ pub struct Summary {
     pub cut_buckets: usize,
     /// Documents in the cut buckets.
     pub cut_bucket_documents: usize,
+    /// Malformed byte sequences of the inputs read as U+FFFD (bytes their charset does not
+    /// allow).
+    pub malformed: u64,
 }
 
 impl Summary {
@@ -320,6 +323,7 @@ impl Summary {
             set_file_bytes: collection.set_file_bytes,
             cut_buckets: clustering.stats.cut_buckets,
             cut_bucket_documents: clustering.stats.cut_bucket_documents,
+            malformed: collection.read.malformed,
         }
     }
 
@@ -333,8 +337,12 @@ impl Summary {
             ),
         };
         let cut = cut_buckets_note(self.cut_buckets, self.cut_bucket_documents);
+        let malformed = match self.malformed {
+            0 => String::new(),
+            n => format!("; {n} malformed byte sequences read as U+FFFD"),
+        };
         format!(
-            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{on_file}{cut}; {:.2} s",
+            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{malformed}{on_file}{cut}; {:.2} s",
             self.documents,
             self.clusters,
             self.multi_clusters,
@@ -362,6 +370,7 @@ mod tests {
             set_file_bytes: 0,
             cut_buckets: 0,
             cut_bucket_documents: 0,
+            malformed: 0,
         };
         let elapsed = Duration::from_millis(1500);
         let clean = summary.line(elapsed);
@@ -373,6 +382,14 @@ mod tests {
         assert!(
             cut.contains("; 7 candidate buckets of more distinct documents than cluster.max-bucket were cut: 10001 documents in them were not paired through them; 1.50 s"),
             "{cut}"
+        );
+        summary.malformed = 3;
+        let malformed = summary.line(elapsed);
+        assert!(
+            malformed.contains(
+                "0 records skipped; 3 malformed byte sequences read as U+FFFD; 7 candidate"
+            ),
+            "{malformed}"
         );
     }
 }

@@ -209,6 +209,7 @@ impl Collector {
         self.read.records += summary.records;
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;
+        self.read.malformed += summary.malformed;
         Ok(())
     }
 
