@@ -303,6 +303,8 @@ pub struct Summary {
     /// Malformed byte sequences of the inputs read as U+FFFD (bytes their charset does not
     /// allow).
     pub malformed: u64,
+    /// WARC responses left out for a type that is not text.
+    pub not_text: u64,
 }
 
 impl Summary {
@@ -324,6 +326,7 @@ impl Summary {
             cut_buckets: clustering.stats.cut_buckets,
             cut_bucket_documents: clustering.stats.cut_bucket_documents,
             malformed: collection.read.malformed,
+            not_text: collection.read.not_text,
         }
     }
 
@@ -337,10 +340,16 @@ impl Summary {
             ),
         };
         let cut = cut_buckets_note(self.cut_buckets, self.cut_bucket_documents);
-        let malformed = match self.malformed {
+        let mut malformed = match self.malformed {
             0 => String::new(),
             n => format!("; {n} malformed byte sequences read as U+FFFD"),
         };
+        if self.not_text > 0 {
+            malformed.push_str(&format!(
+                "; {} WARC responses not of a text type left out",
+                self.not_text
+            ));
+        }
         format!(
             "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{malformed}{on_file}{cut}; {:.2} s",
             self.documents,
@@ -371,6 +380,7 @@ mod tests {
             cut_buckets: 0,
             cut_bucket_documents: 0,
             malformed: 0,
+            not_text: 0,
         };
         let elapsed = Duration::from_millis(1500);
         let clean = summary.line(elapsed);

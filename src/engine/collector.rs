@@ -210,6 +210,7 @@ impl Collector {
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;
         self.read.malformed += summary.malformed;
+        self.read.not_text += summary.not_text;
         Ok(())
     }
 

@@ -94,9 +94,11 @@ pub fn decode(bytes: Vec<u8>, kind: TextKind, transport: Option<&'static Encodin
             TextKind::Html => prescan(&bytes).map(|e| (e, Reason::Meta)),
             TextKind::Plain => None,
         });
-    // ISO-2022-JP is 7-bit: its escapes are valid UTF-8, so a declared one is believed.
+    // ISO-2022-JP is 7-bit: its escapes are valid UTF-8, so a declared one is believed; and
+    // UTF-16 without a byte order mark is valid UTF-8 when its text is ASCII.
     let ascii_compatible = declared.is_none_or(|(e, _)| e.is_ascii_compatible());
-    if ascii_compatible && memchr::memchr(0x1B, &bytes).is_none() {
+    let utf16 = memchr::memchr(0, &bytes).is_some() && utf16_by_nuls(&bytes).is_some();
+    if ascii_compatible && !utf16 && memchr::memchr(0x1B, &bytes).is_none() {
         match String::from_utf8(bytes) {
             Ok(text) => {
                 let reason = match declared {
@@ -520,6 +522,13 @@ mod tests {
             (decoded.text.as_str(), decoded.reason),
             (text, Reason::ByteOrderMark)
         );
+        let ascii: Vec<u8> = "one two"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let decoded = decode(ascii, TextKind::Html, None);
+        assert_eq!(decoded.text, "one two");
+        assert_eq!(decoded.reason, Reason::Utf16Nuls);
         let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
         let decoded = decode(be, TextKind::Plain, None);
         assert_eq!(

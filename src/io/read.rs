@@ -177,7 +177,8 @@ pub enum ReadError {
     },
     /// The input is not UTF-8 but UTF-16.
     #[error(
-        "{path}: the file is {encoding}, not UTF-8; convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
+        "{path}: the file is {encoding}, not UTF-8; give --encoding {}, or convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)",
+        if .encoding.contains("big") { "utf-16be" } else { "utf-16le" }
     )]
     Utf16 {
         /// The input.
@@ -288,6 +289,8 @@ pub struct ReadSummary {
     /// Malformed byte sequences read as U+FFFD (bytes their charset does not allow), in records
     /// passed on.
     pub malformed: u64,
+    /// WARC responses and resources left out for a type that is not text (images, PDF).
+    pub not_text: u64,
 }
 
 /// Texts of at least this many bytes are moved rather than copied out of a CSV record, and a
@@ -295,7 +298,11 @@ pub struct ReadSummary {
 const LONG_TEXT_BYTES: usize = 1 << 20;
 
 /// Extensions of document files in folders.
-pub const DOCUMENT_EXTENSIONS: [&str; 5] = ["txt", "html", "htm", "eml", MBOX_EXTENSION];
+pub const DOCUMENT_EXTENSIONS: [&str; 6] =
+    ["txt", "html", "htm", "eml", MBOX_EXTENSION, WARC_EXTENSION];
+
+/// The extension of WARC files (also `.warc.gz`, `.warc.zst`), read as one record a page.
+pub const WARC_EXTENSION: &str = "warc";
 
 /// The extension of mbox archives, read as one record a message.
 pub const MBOX_EXTENSION: &str = "mbox";
@@ -593,6 +600,9 @@ impl Reader<'_> {
         if extension == MBOX_EXTENSION {
             return self.read_mbox(BufReader::with_capacity(1 << 16, file), &id, &source);
         }
+        if extension == WARC_EXTENSION {
+            return self.read_warc(BufReader::with_capacity(1 << 16, file), &source);
+        }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|e| ReadError::Io {
             path: source.to_string(),
@@ -624,6 +634,48 @@ impl Reader<'_> {
         }
         let columns = vec![String::new(); self.options.columns.len()];
         self.accept_at(id, document.text, document.time, columns, origin)
+    }
+
+    /// Reads a WARC file: each page or text a record, its id its `WARC-Target-URI`, its time
+    /// its `WARC-Date`. A damaged record is reported and skipped; a file whose decompression
+    /// fails midway is reported once and the records before are kept.
+    fn read_warc(&mut self, input: impl BufRead, source: &Arc<str>) -> Result<(), ReadError> {
+        use crate::io::warc::{WarcItem, WarcReader};
+        let mut warc = WarcReader::new(input);
+        loop {
+            let item = match warc.next_item() {
+                Ok(Some(item)) => item,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    let origin = self.origin(source, 0);
+                    let what = format!(
+                        "cannot be read past this point ({e}); the records before are kept"
+                    );
+                    return self.skip(&origin, what);
+                }
+            };
+            match item {
+                WarcItem::Document(document) => {
+                    let origin =
+                        self.origin(&Arc::from(format!("{source}@{}", document.offset)), 0);
+                    let time = document.date.as_deref().and_then(parse_time);
+                    let text = DocumentText {
+                        decoding: vec![document.decoded.explain()],
+                        malformed: document.decoded.malformed,
+                        text: document.decoded.text,
+                        time,
+                        message_id: None,
+                    };
+                    self.accept_document(document.uri, text, origin)?;
+                }
+                WarcItem::NotText => self.summary.not_text += 1,
+                WarcItem::Other => {}
+                WarcItem::Damaged(offset, why) => {
+                    let origin = self.origin(&Arc::from(format!("{source}@{offset}")), 0);
+                    self.skip(&origin, format!("damaged WARC record: {why}"))?;
+                }
+            }
+        }
     }
 
     /// Reads an mbox archive: each message a record, its id its `Message-ID`, else the
