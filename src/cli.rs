@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 use megashingle::config::{Config, ConfigError, HtmlMode, Keep, Language};
 use megashingle::io::read::{InputFormat, ReadOptions};
+use megashingle::io::transcode::RecordEncoding;
 use megashingle::io::write::OutputFormat;
 
 /// Find near-duplicate texts and group news articles into stories with shingles,
@@ -552,8 +553,15 @@ pub struct InputArgs {
     /// .tsv.gz, .tsv.zst), commas for any other CSV input.
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
-    /// Stop at the first malformed record, bad UTF-8, empty or duplicate id, instead of
-    /// reporting and skipping it.
+    /// The charset of CSV, TSV and JSONL inputs, for a file a spreadsheet exported in a legacy
+    /// one: a label such as windows-1251, cp1252, koi8-r, shift_jis, gb18030 or utf-16le, or
+    /// `auto` to find it from the first 64 KiB of each input. Default: UTF-8. HTML, text and
+    /// mail files always find their own, as browsers do.
+    #[arg(long, value_name = "LABEL", value_parser = RecordEncoding::parse)]
+    pub encoding: Option<RecordEncoding>,
+    /// Stop at the first malformed record, bad UTF-8 (or bytes a file's charset does not
+    /// allow), empty or duplicate id, instead of reporting and skipping it (or reading the
+    /// bytes as U+FFFD).
     #[arg(long)]
     pub strict: bool,
 }
@@ -569,6 +577,7 @@ impl InputArgs {
             time_column,
             columns: Vec::new(),
             delimiter: self.delimiter,
+            encoding: self.encoding,
         }
     }
 }
@@ -604,6 +613,10 @@ pub struct CanonArgs {
     /// (navigation, footers, share lines, signatures...).
     #[arg(long)]
     pub dropped: bool,
+    /// Also print, after the words, how the bytes were read: the charset used and why (byte
+    /// order mark, declaration, detection), and a mail's parts.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

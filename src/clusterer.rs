@@ -313,6 +313,11 @@ pub struct Summary {
     pub cut_buckets: usize,
     /// Documents in the cut buckets.
     pub cut_bucket_documents: usize,
+    /// Malformed byte sequences of the inputs read as U+FFFD (bytes their charset does not
+    /// allow).
+    pub malformed: u64,
+    /// WARC responses left out for a type that is not text.
+    pub not_text: u64,
 }
 
 impl Summary {
@@ -333,6 +338,8 @@ impl Summary {
             set_file_bytes: collection.set_file_bytes,
             cut_buckets: clustering.stats.cut_buckets,
             cut_bucket_documents: clustering.stats.cut_bucket_documents,
+            malformed: collection.read.malformed,
+            not_text: collection.read.not_text,
         }
     }
 
@@ -346,8 +353,18 @@ impl Summary {
             ),
         };
         let cut = cut_buckets_note(self.cut_buckets, self.cut_bucket_documents);
+        let mut malformed = match self.malformed {
+            0 => String::new(),
+            n => format!("; {n} malformed byte sequences read as U+FFFD"),
+        };
+        if self.not_text > 0 {
+            malformed.push_str(&format!(
+                "; {} WARC responses not of a text type left out",
+                self.not_text
+            ));
+        }
         format!(
-            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{on_file}{cut}; {:.2} s",
+            "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{malformed}{on_file}{cut}; {:.2} s",
             self.documents,
             self.clusters,
             self.multi_clusters,
@@ -375,6 +392,8 @@ mod tests {
             set_file_bytes: 0,
             cut_buckets: 0,
             cut_bucket_documents: 0,
+            malformed: 0,
+            not_text: 0,
         };
         let elapsed = Duration::from_millis(1500);
         let clean = summary.line(elapsed);
@@ -386,6 +405,14 @@ mod tests {
         assert!(
             cut.contains("; 7 candidate buckets of more distinct documents than cluster.max-bucket were cut: 10001 documents in them were not paired through them; 1.50 s"),
             "{cut}"
+        );
+        summary.malformed = 3;
+        let malformed = summary.line(elapsed);
+        assert!(
+            malformed.contains(
+                "0 records skipped; 3 malformed byte sequences read as U+FFFD; 7 candidate"
+            ),
+            "{malformed}"
         );
     }
 }

@@ -174,6 +174,7 @@ fn refused_inputs_name_the_problem() {
     write(d, "b.csv", "doc,text\n2,one two three four\n");
     write(d, "c.jsonl", "{\"id\":\"3\",\"text\":\"one two three\"}\n");
     std::fs::create_dir(d.join("folder")).unwrap();
+    write(d, "crawl.warc.gz", "");
     for (args, message) in [
         (
             vec!["-"],
@@ -186,6 +187,10 @@ fn refused_inputs_name_the_problem() {
         (
             vec!["a.csv", "c.jsonl"],
             "c.jsonl is JSONL but a.csv is CSV: dedup writes one format, so give inputs of one format",
+        ),
+        (
+            vec!["crawl.warc.gz"],
+            "crawl.warc.gz: an archive of documents; dedup writes records, so give CSV, JSONL or Parquet files (use `cluster` for mail archives and WARC files)",
         ),
         (
             vec!["a.csv", "b.csv"],

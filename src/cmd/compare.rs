@@ -1,7 +1,8 @@
 //! `megashingle compare`: two texts (files, or the texts themselves with `--text`) measured
 //! against each other as the pipeline would: shingles in common, Dice and Jaccard, the
 //! estimated Jaccard, shared supershingles and megashingles, leads and shared fragments;
-//! as a text report or, with `--json`, as one JSON object.
+//! as a text report or, with `--json`, as one JSON object. Files are read as a folder's files
+//! are: HTML, text and mail decoded from their charsets.
 
 use std::path::Path;
 
@@ -9,7 +10,7 @@ use anyhow::Result;
 use megashingle::compare::{compare, Comparison};
 
 use crate::cli::CompareArgs;
-use crate::cmd::files::{print, read_text};
+use crate::cmd::files::{print, read_document};
 use crate::exit::Outcome;
 
 /// Runs the command.
@@ -24,8 +25,8 @@ pub fn run(args: CompareArgs) -> Result<Outcome> {
         )
     } else {
         (
-            read_text(Path::new(&args.first))?,
-            read_text(Path::new(&args.second))?,
+            read_document(Path::new(&args.first))?.text,
+            read_document(Path::new(&args.second))?.text,
             args.first,
             args.second,
         )

@@ -143,6 +143,9 @@ fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputForm
             (None, "txt" | "html" | "htm" | "eml") => {
                 bail!("{name}: a single document; dedup writes records, so give CSV, JSONL or Parquet files")
             }
+            (None, "mbox" | "warc") => {
+                bail!("{name}: an archive of documents; dedup writes records, so give CSV, JSONL or Parquet files (use `cluster` for mail archives and WARC files)")
+            }
             (None, _) if is_parquet(input, None) => InputFormat::Parquet,
             (None, _) => InputFormat::Csv,
         };

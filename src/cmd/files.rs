@@ -8,6 +8,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use megashingle::io::document::{decode_document, DocumentKind, DocumentText};
+use megashingle::io::read::open_input;
 use megashingle::io::write::{stage, write_csv, Guarded, Staged};
 
 use crate::cli::ConfigArgs;
@@ -136,6 +138,28 @@ pub fn read_text(path: &Path) -> Result<String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// A document file, or stdin for `-`, read as folders are read: its kind told by its extension
+/// (`.html`, `.htm`, `.txt`, `.eml`, also compressed) or else guessed from its bytes (a mail
+/// header block, a page, plain text), and its bytes decoded from their charset.
+pub fn read_document(path: &Path) -> Result<DocumentText> {
+    let (bytes, extension) = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("<stdin>: cannot read")?;
+        (bytes, String::new())
+    } else {
+        let (mut file, extension) = open_input(path)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+        (bytes, extension)
+    };
+    let kind =
+        DocumentKind::of_extension(&extension).unwrap_or_else(|| DocumentKind::guess(&bytes));
+    Ok(decode_document(bytes, kind))
 }
 
 /// Writes `text` to stdout.

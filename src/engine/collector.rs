@@ -222,6 +222,8 @@ impl Collector {
         self.read.records += summary.records;
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;
+        self.read.malformed += summary.malformed;
+        self.read.not_text += summary.not_text;
         Ok(())
     }
 

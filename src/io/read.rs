@@ -2,14 +2,20 @@
 //! row; `.tsv` and `.tab` files are read as CSV separated by tabs, and any CSV input by the
 //! delimiter the options give), a JSONL file (one object per line), a Parquet file (one record
 //! a row; see [`crate::io::parquet`]), a folder of `.txt`/`.html`/`.htm`/`.eml` files (id = path
-//! relative to the folder) and `.parquet` files, a single such file, or `-` for stdin. A record
+//! relative to the folder; their bytes decoded by [`crate::io::document`]), `.mbox` archives
+//! (one message a record) and `.parquet` files, a single such file, or `-` for stdin. A record
 //! that cannot be used is reported in one line naming the file and line, and skipped; what
-//! makes a whole input unusable (missing column, unreadable file) is a fatal error.
+//! makes a whole input unusable (missing column, unreadable file) is a fatal error. Record files
+//! are UTF-8 unless [`ReadOptions::encoding`] names another charset ([`crate::io::transcode`]).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
+
+use crate::io::document::{decode_document, DocumentKind, DocumentText};
+use crate::io::transcode::{RecordEncoding, Utf8Reader};
 
 use crate::io::csv_records::{CsvRecord, CsvRecords, RecordShape, RunawayQuote};
 use crate::io::time::parse_time;
@@ -47,6 +53,9 @@ pub struct ReadOptions {
     /// `.tab` files (also compressed, `.tsv.gz`) as separated by tabs and any other CSV input
     /// by commas.
     pub delimiter: Option<u8>,
+    /// The charset of CSV, TSV and JSONL inputs; `None` is UTF-8. Whole-file documents find
+    /// their own ([`crate::io::charset`]).
+    pub encoding: Option<RecordEncoding>,
 }
 
 impl ReadOptions {
@@ -70,6 +79,7 @@ impl Default for ReadOptions {
             time_column: None,
             columns: Vec::new(),
             delimiter: None,
+            encoding: None,
         }
     }
 }
@@ -167,7 +177,8 @@ pub enum ReadError {
     },
     /// The input is not UTF-8 but UTF-16.
     #[error(
-        "{path}: the file is {encoding}, not UTF-8; convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"
+        "{path}: the file is {encoding}, not UTF-8; give --encoding {}, or convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)",
+        if .encoding.contains("big") { "utf-16be" } else { "utf-16le" }
     )]
     Utf16 {
         /// The input.
@@ -200,6 +211,27 @@ pub enum ReadError {
     /// A bad record under `--strict`.
     #[error("{0}")]
     Strict(String),
+}
+
+/// A record file as read, before its format is known.
+#[derive(Clone, Copy)]
+struct RecordInput<'p> {
+    /// The file.
+    path: &'p Path,
+    /// The file as named in messages.
+    source: &'p Arc<str>,
+    /// The extension that tells its format.
+    extension: &'p str,
+    /// Its format, when the options or the extension tell it.
+    format: Option<InputFormat>,
+    /// The byte between CSV fields.
+    delimiter: u8,
+}
+
+/// A record input read as it is (UTF-8), or decoded from another charset.
+enum Transcoded<R> {
+    Utf8(R),
+    Other(BufReader<Utf8Reader<R>>),
 }
 
 /// What a [`ReadError::MissingColumn`] says of a header that seems to use another delimiter.
@@ -254,6 +286,11 @@ pub struct ReadSummary {
     pub skipped: u64,
     /// Files in folders ignored for their extension.
     pub ignored_files: u64,
+    /// Malformed byte sequences read as U+FFFD (bytes their charset does not allow), in records
+    /// passed on.
+    pub malformed: u64,
+    /// WARC responses and resources left out for a type that is not text (images, PDF).
+    pub not_text: u64,
 }
 
 /// Texts of at least this many bytes are moved rather than copied out of a CSV record, and a
@@ -261,7 +298,14 @@ pub struct ReadSummary {
 const LONG_TEXT_BYTES: usize = 1 << 20;
 
 /// Extensions of document files in folders.
-pub const DOCUMENT_EXTENSIONS: [&str; 4] = ["txt", "html", "htm", "eml"];
+pub const DOCUMENT_EXTENSIONS: [&str; 6] =
+    ["txt", "html", "htm", "eml", MBOX_EXTENSION, WARC_EXTENSION];
+
+/// The extension of WARC files (also `.warc.gz`, `.warc.zst`), read as one record a page.
+pub const WARC_EXTENSION: &str = "warc";
+
+/// The extension of mbox archives, read as one record a message.
+pub const MBOX_EXTENSION: &str = "mbox";
 
 /// The extension of Parquet files, read as records wherever they are (named, or in a folder).
 pub const PARQUET_EXTENSION: &str = "parquet";
@@ -281,12 +325,14 @@ pub fn read_inputs(
         summary: ReadSummary::default(),
         input: 0,
         serial: 0,
+        stream_malformed: Rc::default(),
     };
     for (i, input) in inputs.iter().enumerate() {
         reader.input = i as u32;
         reader.serial = 0;
         reader.read_input(input)?;
     }
+    reader.summary.malformed += reader.stream_malformed.get();
     Ok(reader.summary)
 }
 
@@ -297,6 +343,8 @@ struct Reader<'a> {
     summary: ReadSummary,
     input: u32,
     serial: u64,
+    /// Malformed sequences of record files read with `--encoding`.
+    stream_malformed: Rc<std::cell::Cell<u64>>,
 }
 
 impl Reader<'_> {
@@ -305,7 +353,11 @@ impl Reader<'_> {
             let stdin = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
             let source: Arc<str> = Arc::from("<stdin>");
             let hint = "stdin is read as CSV unless it starts with `{` (JSONL)";
-            return self.read_records(stdin, &source, hint, self.options.delimiter_for(""));
+            let delimiter = self.options.delimiter_for("");
+            return match self.charset_of(stdin, &source)? {
+                Transcoded::Utf8(stdin) => self.read_records(stdin, &source, hint, delimiter),
+                Transcoded::Other(stdin) => self.read_records(stdin, &source, hint, delimiter),
+            };
         }
         let name = input.display().to_string();
         let meta = std::fs::metadata(input).map_err(|source| ReadError::Open {
@@ -336,12 +388,63 @@ impl Reader<'_> {
                 let id = input
                     .file_name()
                     .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned());
-                return self.read_document(file, id, source);
+                return self.read_document(file, id, source, e);
             }
             (None, _) => None,
         };
         let reader = BufReader::with_capacity(1 << 16, file);
         let delimiter = self.options.delimiter_for(&extension);
+        let records = RecordInput {
+            path: input,
+            source: &source,
+            extension: &extension,
+            format,
+            delimiter,
+        };
+        match self.charset_of(reader, &source)? {
+            Transcoded::Utf8(reader) => self.read_record_file(reader, &records),
+            Transcoded::Other(reader) => self.read_record_file(reader, &records),
+        }
+    }
+
+    /// `input` as it is when it is UTF-8 (no `--encoding`, or one that finds UTF-8), else
+    /// decoded from its charset as it is read.
+    fn charset_of<R: BufRead>(
+        &self,
+        mut input: R,
+        source: &Arc<str>,
+    ) -> Result<Transcoded<R>, ReadError> {
+        let Some(encoding) = self.options.encoding else {
+            return Ok(Transcoded::Utf8(input));
+        };
+        let found = encoding.for_input(&mut input).map_err(|e| ReadError::Io {
+            path: source.to_string(),
+            source: e,
+        })?;
+        Ok(match found {
+            None => Transcoded::Utf8(input),
+            Some(encoding) => {
+                let malformed = Rc::clone(&self.stream_malformed);
+                let utf8 = Utf8Reader::new(input, encoding, self.options.strict, malformed);
+                Transcoded::Other(BufReader::with_capacity(1 << 16, utf8))
+            }
+        })
+    }
+
+    /// Reads a record file (CSV, JSONL, Parquet; or guessed) whose text is `reader`.
+    fn read_record_file(
+        &mut self,
+        reader: impl BufRead,
+        records: &RecordInput<'_>,
+    ) -> Result<(), ReadError> {
+        let RecordInput {
+            path: input,
+            source,
+            extension,
+            format,
+            delimiter,
+        } = *records;
+        let source: Arc<str> = Arc::clone(source);
         match format {
             Some(format) => {
                 let mut reader = reader;
@@ -360,7 +463,7 @@ impl Reader<'_> {
                 };
                 let hint = format!(
                     "it was read as CSV because {why} (.csv, .tsv, .tab; .jsonl, .ndjson, .json; \
-                     .txt, .html, .htm, .eml; each also as .gz or .zst; .parquet)"
+                     .txt, .html, .htm, .eml, .mbox; each also as .gz or .zst; .parquet)"
                 );
                 self.read_records(reader, &source, &hint, delimiter)
             }
@@ -455,6 +558,25 @@ impl Reader<'_> {
                 }
             },
         };
+        self.accept_at(id, text, time, columns, origin)
+    }
+
+    /// Passes on a record whose id is checked and whose time is read.
+    fn accept_at(
+        &mut self,
+        id: String,
+        text: String,
+        time: Option<i64>,
+        columns: Vec<String>,
+        origin: Origin,
+    ) -> Result<(), ReadError> {
+        if id.trim().is_empty() {
+            let column = self.options.id_column.clone();
+            return self.skip(
+                &origin,
+                format!("empty id in `{column}`; every record needs an id"),
+            );
+        }
         self.summary.records += 1;
         (self.emit)(Record {
             id,
@@ -466,34 +588,117 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// Reads a whole-file document (an mbox archive: each of its messages) of the kind its
+    /// extension names.
     fn read_document(
         &mut self,
         mut file: impl Read,
         id: String,
         source: Arc<str>,
+        extension: &str,
     ) -> Result<(), ReadError> {
+        if extension == MBOX_EXTENSION {
+            return self.read_mbox(BufReader::with_capacity(1 << 16, file), &id, &source);
+        }
+        if extension == WARC_EXTENSION {
+            return self.read_warc(BufReader::with_capacity(1 << 16, file), &source);
+        }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|e| ReadError::Io {
             path: source.to_string(),
             source: e,
         })?;
         let origin = self.origin(&source, 0);
-        if let Some(encoding) = utf16_encoding(&bytes) {
-            let what = format!("the file is {encoding}, not UTF-8; convert it to UTF-8");
-            return self.skip(&origin, what);
-        }
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                let columns = vec![String::new(); self.options.columns.len()];
-                self.accept(id, text, None, columns, origin)
+        let kind = DocumentKind::of_extension(extension).unwrap_or(DocumentKind::Plain);
+        let document = decode_document(bytes, kind);
+        self.accept_document(id, document, origin)
+    }
+
+    /// Passes on a decoded document, counting its malformed bytes (fatal under `--strict`).
+    fn accept_document(
+        &mut self,
+        id: String,
+        document: DocumentText,
+        origin: Origin,
+    ) -> Result<(), ReadError> {
+        if document.malformed > 0 {
+            if self.options.strict {
+                return Err(ReadError::Strict(format!(
+                    "{origin}: {} byte sequences its charset does not allow ({}); fix the bytes, \
+                     or leave out --strict to read them as U+FFFD",
+                    document.malformed,
+                    document.decoding.join("; ")
+                )));
             }
-            Err(e) => self.skip(
-                &origin,
-                format!(
-                    "invalid UTF-8 at byte {}; convert the file to UTF-8",
-                    e.utf8_error().valid_up_to()
-                ),
-            ),
+            self.summary.malformed += document.malformed;
+        }
+        let columns = vec![String::new(); self.options.columns.len()];
+        self.accept_at(id, document.text, document.time, columns, origin)
+    }
+
+    /// Reads a WARC file: each page or text a record, its id its `WARC-Target-URI`, its time
+    /// its `WARC-Date`. A damaged record is reported and skipped; a file whose decompression
+    /// fails midway is reported once and the records before are kept.
+    fn read_warc(&mut self, input: impl BufRead, source: &Arc<str>) -> Result<(), ReadError> {
+        use crate::io::warc::{WarcItem, WarcReader};
+        let mut warc = WarcReader::new(input);
+        loop {
+            let item = match warc.next_item() {
+                Ok(Some(item)) => item,
+                Ok(None) => return Ok(()),
+                Err(e) => {
+                    let origin = self.origin(source, 0);
+                    let what = format!(
+                        "cannot be read past this point ({e}); the records before are kept"
+                    );
+                    return self.skip(&origin, what);
+                }
+            };
+            match item {
+                WarcItem::Document(document) => {
+                    let origin =
+                        self.origin(&Arc::from(format!("{source}@{}", document.offset)), 0);
+                    let time = document.date.as_deref().and_then(parse_time);
+                    let text = DocumentText {
+                        decoding: vec![document.decoded.explain()],
+                        malformed: document.decoded.malformed,
+                        text: document.decoded.text,
+                        time,
+                        message_id: None,
+                    };
+                    self.accept_document(document.uri, text, origin)?;
+                }
+                WarcItem::NotText => self.summary.not_text += 1,
+                WarcItem::Other => {}
+                WarcItem::Damaged(offset, why) => {
+                    let origin = self.origin(&Arc::from(format!("{source}@{offset}")), 0);
+                    self.skip(&origin, format!("damaged WARC record: {why}"))?;
+                }
+            }
+        }
+    }
+
+    /// Reads an mbox archive: each message a record, its id its `Message-ID`, else the
+    /// archive's id and the message's number (`archive.mbox#3`).
+    fn read_mbox(
+        &mut self,
+        input: impl BufRead,
+        archive: &str,
+        source: &Arc<str>,
+    ) -> Result<(), ReadError> {
+        let result = crate::io::mime::for_each_mbox_message(input, |number, bytes| {
+            let document = decode_document(bytes, DocumentKind::Mail);
+            let id = (document.message_id.clone()).unwrap_or_else(|| format!("{archive}#{number}"));
+            let origin = self.origin(&Arc::from(format!("{source}#{number}")), 0);
+            self.accept_document(id, document, origin)
+        });
+        match result {
+            Ok(()) => Ok(()),
+            Err(crate::io::mime::MboxError::Read(e)) => Err(e),
+            Err(crate::io::mime::MboxError::Io(e)) => Err(ReadError::Io {
+                path: source.to_string(),
+                source: e,
+            }),
         }
     }
 
@@ -515,8 +720,8 @@ impl Reader<'_> {
                 continue;
             }
             let id = relative_id(folder, &path);
-            let (file, _) = open_input(&path)?;
-            self.read_document(file, id, Arc::from(path.display().to_string()))?;
+            let (file, extension) = open_input(&path)?;
+            self.read_document(file, id, Arc::from(path.display().to_string()), &extension)?;
         }
         Ok(())
     }
@@ -1365,17 +1570,115 @@ mod tests {
         file_with(&dir, "en/a.html", b"<p>x</p>");
         file_with(&dir, "b.txt", b"y");
         file_with(&dir, "notes.md", b"z");
-        file_with(&dir, "bad.txt", b"\xFF");
+        file_with(&dir, "latin.txt", b"caf\xE9");
         let (result, records, warnings) = read(dir.path(), &ReadOptions::default());
         let summary = result.unwrap();
         assert_eq!(summary.ignored_files, 1);
         let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, ["b.txt", "en/a.html"]);
+        assert_eq!(ids, ["b.txt", "en/a.html", "latin.txt"]);
+        assert_eq!(records[2].text, "café");
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn documents_in_other_charsets_are_decoded_and_bad_bytes_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("p")).unwrap();
+        let (page, _, _) = encoding_rs::KOI8_R.encode("<meta charset=koi8-r><p>Привет, мир</p>");
+        file_with(&dir, "p/koi8.html", &page);
+        file_with(&dir, "p/bad.html", b"<meta charset=utf-8><p>caf\xC3 ok</p>");
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("Grüße".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        file_with(&dir, "p/utf16.txt", &utf16);
+        let (result, records, warnings) = read(&dir.path().join("p"), &ReadOptions::default());
+        assert_eq!(result.unwrap().malformed, 1);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let texts: Vec<&str> = records.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "<meta charset=utf-8><p>caf\u{FFFD} ok</p>",
+                "<meta charset=koi8-r><p>Привет, мир</p>",
+                "Grüße"
+            ]
+        );
+        let strict = ReadOptions {
+            strict: true,
+            ..ReadOptions::default()
+        };
+        let err = read(&dir.path().join("p"), &strict)
+            .0
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: 1 byte sequences its charset does not allow (UTF-8, declared by a <meta> \
+                 element in the first 1024 bytes; 1 malformed byte sequences replaced by U+FFFD); \
+                 fix the bytes, or leave out --strict to read them as U+FFFD",
+                dir.path().join("p/bad.html").display()
+            )
+        );
+    }
+
+    #[test]
+    fn an_mbox_gives_a_record_a_message_with_its_date() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(
+            &dir,
+            "list.mbox",
+            b"From a@b.c Tue Jun  3 10:00:00 2025\nMessage-ID: <one@b.c>\nSubject: one\n\
+              Date: Tue, 3 Jun 2025 10:00:00 +0000\n\nFirst\n\n\
+              From c@d.e Tue Jun  3 11:00:00 2025\nSubject: two\nFrom: c@d.e\n\nSecond\n",
+        );
+        let (result, records, _) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().records, 2);
+        let got: Vec<(&str, Option<i64>, String)> = records
+            .iter()
+            .map(|r| (r.id.as_str(), r.time, r.origin.to_string()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "one@b.c",
+                    Some(1_748_944_800),
+                    format!("{}#1", path.display())
+                ),
+                ("list.mbox#2", None, format!("{}#2", path.display())),
+            ]
+        );
         assert!(
-            warnings[0].contains("bad.txt: invalid UTF-8 at byte 0"),
+            records[1].text.ends_with("\n\nSecond\n"),
+            "{:?}",
+            records[1].text
+        );
+    }
+
+    #[test]
+    fn a_csv_in_a_legacy_charset_is_read_with_encoding() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = "id,text\n1,Правительство объявило сегодня о новых мерах поддержки бизнеса\n";
+        let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode(csv);
+        let path = file_with(&dir, "d.csv", &bytes);
+        let (result, _, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 1);
+        assert!(
+            warnings[0].contains("invalid UTF-8 in `text`"),
             "{}",
             warnings[0]
         );
+        for encoding in ["windows-1251", "auto"] {
+            let options = ReadOptions {
+                encoding: Some(RecordEncoding::parse(encoding).unwrap()),
+                ..ReadOptions::default()
+            };
+            let (result, records, _) = read(&path, &options);
+            assert_eq!(result.unwrap().records, 1, "{encoding}");
+            assert_eq!(records[0].text, &csv[10..csv.len() - 1], "{encoding}");
+        }
     }
 
     #[test]

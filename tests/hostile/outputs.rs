@@ -924,28 +924,44 @@ fn a_utf16_file_is_named_as_utf16() {
         let line = single_error_line(&out);
         assert_eq!(
             line,
-            format!("megashingle: error: {name}: the file is UTF-16 ({order}), not UTF-8; convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
+            format!("megashingle: error: {name}: the file is UTF-16 ({order}), not UTF-8; give --encoding utf-16{}e, or convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)", &order[..1])
         );
+        let out = run(
+            root,
+            &[
+                "cluster",
+                "--encoding",
+                &format!("utf-16{}e", &order[..1]),
+                name,
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr_of(&out));
     }
     let out = run(root, &["cluster", "-"], &utf16(table, true, true));
     assert!(single_error_line(&out).contains("<stdin>: the file is UTF-16"));
 
-    // In a folder, a UTF-16 page is one skipped record; the others are read.
+    // In a folder, a UTF-16 page is read as UTF-16, with a byte order mark or without.
     write(
         root,
         "pages/a.txt",
         utf16("one two three four five six", true, false),
     );
     write(root, "pages/b.txt", "one two three four five six");
-    let out = run(root, &["cluster", "pages"], b"");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-    let stderr = stderr_of(&out);
-    assert!(
-        stderr.contains("a.txt: the file is UTF-16 (little-endian), not UTF-8; convert it to UTF-8; record skipped"),
-        "{stderr}"
+    write(
+        root,
+        "pages/c.txt",
+        utf16("one two three four five six", false, true),
     );
-    assert!(!stderr.contains('\0'));
-    assert!(stdout_of(&out).contains("\nb.txt,b.txt,1,"));
+    let out = run(root, &["cluster", "pages"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).ends_with(
+            "a.txt,a.txt,3,1.0000,ok\nb.txt,a.txt,3,1.0000,ok\nc.txt,a.txt,3,1.0000,ok\n"
+        ),
+        "{}",
+        stdout_of(&out)
+    );
 }
 
 #[test]

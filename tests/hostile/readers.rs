@@ -337,7 +337,7 @@ fn a_header_of_one_column_holding_a_delimiter_names_the_flag() {
         ),
         (
             &["cluster", "semi.data"],
-            "semi.data: no column `id` (the id column); columns found: id;source;text; the header is one column with `;` in it: the file seems to be separated by `;`; it was read as CSV because its extension .data is not one megashingle knows (.csv, .tsv, .tab; .jsonl, .ndjson, .json; .txt, .html, .htm, .eml; each also as .gz or .zst; .parquet); give the format with --input-format csv or jsonl; give --delimiter ';'",
+            "semi.data: no column `id` (the id column); columns found: id;source;text; the header is one column with `;` in it: the file seems to be separated by `;`; it was read as CSV because its extension .data is not one megashingle knows (.csv, .tsv, .tab; .jsonl, .ndjson, .json; .txt, .html, .htm, .eml, .mbox; each also as .gz or .zst; .parquet); give the format with --input-format csv or jsonl; give --delimiter ';'",
         ),
     ] {
         let out = megashingle(root).args(args).output().unwrap();
