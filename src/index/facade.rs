@@ -308,7 +308,7 @@ impl<'a> IndexAddition<'a> {
         let pool = thread_pool(threads, "index")?;
         let options = AddOptions { upsert };
         let store = &mut index.store;
-        Ok(pool.install(|| prepare(store, collection, &config, options))?)
+        pool.install(|| prepare(store, collection, &config, options))
     }
 
     /// Prepares the add and commits it.
