@@ -30,10 +30,9 @@ use crate::corpus::set_store::SetStore;
 use crate::engine::{Collection, Timings};
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{linking, paired};
-use crate::index::postings::{LookUp, CHUNKS};
-use crate::index::store::{
-    posting_key, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
-};
+use crate::index::postings::LookUp;
+use crate::index::schema::{DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, IDS};
+use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::shingle::Lead;
@@ -233,7 +232,7 @@ fn write_add(
     {
         let mut t = Tables::open(&txn)?;
         // An add writes the boilerplate as this format keeps it (moving a format 1 index's).
-        t.meta.insert("format", crate::index::store::FORMAT)?;
+        t.meta.insert("format", crate::index::schema::FORMAT)?;
         if is_new {
             t.meta.insert("configuration", config.to_toml().as_str())?;
             t.meta.insert("created_at", started.to_string().as_str())?;
