@@ -33,7 +33,7 @@ use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::cluster::{cluster, UnionFind};
 use megashingle::config::{Config, Matching};
-use megashingle::corpus::set_store::SetsView;
+use megashingle::corpus::set_store::SetStore;
 use megashingle::engine::{CollectOptions, Collector};
 use megashingle::io::read::ReadOptions;
 use megashingle::sketch::grouping::Grouping;
@@ -242,17 +242,16 @@ fn stages(c: &mut Criterion) {
     let collection = collector.finish().expect("the sample sketches");
     let mut group = c.benchmark_group("cluster");
     group.throughput(Throughput::Bytes(bytes));
-    let sets = collection
-        .sets
-        .as_ref()
-        .map_or(SetsView::none(), |store| SetsView::of(store, 0));
-    group.bench_function("candidates_verify_union_find", |b| {
-        b.iter(|| {
-            cluster(black_box(&collection.sketches), sets, &resolved)
-                .0
-                .len()
+    SetStore::reading_of(collection.sets.as_ref(), 0, |sets| {
+        group.bench_function("candidates_verify_union_find", |b| {
+            b.iter(|| {
+                cluster(black_box(&collection.sketches), sets, &resolved)
+                    .0
+                    .len()
+            });
         });
-    });
+    })
+    .expect("the sample's sets read back");
     group.finish();
 
     let n = 100_000usize;

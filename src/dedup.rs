@@ -75,11 +75,40 @@ pub fn deduplicate<'a>(
     clusters: &[Cluster],
     dedup: &DedupConfig,
 ) -> Result<Deduplication<'a>> {
-    let sets = collection
-        .sets
-        .as_ref()
-        .map_or(SetsView::none(), |store| SetsView::of(store, 0));
-    let per_story: Vec<Vec<(u32, u32, f64, f64)>> = clusters
+    let per_story = SetStore::reading_of(collection.sets.as_ref(), 0, |sets| {
+        duplicates_per_story(collection, clusters, dedup, sets)
+    })
+    .map_err(Error::spill)?;
+    let mut removed = vec![false; collection.ids.len()];
+    let duplicates = per_story
+        .into_iter()
+        .flatten()
+        .map(|(doc, kept, jaccard, containment)| {
+            removed[doc as usize] = true;
+            Duplicate {
+                doc_id: &collection.ids[doc as usize],
+                duplicate_of: &collection.ids[kept as usize],
+                jaccard,
+                containment,
+            }
+        })
+        .collect();
+    Ok(Deduplication {
+        ids: &collection.ids,
+        removed,
+        duplicates,
+    })
+}
+
+/// The duplicates in each story of two or more documents: `(duplicate, kept, jaccard,
+/// containment)`.
+fn duplicates_per_story(
+    collection: &Collection,
+    clusters: &[Cluster],
+    dedup: &DedupConfig,
+    sets: SetsView,
+) -> Vec<Vec<(u32, u32, f64, f64)>> {
+    clusters
         .par_iter()
         .filter(|c| c.members.len() > 1)
         .map_init(
@@ -105,29 +134,7 @@ pub fn deduplicate<'a>(
                     .collect()
             },
         )
-        .collect();
-    let mut removed = vec![false; collection.ids.len()];
-    let duplicates = per_story
-        .into_iter()
-        .flatten()
-        .map(|(doc, kept, jaccard, containment)| {
-            removed[doc as usize] = true;
-            Duplicate {
-                doc_id: &collection.ids[doc as usize],
-                duplicate_of: &collection.ids[kept as usize],
-                jaccard,
-                containment,
-            }
-        })
-        .collect();
-    if let Some(failure) = collection.sets.as_ref().and_then(SetStore::take_failure) {
-        return Err(Error::spill(failure));
-    }
-    Ok(Deduplication {
-        ids: &collection.ids,
-        removed,
-        duplicates,
-    })
+        .collect()
 }
 
 /// The member of a story that `keep` keeps.

@@ -55,8 +55,9 @@ pub enum Error {
 }
 
 impl Error {
-    /// The error of a temporary file of shingle sets that failed.
-    pub(crate) fn spill(source: std::io::Error) -> Error {
+    /// The error of a temporary file of shingle sets (in the system's temporary folder) that
+    /// failed.
+    pub fn spill(source: std::io::Error) -> Error {
         Error::Spill {
             dir: std::env::temp_dir().display().to_string(),
             source,

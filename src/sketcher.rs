@@ -12,7 +12,7 @@ use crate::cluster::{clusters_of, join, open_alike, Known, Verifier};
 use crate::clusterer::Status;
 use crate::config::Config;
 use crate::corpus::boilerplate::Boilerplate;
-use crate::corpus::set_store::{SetStore, SetsView};
+use crate::corpus::set_store::SetStore;
 use crate::error::{Error, Result};
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::shingle::Lead;
@@ -297,13 +297,11 @@ fn place_group(
         Vec::new()
     };
     let store = SetStore::of_sets(&sets);
-    let view = if exact {
-        SetsView::of(&store, 0)
-    } else {
-        SetsView::none()
-    };
     let resolved = config.resolve();
-    let joined = join(&sketches, view, &resolved, &known);
+    let joined = SetStore::reading_of(exact.then_some(&store), 0, |view| {
+        join(&sketches, view, &resolved, &known)
+    })
+    .map_err(Error::spill)?;
     let clusters = clusters_of(joined.sets, &sketches);
     Ok(clusters
         .iter()

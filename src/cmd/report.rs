@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::Result;
 use megashingle::cluster::joined_via;
 use megashingle::config::Resolved;
-use megashingle::corpus::set_store::SetsView;
+use megashingle::corpus::set_store::SetStore;
 use megashingle::engine::{Collection, Collector, Timings};
 use megashingle::index::{Index, Open};
 use megashingle::io::read::ReadOptions;
@@ -49,9 +49,11 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
             let clusters = clusterer.finish()?;
             let timings = clusters.timings().clone();
             let (collection, clustering) = clusters.into_parts();
-            let sets = (collection.sets.as_ref()).map_or(SetsView::none(), |s| SetsView::of(s, 0));
             let (clusters, links) = (clustering.clusters, &clustering.links);
-            let via = joined_via(&clusters, links, &collection.sketches, sets, &config);
+            let via = SetStore::reading_of(collection.sets.as_ref(), 0, |sets| {
+                joined_via(&clusters, links, &collection.sketches, sets, &config)
+            })
+            .map_err(megashingle::Error::spill)?;
             let stories = Stories {
                 clusters,
                 names: None,

@@ -79,6 +79,34 @@ impl SetStore {
         failure.get_or_insert(error);
     }
 
+    /// Runs `pass` over the main sets, document `d` of the pass being document `d - first` of
+    /// the store, then returns what it made, or the first error reading the file meanwhile:
+    /// a pass that met one read keys of zeros, so what it made is wrong and is dropped. The
+    /// sets are only read through this, so no pass can leave a failed read unnoticed.
+    pub fn reading<T>(&self, first: u32, pass: impl FnOnce(SetsView<'_>) -> T) -> io::Result<T> {
+        let made = pass(SetsView {
+            store: Some(self),
+            first,
+        });
+        match self.take_failure() {
+            Some(failure) => Err(failure),
+            None => Ok(made),
+        }
+    }
+
+    /// [`SetStore::reading`] over `store`'s sets, or over none (similarities are then
+    /// estimated from the minima).
+    pub fn reading_of<T>(
+        store: Option<&SetStore>,
+        first: u32,
+        pass: impl FnOnce(SetsView<'_>) -> T,
+    ) -> io::Result<T> {
+        match store {
+            Some(store) => store.reading(first, pass),
+            None => Ok(pass(SetsView::none())),
+        }
+    }
+
     /// The first error reading or writing the file since the last call: when there is one,
     /// whatever the passes since made of the sets is wrong and must be dropped.
     pub fn take_failure(&self) -> Option<io::Error> {
@@ -633,8 +661,10 @@ impl<'a> SetsView<'a> {
         SetsView::default()
     }
 
-    /// The store's sets, numbered from `first`.
-    pub fn of(store: &'a SetStore, first: u32) -> SetsView<'a> {
+    /// The store's sets, numbered from `first`, for tests of the passes (which are given
+    /// their views by [`SetStore::reading`]).
+    #[cfg(test)]
+    pub(crate) fn of(store: &'a SetStore, first: u32) -> SetsView<'a> {
         SetsView {
             store: Some(store),
             first,
@@ -655,6 +685,29 @@ impl<'a> SetsView<'a> {
         let local = doc.checked_sub(self.first)?;
         ((local as usize) < store.len()).then(|| store.set(local, buffer))
     }
+}
+
+/// Reads of the temporary files that are to fail, for tests of the passes that meet a failed
+/// read (see [`fail_reads`]).
+static FAILING_READS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every later read of the temporary files of shingle sets fail (as a disk that has
+/// gone bad does), or read again with `false`, in this process. A test seam: the passes that
+/// read spilled sets are tested with it through the library's facade.
+#[doc(hidden)]
+pub fn fail_reads(fail: bool) {
+    FAILING_READS.store(fail, Ordering::Relaxed);
+}
+
+/// The failure of a read while [`fail_reads`] is on.
+#[inline]
+fn failing_read() -> io::Result<()> {
+    if FAILING_READS.load(Ordering::Relaxed) {
+        return Err(io::Error::other(
+            "reading failed (a failure made by a test)",
+        ));
+    }
+    Ok(())
 }
 
 /// Writes keys (little-endian) at a byte offset.
@@ -680,6 +733,7 @@ fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
 
 #[cfg(unix)]
 fn read_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
+    failing_read()?;
     std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
 }
 
@@ -697,6 +751,7 @@ fn write_at(file: &File, mut bytes: &[u8], mut offset: u64) -> io::Result<()> {
 #[cfg(windows)]
 fn read_at(file: &File, mut bytes: &mut [u8], mut offset: u64) -> io::Result<()> {
     use std::os::windows::fs::FileExt;
+    failing_read()?;
     while !bytes.is_empty() {
         match file.seek_read(bytes, offset)? {
             0 => return Err(io::ErrorKind::UnexpectedEof.into()),

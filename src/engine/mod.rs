@@ -17,7 +17,7 @@ use crate::cancel::Cancel;
 use crate::cluster::{cluster_with_links, Cluster, ClusterStats, Link};
 use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
-use crate::corpus::set_store::{SetStore, SetsView};
+use crate::corpus::set_store::SetStore;
 use crate::error::Error;
 use crate::io::read::{Origin, ReadSummary};
 use crate::progress::{Progress, Stage};
@@ -121,15 +121,11 @@ pub fn cluster_collection(
     let sketches = &collection.sketches;
     let pool = thread_pool(threads, "cluster")?;
     let started = Instant::now();
-    let sets = collection
-        .sets
-        .as_ref()
-        .map_or(SetsView::none(), |store| SetsView::of(store, 0));
-    let (clusters, stats, links) = pool.install(|| cluster_with_links(sketches, sets, config));
+    let (clusters, stats, links) = SetStore::reading_of(collection.sets.as_ref(), 0, |sets| {
+        pool.install(|| cluster_with_links(sketches, sets, config))
+    })
+    .map_err(Error::spill)?;
     let elapsed = started.elapsed();
-    if let Some(failure) = collection.sets.as_ref().and_then(SetStore::take_failure) {
-        return Err(Error::spill(failure));
-    }
     cancel.check()?;
     progress.advance(Stage::Clustering, sketches.len() as u64);
     progress.finish(Stage::Clustering);

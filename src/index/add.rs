@@ -26,14 +26,13 @@ use rustc_hash::FxHashMap;
 use crate::cluster::{join, Joined, Known, KnownStory};
 use crate::clusterer::Status;
 use crate::config::Resolved;
-use crate::corpus::set_store::{SetStore, SetsView};
+use crate::corpus::set_store::SetStore;
 use crate::engine::{Collection, Timings};
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{linking, paired};
-use crate::index::postings::{LookUp, CHUNKS};
-use crate::index::store::{
-    posting_key, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
-};
+use crate::index::postings::LookUp;
+use crate::index::schema::{DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, IDS};
+use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::shingle::Lead;
@@ -110,10 +109,11 @@ pub(crate) fn prepare<'s>(
     collection: Collection,
     config: &Resolved,
     options: AddOptions,
-) -> Result<PreparedAdd<'s>> {
+) -> crate::Result<PreparedAdd<'s>> {
     let path = store.path.clone();
     let (txn, report, clock) = write_add(store, collection, config, options)
-        .map_err(|e| e.doing_at(&path, CANNOT_WRITE))?;
+        .map_err(|e| e.doing_at(&path, CANNOT_WRITE))?
+        .map_err(crate::Error::spill)?;
     Ok(PreparedAdd {
         store,
         txn,
@@ -201,15 +201,16 @@ impl Clock {
     }
 }
 
-/// The add of [`prepare`], written into a transaction that is not committed yet: the checks,
-/// then the phases in turn ([`look_up`], [`examine`], [`load`], [`join_night`], [`place`],
+/// The add of [`prepare`], written into a transaction that is not committed yet (or the
+/// failed read of the night's shingle sets that gave it up): the checks, then the phases in
+/// turn ([`look_up`], [`examine`], [`load`], [`join_night`], [`place`],
 /// [`write_documents`]).
 fn write_add(
     store: &mut Store,
     collection: Collection,
     config: &Resolved,
     options: AddOptions,
-) -> Result<(WriteTransaction, AddReport, Clock)> {
+) -> Result<std::io::Result<(WriteTransaction, AddReport, Clock)>> {
     let mut clock = Clock::start();
     store.check_comparable(config)?;
     if !options.upsert {
@@ -231,7 +232,7 @@ fn write_add(
     {
         let mut t = Tables::open(&txn)?;
         // An add writes the boilerplate as this format keeps it (moving a format 1 index's).
-        t.meta.insert("format", crate::index::store::FORMAT)?;
+        t.meta.insert("format", crate::index::schema::FORMAT)?;
         if is_new {
             t.meta.insert("configuration", config.to_toml().as_str())?;
             t.meta.insert("created_at", started.to_string().as_str())?;
@@ -290,7 +291,11 @@ fn write_add(
         let (near, all, known) = load(&t, linkable, fresh, config)?;
         report.loaded = near.numbers.len();
         clock.lap("index: loading candidates");
-        let joined = join_night(&all, sets, &near, config, known, &mut report);
+        let joined = match join_night(&all, sets, &near, config, known, &mut report) {
+            Ok(joined) => joined,
+            // The transaction is dropped uncommitted.
+            Err(failed_read) => return Ok(Err(failed_read)),
+        };
         clock.lap("index: joining");
 
         let night = Night {
@@ -313,7 +318,7 @@ fn write_add(
         report.documents = documents;
         clock.lap("index: writing");
     }
-    Ok((txn, report, clock))
+    Ok(Ok((txn, report, clock)))
 }
 
 /// The new documents of an add as the phases after the join see them.
@@ -448,7 +453,8 @@ fn load(
 }
 
 /// The join phase: [`join`] of the loaded and new documents, the stories they were in
-/// already known; the night's shingle sets are let go after it.
+/// already known; the night's shingle sets are let go after it. Fails when the sets' temporary
+/// file could not be read back: the join made of keys of zeros is dropped.
 fn join_night(
     all: &[Sketch],
     sets: Option<SetStore>,
@@ -456,15 +462,14 @@ fn join_night(
     config: &Resolved,
     known: Known,
     report: &mut AddReport,
-) -> Joined {
+) -> std::io::Result<Joined> {
     let fresh_from = near.numbers.len() as u32;
-    let view = sets
-        .as_ref()
-        .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
-    let joined = join(all, view, config, &known);
+    let joined = SetStore::reading_of(sets.as_ref(), fresh_from, |view| {
+        join(all, view, config, &known)
+    })?;
     report.cut_buckets = joined.stats.cut_buckets;
     report.cut_bucket_documents = joined.stats.cut_bucket_documents;
-    joined
+    Ok(joined)
 }
 
 /// The write phase: each new document's record, id, story membership and assignment.

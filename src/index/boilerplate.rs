@@ -9,52 +9,12 @@
 //! those shingles into blocks (the index is then of format 2).
 
 use redb::{
-    ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition,
-    TableHandle, WriteTransaction,
+    ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableHandle,
+    WriteTransaction,
 };
 
-use crate::index::error::{Damage, IndexError, Result};
-use crate::index::read::table;
-
-/// The blocks: top 16 bits → the low 16 bits of each shingle, sorted, little-endian.
-pub(crate) const BLOCKS: TableDefinition<u16, &[u8]> = TableDefinition::new("boilerplate_blocks");
-/// One entry a shingle, as indexes of format 1 keep them.
-pub(crate) const FORMAT_1_ENTRIES: TableDefinition<u32, ()> = TableDefinition::new("boilerplate");
-
-/// The error for a block that is not a sorted list of two-byte entries.
-fn damaged_block(top: u16) -> IndexError {
-    IndexError::damaged(Damage::BoilerplateBlock { top })
-}
-
-/// The shingles of block `top`, in order.
-fn decode_block(top: u16, bytes: &[u8]) -> Result<impl Iterator<Item = u32> + '_> {
-    let sorted = bytes.len().is_multiple_of(2)
-        && bytes
-            .chunks_exact(2)
-            .map(low_half)
-            .try_fold(None, |last, low| match last {
-                Some(last) if last >= low => None,
-                _ => Some(Some(low)),
-            })
-            .is_some();
-    if !sorted {
-        return Err(damaged_block(top));
-    }
-    Ok(bytes
-        .chunks_exact(2)
-        .map(move |low| u32::from(top) << 16 | u32::from(low_half(low))))
-}
-
-/// A block entry's low 16 bits.
-fn low_half(entry: &[u8]) -> u16 {
-    u16::from_le_bytes([entry[0], entry[1]])
-}
-
-/// A block holding the low halves of `shingles`, which share their top 16 bits, are sorted
-/// and distinct.
-fn encode_block(shingles: impl Iterator<Item = u32>) -> Vec<u8> {
-    shingles.flat_map(|s| (s as u16).to_le_bytes()).collect()
-}
+use crate::index::error::Result;
+use crate::index::schema::{decode_block, encode_block, table, BLOCKS, FORMAT_1_ENTRIES};
 
 /// The boilerplate of an index as one read transaction sees it, for look-ups one shingle at a
 /// time.

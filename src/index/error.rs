@@ -48,13 +48,15 @@ pub enum IndexError {
     #[error(
         "{path}: index format {format:?}, which this megashingle cannot read (it reads {}); use \
          the megashingle that made the index, or a newer one",
-        readable_formats()
+        readable.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(" and ")
     )]
     UnknownFormat {
         /// The index file.
         path: String,
         /// The format it says it has.
         format: String,
+        /// The formats this megashingle reads.
+        readable: &'static [&'static str],
     },
     /// A table or a record of the index cannot be decoded, or is missing: the file is
     /// damaged, and a copy of it is to be restored.
@@ -276,13 +278,6 @@ fn io_line(path: &str, doing: &str, error: &std::io::Error) -> String {
         (true, false) => format!("{doing}: {error}"),
         (true, true) => error.to_string(),
     }
-}
-
-/// The formats this megashingle reads, as the message of an unknown one lists them.
-fn readable_formats() -> String {
-    crate::index::store::READABLE_FORMATS
-        .map(|f| format!("{f:?}"))
-        .join(" and ")
 }
 
 /// The error of a database error met inside the index's code, where the file is not known:

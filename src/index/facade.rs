@@ -17,7 +17,8 @@ use crate::index::read::{
     export, known_boilerplate, merges, stats, ExportRow, Match, Reader, Stats,
 };
 use crate::index::remove::{remove, Removal, Selection};
-use crate::index::store::{MergeRecord, Open, Store};
+use crate::index::schema::MergeRecord;
+use crate::index::store::{Open, Store};
 use crate::io::read::ReadOptions;
 use crate::sketch::Sketcher;
 use crate::RunOptions;
@@ -309,7 +310,7 @@ impl<'a> IndexAddition<'a> {
         let pool = thread_pool(threads, "index")?;
         let options = AddOptions { upsert };
         let store = &mut index.store;
-        Ok(pool.install(|| prepare(store, collection, &config, options))?)
+        pool.install(|| prepare(store, collection, &config, options))
     }
 
     /// Prepares the add and commits it.

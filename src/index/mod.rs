@@ -38,6 +38,7 @@ pub mod postings;
 pub mod read;
 #[doc(hidden)]
 pub mod remove;
+mod schema;
 #[doc(hidden)]
 pub mod store;
 
@@ -46,4 +47,5 @@ pub use error::{Damage, Foreign, IndexError};
 pub use facade::{Index, IndexAddition, SketchedDocuments};
 pub use read::{ExportRow, Match, Stats};
 pub use remove::{Removal, Selection};
-pub use store::{lock_path, MergeRecord, Open};
+pub use schema::MergeRecord;
+pub use store::{lock_path, Open};

@@ -14,169 +14,20 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
-use redb::{ReadableTable, Table, TableDefinition, WriteTransaction};
+use redb::{ReadableTable, Table, WriteTransaction};
 use rustc_hash::FxHashSet;
 
 use crate::index::error::{Damage, IndexError, Result};
+use crate::index::schema::{
+    decode_chunk, encode_chunk, ChunkPairs, Directory, CHUNKS, DEAD, SEGMENTS,
+};
 
 /// Pairs per chunk.
 pub const CHUNK: usize = 128;
 
-/// A segment's directory: number → pairs, document base, first key of each chunk.
-pub(crate) const SEGMENTS: TableDefinition<u32, &[u8]> = TableDefinition::new("segments");
-/// Chunks: (segment, chunk) → coded pairs.
-pub(crate) const CHUNKS: TableDefinition<(u32, u32), &[u8]> = TableDefinition::new("chunks");
-/// Removed documents whose pairs are still in some segment.
-pub(crate) const DEAD: TableDefinition<u32, ()> = TableDefinition::new("dead");
-
 /// A segment merges into the one before it when it holds at least 1/MERGE_RATIO as many
 /// pairs.
 const MERGE_RATIO: u64 = 4;
-
-/// A segment's directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Directory {
-    /// Pairs in the segment.
-    pub pairs: u64,
-    /// The smallest document number; documents are coded as offsets from it.
-    pub base: u32,
-    /// The first key of each chunk.
-    pub first_keys: Vec<u32>,
-}
-
-impl Directory {
-    fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(12 + 4 * self.first_keys.len());
-        out.extend(self.pairs.to_le_bytes());
-        out.extend(self.base.to_le_bytes());
-        for k in &self.first_keys {
-            out.extend(k.to_le_bytes());
-        }
-        out
-    }
-
-    fn decode(bytes: &[u8]) -> Result<Directory> {
-        if bytes.len() < 12 || !(bytes.len() - 12).is_multiple_of(4) {
-            return Err(IndexError::damaged(Damage::PostingsDirectory));
-        }
-        let pairs = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
-        let base = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        let first_keys = bytes[12..]
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        Ok(Directory {
-            pairs,
-            base,
-            first_keys,
-        })
-    }
-}
-
-fn put_varint(out: &mut Vec<u8>, mut value: u32) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// The error of a chunk whose bytes do not decode.
-fn damaged_chunk() -> IndexError {
-    IndexError::damaged(Damage::PostingsChunk)
-}
-
-/// The varint at `at`, which moves past it; `None` when the bytes end inside it or it runs
-/// past 32 bits.
-#[inline(always)]
-fn next_varint(bytes: &[u8], at: &mut usize) -> Option<u32> {
-    let &byte = bytes.get(*at)?;
-    *at += 1;
-    if byte < 0x80 {
-        return Some(u32::from(byte));
-    }
-    let mut value = u32::from(byte & 0x7F);
-    let mut shift = 7;
-    loop {
-        let &byte = bytes.get(*at)?;
-        *at += 1;
-        if byte < 0x80 {
-            return Some(value | u32::from(byte) << shift);
-        }
-        if shift == 28 {
-            return None;
-        }
-        value |= u32::from(byte & 0x7F) << shift;
-        shift += 7;
-    }
-}
-
-/// Codes sorted pairs: the first key in full, then key deltas; documents as offsets from
-/// `base`.
-pub fn encode_chunk(pairs: &[(u32, u32)], base: u32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(pairs.len() * 5);
-    let mut previous = pairs.first().map_or(0, |p| p.0);
-    out.extend(previous.to_le_bytes());
-    for &(key, doc) in pairs {
-        put_varint(&mut out, key - previous);
-        put_varint(&mut out, doc - base);
-        previous = key;
-    }
-    out
-}
-
-/// The pairs coded by [`encode_chunk`], appended to `out`.
-pub fn decode_chunk(bytes: &[u8], base: u32, out: &mut Vec<(u32, u32)>) -> Result<()> {
-    for pair in ChunkPairs::of(bytes, base)? {
-        out.push(pair?);
-    }
-    Ok(())
-}
-
-/// The pairs of a chunk coded by [`encode_chunk`], decoded as they are read.
-struct ChunkPairs<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    key: u32,
-    base: u32,
-}
-
-impl ChunkPairs<'_> {
-    /// The pairs of `bytes`, whose documents are offsets from `base`.
-    fn of(bytes: &[u8], base: u32) -> Result<ChunkPairs<'_>> {
-        let first: [u8; 4] = bytes
-            .get(..4)
-            .and_then(|b| b.try_into().ok())
-            .ok_or_else(damaged_chunk)?;
-        Ok(ChunkPairs {
-            bytes,
-            at: 4,
-            key: u32::from_le_bytes(first),
-            base,
-        })
-    }
-}
-
-impl Iterator for ChunkPairs<'_> {
-    type Item = Result<(u32, u32)>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Result<(u32, u32)>> {
-        if self.at == self.bytes.len() {
-            return None;
-        }
-        let (Some(delta), Some(offset)) = (
-            next_varint(self.bytes, &mut self.at),
-            next_varint(self.bytes, &mut self.at),
-        ) else {
-            // Nothing follows a damaged pair.
-            self.at = self.bytes.len();
-            return Some(Err(damaged_chunk()));
-        };
-        self.key = self.key.wrapping_add(delta);
-        Some(Ok((self.key, self.base.wrapping_add(offset))))
-    }
-}
 
 /// The postings tables of a write transaction.
 pub(crate) struct Postings<'t> {

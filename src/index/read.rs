@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{ReadOnlyTable, ReadableTable, ReadableTableMetadata};
 use rustc_hash::FxHashMap;
 
 use crate::cluster::estimate_containment;
@@ -12,27 +12,17 @@ use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
 use crate::index::boilerplate::KnownBoilerplate;
 use crate::index::error::{Damage, IndexError, Result};
-use crate::index::postings::{directories, LookUp, CHUNKS, DEAD, SEGMENTS};
+use crate::index::postings::{directories, LookUp};
+use crate::index::schema::{
+    table, DocRecord, MergeRecord, StoryRecord, CHUNKS, COUNTERS, DEAD, DOCS, MEMBERS, MERGES,
+    META, SEGMENTS, STORIES,
+};
 use crate::index::store::{
-    bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord,
-    Store, StoryRecord, COUNTERS, DOCS, MEMBERS, MERGES, META, STORIES,
+    bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, Store,
 };
 use crate::io::time::format_time;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::{SketchBuffers, Sketcher};
-
-/// A table of a read transaction; `None` when the index is still empty (or the table was
-/// never made).
-pub(crate) fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
-    txn: &ReadTransaction,
-    definition: TableDefinition<K, V>,
-) -> Result<Option<ReadOnlyTable<K, V>>> {
-    match txn.open_table(definition) {
-        Ok(t) => Ok(Some(t)),
-        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
-}
 
 /// One row of `index export`.
 #[derive(Debug, Clone, PartialEq, Eq)]

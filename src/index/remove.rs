@@ -6,7 +6,8 @@
 use redb::ReadableTable;
 
 use crate::index::error::Result;
-use crate::index::store::{DocRecord, Store, Tables};
+use crate::index::schema::DocRecord;
+use crate::index::store::{Store, Tables};
 
 /// Which documents to remove.
 #[derive(Debug, Clone, Default)]

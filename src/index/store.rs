@@ -1,14 +1,8 @@
 //! The index on disk: a redb database (one file, transactional, copy-on-write, so a process
-//! killed mid-write leaves the last committed state), its tables and record encodings, the
-//! lock that keeps a second process out, and the checks that refuse a foreign or damaged file
-//! and a configuration whose sketches would not be comparable.
-//!
-//! Tables: `meta` (format, configuration, creation time), `counters` (next document and story
-//! numbers), `docs` (number → id, story, times, sizes, minima), `ids` (id → number), the
-//! postings (see [`crate::index::postings`]), `stories` (number → name, representative, size,
-//! times), `story_names`, `members` ((story, number) → ()), `merges` and the boilerplate
-//! (shingles found to be boilerplate by earlier adds, kept in blocks: see
-//! `src/index/boilerplate.rs`).
+//! killed mid-write leaves the last committed state), the lock that keeps a second process
+//! out, the checks that refuse a foreign or damaged file and a configuration whose sketches
+//! would not be comparable, and every table open in one write transaction. The tables and
+//! their records are defined in `src/index/schema.rs`.
 //!
 //! A document keeps the low 16 bits of each minimum (b-bit minwise hashing): two minima from
 //! different shingles agree by chance once in 65,536, so the Jaccard estimate is as good as
@@ -20,21 +14,18 @@ use std::path::{Path, PathBuf};
 
 use redb::{
     Builder, Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, Table,
-    TableDefinition, WriteTransaction,
+    WriteTransaction,
 };
 
 use crate::config::Config;
 use crate::index::error::{Damage, Foreign, IndexError, Result};
 use crate::index::postings::Postings;
+use crate::index::schema::{
+    DocRecord, StoryRecord, COUNTERS, DOCS, IDS, MEMBERS, MERGES, META, READABLE_FORMATS, STORIES,
+    STORY_NAMES,
+};
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
-
-/// What `meta.format` holds in an index this megashingle has added to.
-pub const FORMAT: &str = "megashingle-index 2";
-/// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
-/// keeps it in blocks: see `src/index/boilerplate.rs`); the next add makes such an index
-/// format 2.
-pub(crate) const READABLE_FORMATS: [&str; 2] = ["megashingle-index 1", FORMAT];
 
 /// Memory the database may use for its page cache and its write buffer (half of it at most):
 /// a look-up or an add reads and writes the file through it, so memory does not grow with
@@ -43,15 +34,6 @@ const CACHE_BYTES: usize = 32 << 20;
 
 /// The first bytes of every redb file.
 const REDB_MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
-
-pub(crate) const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
-pub(crate) const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
-pub(crate) const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
-pub(crate) const IDS: TableDefinition<&str, u32> = TableDefinition::new("ids");
-pub(crate) const STORIES: TableDefinition<u32, &[u8]> = TableDefinition::new("stories");
-pub(crate) const STORY_NAMES: TableDefinition<&str, u32> = TableDefinition::new("story_names");
-pub(crate) const MEMBERS: TableDefinition<(u32, u32), ()> = TableDefinition::new("members");
-pub(crate) const MERGES: TableDefinition<u64, &[u8]> = TableDefinition::new("merges");
 
 /// The configuration sections that decide what a sketch is: two runs whose keys differ here
 /// make sketches that cannot be compared.
@@ -188,6 +170,7 @@ impl Store {
                 Some(format) => Err(IndexError::UnknownFormat {
                     path: self.path.display().to_string(),
                     format: format.value().to_owned(),
+                    readable: &READABLE_FORMATS,
                 }),
                 None => Err(foreign()),
             },
@@ -472,203 +455,6 @@ impl Lock {
     }
 }
 
-/// One indexed document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocRecord {
-    /// Its id.
-    pub id: String,
-    /// Its story's number.
-    pub story: u32,
-    /// When it was added, in seconds since 1970.
-    pub added_at: i64,
-    /// Its own time (the time column), if it had one.
-    pub time: Option<i64>,
-    /// Canonical words.
-    pub words: u32,
-    /// Distinct shingles (0: too short to compare).
-    pub shingles: u32,
-    /// The low 16 bits of its minima (empty when it is too short).
-    pub signature: Vec<u16>,
-}
-
-/// Fixed part of an encoded `DocRecord`: story, added_at, time, words, shingles, minima count.
-const DOC_HEAD: usize = 4 + 8 + 8 + 4 + 4 + 2;
-
-impl DocRecord {
-    /// Little-endian fields, then the id's bytes.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(DOC_HEAD + 2 * self.signature.len() + self.id.len());
-        out.extend(self.story.to_le_bytes());
-        out.extend(self.added_at.to_le_bytes());
-        out.extend(self.time.unwrap_or(i64::MIN).to_le_bytes());
-        out.extend(self.words.to_le_bytes());
-        out.extend(self.shingles.to_le_bytes());
-        out.extend((self.signature.len() as u16).to_le_bytes());
-        for m in &self.signature {
-            out.extend(m.to_le_bytes());
-        }
-        debug_assert_eq!(out.len(), DOC_HEAD + 2 * self.signature.len());
-        out.extend(self.id.as_bytes());
-        out
-    }
-
-    /// Story, words, shingles and minima of the record encoded by [`DocRecord::encode`],
-    /// without making its id.
-    pub fn decode_sketch(bytes: &[u8]) -> Result<(u32, u32, u32, Vec<u16>)> {
-        let mut r = Fields(bytes);
-        let story = r.u32()?;
-        let _added_at = r.i64()?;
-        let _time = r.i64()?;
-        let words = r.u32()?;
-        let shingles = r.u32()?;
-        let minima = r.u16()? as usize;
-        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
-        Ok((story, words, shingles, signature))
-    }
-
-    /// The record encoded by [`DocRecord::encode`]; an error for anything else.
-    pub fn decode(bytes: &[u8]) -> Result<DocRecord> {
-        let mut r = Fields(bytes);
-        let story = r.u32()?;
-        let added_at = r.i64()?;
-        let time = Some(r.i64()?).filter(|&t| t != i64::MIN);
-        let words = r.u32()?;
-        let shingles = r.u32()?;
-        let minima = r.u16()? as usize;
-        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
-        let id = r.rest_str()?;
-        Ok(DocRecord {
-            id,
-            story,
-            added_at,
-            time,
-            words,
-            shingles,
-            signature,
-        })
-    }
-}
-
-/// One story.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoryRecord {
-    /// Its id as users see it: the id of the document that founded it.
-    pub name: String,
-    /// The document its joins are checked against.
-    pub representative: u32,
-    /// Its documents.
-    pub size: u32,
-    /// When it was made.
-    pub created_at: i64,
-    /// When it last changed.
-    pub updated_at: i64,
-}
-
-impl StoryRecord {
-    /// Little-endian fields, then the name's bytes.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(24 + self.name.len());
-        out.extend(self.representative.to_le_bytes());
-        out.extend(self.size.to_le_bytes());
-        out.extend(self.created_at.to_le_bytes());
-        out.extend(self.updated_at.to_le_bytes());
-        out.extend(self.name.as_bytes());
-        out
-    }
-
-    /// The record encoded by [`StoryRecord::encode`].
-    pub fn decode(bytes: &[u8]) -> Result<StoryRecord> {
-        let mut r = Fields(bytes);
-        Ok(StoryRecord {
-            representative: r.u32()?,
-            size: r.u32()?,
-            created_at: r.i64()?,
-            updated_at: r.i64()?,
-            name: r.rest_str()?,
-        })
-    }
-}
-
-/// One merge of two stories.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MergeRecord {
-    /// When.
-    pub at: i64,
-    /// The story that was absorbed (its id is gone).
-    pub absorbed: String,
-    /// Its size then.
-    pub absorbed_size: u32,
-    /// The story that survived.
-    pub survivor: String,
-    /// The new document that joined them.
-    pub via: String,
-}
-
-impl MergeRecord {
-    /// Little-endian fields, then three length-prefixed strings.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        out.extend(self.at.to_le_bytes());
-        out.extend(self.absorbed_size.to_le_bytes());
-        for s in [&self.absorbed, &self.survivor, &self.via] {
-            out.extend((s.len() as u32).to_le_bytes());
-            out.extend(s.as_bytes());
-        }
-        out
-    }
-
-    /// The record encoded by [`MergeRecord::encode`].
-    pub fn decode(bytes: &[u8]) -> Result<MergeRecord> {
-        let mut r = Fields(bytes);
-        let at = r.i64()?;
-        let absorbed_size = r.u32()?;
-        let (absorbed, survivor, via) = (r.str()?, r.str()?, r.str()?);
-        Ok(MergeRecord {
-            at,
-            absorbed,
-            absorbed_size,
-            survivor,
-            via,
-        })
-    }
-}
-
-/// A reader of little-endian fields.
-struct Fields<'a>(&'a [u8]);
-
-impl Fields<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
-        if self.0.len() < N {
-            return Err(IndexError::damaged(Damage::Record));
-        }
-        let (head, rest) = self.0.split_at(N);
-        self.0 = rest;
-        Ok(head.try_into().expect("N bytes"))
-    }
-    fn u16(&mut self) -> Result<u16> {
-        self.take().map(u16::from_le_bytes)
-    }
-    fn u32(&mut self) -> Result<u32> {
-        self.take().map(u32::from_le_bytes)
-    }
-    fn i64(&mut self) -> Result<i64> {
-        self.take().map(i64::from_le_bytes)
-    }
-    fn str(&mut self) -> Result<String> {
-        let n = self.u32()? as usize;
-        if self.0.len() < n {
-            return Err(IndexError::damaged(Damage::Record));
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        String::from_utf8(head.to_vec()).map_err(|_| IndexError::damaged(Damage::Record))
-    }
-    fn rest_str(&mut self) -> Result<String> {
-        let rest = std::mem::take(&mut self.0);
-        String::from_utf8(rest.to_vec()).map_err(|_| IndexError::damaged(Damage::Record))
-    }
-}
-
 /// The posting key of a candidate key: its two halves folded into 32 bits. A collision only
 /// adds a candidate, which verification then turns down.
 pub fn posting_key(key: u64) -> u32 {
@@ -832,6 +618,8 @@ impl<'t> Tables<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::schema::FORMAT;
+    use redb::TableDefinition;
 
     #[test]
     fn only_merges_of_an_eighth_of_the_file_have_it_compacted() {
@@ -902,43 +690,6 @@ mod tests {
                 path.display()
             )
         );
-    }
-
-    #[test]
-    fn records_round_trip() {
-        let doc = DocRecord {
-            id: "a/b.txt".into(),
-            story: 7,
-            added_at: 1_764_482_400,
-            time: None,
-            words: 120,
-            shingles: 118,
-            signature: (0..84).collect(),
-        };
-        assert_eq!(DocRecord::decode(&doc.encode()).unwrap(), doc);
-        let timed = DocRecord {
-            time: Some(-5),
-            signature: Vec::new(),
-            ..doc
-        };
-        assert_eq!(DocRecord::decode(&timed.encode()).unwrap(), timed);
-        assert!(DocRecord::decode(&[1, 2, 3]).is_err());
-        let story = StoryRecord {
-            name: "лента-1".into(),
-            representative: 3,
-            size: 9,
-            created_at: 1,
-            updated_at: 2,
-        };
-        assert_eq!(StoryRecord::decode(&story.encode()).unwrap(), story);
-        let merge = MergeRecord {
-            at: 5,
-            absorbed: "b".into(),
-            absorbed_size: 2,
-            survivor: "a".into(),
-            via: "c".into(),
-        };
-        assert_eq!(MergeRecord::decode(&merge.encode()).unwrap(), merge);
     }
 
     #[test]

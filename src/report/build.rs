@@ -377,7 +377,6 @@ fn summary(collection: &Collection, stories: &[Story]) -> Summary {
 mod tests {
     use super::*;
     use crate::cluster::joined_via;
-    use crate::corpus::set_store::SetsView;
     use crate::{Clusterer, RunOptions};
     use std::ops::Range;
 
@@ -413,14 +412,17 @@ mod tests {
         let mut clusterer = Clusterer::with_options(&config, run).unwrap();
         clusterer.read(&inputs, &options).unwrap();
         let (collection, clustering) = clusterer.finish().unwrap().into_parts();
-        let sets = SetsView::of(collection.sets.as_ref().unwrap(), 0);
-        let via = joined_via(
-            &clustering.clusters,
-            &clustering.links,
-            &collection.sketches,
-            sets,
-            &config.resolve(),
-        );
+        let via = (collection.sets.as_ref().unwrap())
+            .reading(0, |sets| {
+                joined_via(
+                    &clustering.clusters,
+                    &clustering.links,
+                    &collection.sketches,
+                    sets,
+                    &config.resolve(),
+                )
+            })
+            .unwrap();
         let stories = Stories {
             clusters: clustering.clusters,
             names: None,

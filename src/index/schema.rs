@@ -1,0 +1,482 @@
+//! The index's schema: every redb table it keeps, with its key and value types, and the codec
+//! of every record stored as bytes. The formats an index may say it has are here too. Nothing
+//! else defines a table or decodes a record, so what is on disk is read and written in one
+//! place.
+//!
+//! Tables: `meta` (format, configuration, creation time), `counters` (next document and story
+//! numbers), `docs` (number → [`DocRecord`]), `ids` (id → number), `stories` (number →
+//! [`StoryRecord`]), `story_names`, `members` ((story, number) → ()), `merges` (number →
+//! [`MergeRecord`]); the postings: `segments` (number → [`Directory`]), `chunks` ((segment,
+//! chunk) → delta-coded pairs, see [`encode_chunk`]) and `dead`; the boilerplate:
+//! `boilerplate_blocks` (top 16 bits → the low halves of its shingles) and, in indexes of
+//! format 1, `boilerplate` (one entry a shingle).
+
+use redb::{ReadOnlyTable, ReadTransaction, TableDefinition};
+
+use crate::index::error::{Damage, IndexError, Result};
+
+/// What `meta.format` holds in an index this megashingle has added to.
+pub const FORMAT: &str = "megashingle-index 2";
+/// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
+/// keeps it in blocks: see `src/index/boilerplate.rs`); the next add makes such an index
+/// format 2.
+pub(crate) const READABLE_FORMATS: [&str; 2] = ["megashingle-index 1", FORMAT];
+
+// The tables of documents and stories.
+/// Format, configuration, creation and last add times.
+pub(crate) const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
+pub(crate) const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
+pub(crate) const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
+pub(crate) const IDS: TableDefinition<&str, u32> = TableDefinition::new("ids");
+pub(crate) const STORIES: TableDefinition<u32, &[u8]> = TableDefinition::new("stories");
+pub(crate) const STORY_NAMES: TableDefinition<&str, u32> = TableDefinition::new("story_names");
+pub(crate) const MEMBERS: TableDefinition<(u32, u32), ()> = TableDefinition::new("members");
+pub(crate) const MERGES: TableDefinition<u64, &[u8]> = TableDefinition::new("merges");
+
+// The postings.
+/// A segment's directory: number → pairs, document base, first key of each chunk.
+pub(crate) const SEGMENTS: TableDefinition<u32, &[u8]> = TableDefinition::new("segments");
+/// Chunks: (segment, chunk) → coded pairs.
+pub(crate) const CHUNKS: TableDefinition<(u32, u32), &[u8]> = TableDefinition::new("chunks");
+/// Removed documents whose pairs are still in some segment.
+pub(crate) const DEAD: TableDefinition<u32, ()> = TableDefinition::new("dead");
+
+// The boilerplate.
+/// The blocks: top 16 bits → the low 16 bits of each shingle, sorted, little-endian.
+pub(crate) const BLOCKS: TableDefinition<u16, &[u8]> = TableDefinition::new("boilerplate_blocks");
+/// One entry a shingle, as indexes of format 1 keep them.
+pub(crate) const FORMAT_1_ENTRIES: TableDefinition<u32, ()> = TableDefinition::new("boilerplate");
+
+/// The error for a block that is not a sorted list of two-byte entries.
+pub(crate) fn damaged_block(top: u16) -> IndexError {
+    IndexError::damaged(Damage::BoilerplateBlock { top })
+}
+
+/// The shingles of block `top`, in order.
+pub(crate) fn decode_block(top: u16, bytes: &[u8]) -> Result<impl Iterator<Item = u32> + '_> {
+    let sorted = bytes.len().is_multiple_of(2)
+        && bytes
+            .chunks_exact(2)
+            .map(low_half)
+            .try_fold(None, |last, low| match last {
+                Some(last) if last >= low => None,
+                _ => Some(Some(low)),
+            })
+            .is_some();
+    if !sorted {
+        return Err(damaged_block(top));
+    }
+    Ok(bytes
+        .chunks_exact(2)
+        .map(move |low| u32::from(top) << 16 | u32::from(low_half(low))))
+}
+
+/// A block entry's low 16 bits.
+fn low_half(entry: &[u8]) -> u16 {
+    u16::from_le_bytes([entry[0], entry[1]])
+}
+
+/// A block holding the low halves of `shingles`, which share their top 16 bits, are sorted
+/// and distinct.
+pub(crate) fn encode_block(shingles: impl Iterator<Item = u32>) -> Vec<u8> {
+    shingles.flat_map(|s| (s as u16).to_le_bytes()).collect()
+}
+
+/// A table of a read transaction; `None` when the index is still empty (or the table was
+/// never made).
+pub(crate) fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &ReadTransaction,
+    definition: TableDefinition<K, V>,
+) -> Result<Option<ReadOnlyTable<K, V>>> {
+    match txn.open_table(definition) {
+        Ok(t) => Ok(Some(t)),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+// The records.
+
+/// One indexed document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocRecord {
+    /// Its id.
+    pub id: String,
+    /// Its story's number.
+    pub story: u32,
+    /// When it was added, in seconds since 1970.
+    pub added_at: i64,
+    /// Its own time (the time column), if it had one.
+    pub time: Option<i64>,
+    /// Canonical words.
+    pub words: u32,
+    /// Distinct shingles (0: too short to compare).
+    pub shingles: u32,
+    /// The low 16 bits of its minima (empty when it is too short).
+    pub signature: Vec<u16>,
+}
+
+/// Fixed part of an encoded `DocRecord`: story, added_at, time, words, shingles, minima count.
+const DOC_HEAD: usize = 4 + 8 + 8 + 4 + 4 + 2;
+
+impl DocRecord {
+    /// Little-endian fields, then the id's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(DOC_HEAD + 2 * self.signature.len() + self.id.len());
+        out.extend(self.story.to_le_bytes());
+        out.extend(self.added_at.to_le_bytes());
+        out.extend(self.time.unwrap_or(i64::MIN).to_le_bytes());
+        out.extend(self.words.to_le_bytes());
+        out.extend(self.shingles.to_le_bytes());
+        out.extend((self.signature.len() as u16).to_le_bytes());
+        for m in &self.signature {
+            out.extend(m.to_le_bytes());
+        }
+        debug_assert_eq!(out.len(), DOC_HEAD + 2 * self.signature.len());
+        out.extend(self.id.as_bytes());
+        out
+    }
+
+    /// Story, words, shingles and minima of the record encoded by [`DocRecord::encode`],
+    /// without making its id.
+    pub fn decode_sketch(bytes: &[u8]) -> Result<(u32, u32, u32, Vec<u16>)> {
+        let mut r = Fields(bytes);
+        let story = r.u32()?;
+        let _added_at = r.i64()?;
+        let _time = r.i64()?;
+        let words = r.u32()?;
+        let shingles = r.u32()?;
+        let minima = r.u16()? as usize;
+        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
+        Ok((story, words, shingles, signature))
+    }
+
+    /// The record encoded by [`DocRecord::encode`]; an error for anything else.
+    pub fn decode(bytes: &[u8]) -> Result<DocRecord> {
+        let mut r = Fields(bytes);
+        let story = r.u32()?;
+        let added_at = r.i64()?;
+        let time = Some(r.i64()?).filter(|&t| t != i64::MIN);
+        let words = r.u32()?;
+        let shingles = r.u32()?;
+        let minima = r.u16()? as usize;
+        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
+        let id = r.rest_str()?;
+        Ok(DocRecord {
+            id,
+            story,
+            added_at,
+            time,
+            words,
+            shingles,
+            signature,
+        })
+    }
+}
+
+/// One story.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoryRecord {
+    /// Its id as users see it: the id of the document that founded it.
+    pub name: String,
+    /// The document its joins are checked against.
+    pub representative: u32,
+    /// Its documents.
+    pub size: u32,
+    /// When it was made.
+    pub created_at: i64,
+    /// When it last changed.
+    pub updated_at: i64,
+}
+
+impl StoryRecord {
+    /// Little-endian fields, then the name's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24 + self.name.len());
+        out.extend(self.representative.to_le_bytes());
+        out.extend(self.size.to_le_bytes());
+        out.extend(self.created_at.to_le_bytes());
+        out.extend(self.updated_at.to_le_bytes());
+        out.extend(self.name.as_bytes());
+        out
+    }
+
+    /// The record encoded by [`StoryRecord::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<StoryRecord> {
+        let mut r = Fields(bytes);
+        Ok(StoryRecord {
+            representative: r.u32()?,
+            size: r.u32()?,
+            created_at: r.i64()?,
+            updated_at: r.i64()?,
+            name: r.rest_str()?,
+        })
+    }
+}
+
+/// One merge of two stories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeRecord {
+    /// When.
+    pub at: i64,
+    /// The story that was absorbed (its id is gone).
+    pub absorbed: String,
+    /// Its size then.
+    pub absorbed_size: u32,
+    /// The story that survived.
+    pub survivor: String,
+    /// The new document that joined them.
+    pub via: String,
+}
+
+impl MergeRecord {
+    /// Little-endian fields, then three length-prefixed strings.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend(self.at.to_le_bytes());
+        out.extend(self.absorbed_size.to_le_bytes());
+        for s in [&self.absorbed, &self.survivor, &self.via] {
+            out.extend((s.len() as u32).to_le_bytes());
+            out.extend(s.as_bytes());
+        }
+        out
+    }
+
+    /// The record encoded by [`MergeRecord::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<MergeRecord> {
+        let mut r = Fields(bytes);
+        let at = r.i64()?;
+        let absorbed_size = r.u32()?;
+        let (absorbed, survivor, via) = (r.str()?, r.str()?, r.str()?);
+        Ok(MergeRecord {
+            at,
+            absorbed,
+            absorbed_size,
+            survivor,
+            via,
+        })
+    }
+}
+
+/// A reader of little-endian fields.
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        if self.0.len() < N {
+            return Err(IndexError::damaged(Damage::Record));
+        }
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        Ok(head.try_into().expect("N bytes"))
+    }
+    fn u16(&mut self) -> Result<u16> {
+        self.take().map(u16::from_le_bytes)
+    }
+    fn u32(&mut self) -> Result<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+    fn i64(&mut self) -> Result<i64> {
+        self.take().map(i64::from_le_bytes)
+    }
+    fn str(&mut self) -> Result<String> {
+        let n = self.u32()? as usize;
+        if self.0.len() < n {
+            return Err(IndexError::damaged(Damage::Record));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        String::from_utf8(head.to_vec()).map_err(|_| IndexError::damaged(Damage::Record))
+    }
+    fn rest_str(&mut self) -> Result<String> {
+        let rest = std::mem::take(&mut self.0);
+        String::from_utf8(rest.to_vec()).map_err(|_| IndexError::damaged(Damage::Record))
+    }
+}
+
+/// A segment's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directory {
+    /// Pairs in the segment.
+    pub pairs: u64,
+    /// The smallest document number; documents are coded as offsets from it.
+    pub base: u32,
+    /// The first key of each chunk.
+    pub first_keys: Vec<u32>,
+}
+
+impl Directory {
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(12 + 4 * self.first_keys.len());
+        out.extend(self.pairs.to_le_bytes());
+        out.extend(self.base.to_le_bytes());
+        for k in &self.first_keys {
+            out.extend(k.to_le_bytes());
+        }
+        out
+    }
+
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Directory> {
+        if bytes.len() < 12 || !(bytes.len() - 12).is_multiple_of(4) {
+            return Err(IndexError::damaged(Damage::PostingsDirectory));
+        }
+        let pairs = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        let base = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        let first_keys = bytes[12..]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        Ok(Directory {
+            pairs,
+            base,
+            first_keys,
+        })
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut value: u32) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// The error of a chunk whose bytes do not decode.
+pub(crate) fn damaged_chunk() -> IndexError {
+    IndexError::damaged(Damage::PostingsChunk)
+}
+
+/// The varint at `at`, which moves past it; `None` when the bytes end inside it or it runs
+/// past 32 bits.
+#[inline(always)]
+fn next_varint(bytes: &[u8], at: &mut usize) -> Option<u32> {
+    let &byte = bytes.get(*at)?;
+    *at += 1;
+    if byte < 0x80 {
+        return Some(u32::from(byte));
+    }
+    let mut value = u32::from(byte & 0x7F);
+    let mut shift = 7;
+    loop {
+        let &byte = bytes.get(*at)?;
+        *at += 1;
+        if byte < 0x80 {
+            return Some(value | u32::from(byte) << shift);
+        }
+        if shift == 28 {
+            return None;
+        }
+        value |= u32::from(byte & 0x7F) << shift;
+        shift += 7;
+    }
+}
+
+/// Codes sorted pairs: the first key in full, then key deltas; documents as offsets from
+/// `base`.
+pub fn encode_chunk(pairs: &[(u32, u32)], base: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pairs.len() * 5);
+    let mut previous = pairs.first().map_or(0, |p| p.0);
+    out.extend(previous.to_le_bytes());
+    for &(key, doc) in pairs {
+        put_varint(&mut out, key - previous);
+        put_varint(&mut out, doc - base);
+        previous = key;
+    }
+    out
+}
+
+/// The pairs coded by [`encode_chunk`], appended to `out`.
+pub fn decode_chunk(bytes: &[u8], base: u32, out: &mut Vec<(u32, u32)>) -> Result<()> {
+    for pair in ChunkPairs::of(bytes, base)? {
+        out.push(pair?);
+    }
+    Ok(())
+}
+
+/// The pairs of a chunk coded by [`encode_chunk`], decoded as they are read.
+pub(crate) struct ChunkPairs<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    key: u32,
+    base: u32,
+}
+
+impl ChunkPairs<'_> {
+    /// The pairs of `bytes`, whose documents are offsets from `base`.
+    pub(crate) fn of(bytes: &[u8], base: u32) -> Result<ChunkPairs<'_>> {
+        let first: [u8; 4] = bytes
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(damaged_chunk)?;
+        Ok(ChunkPairs {
+            bytes,
+            at: 4,
+            key: u32::from_le_bytes(first),
+            base,
+        })
+    }
+}
+
+impl Iterator for ChunkPairs<'_> {
+    type Item = Result<(u32, u32)>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Result<(u32, u32)>> {
+        if self.at == self.bytes.len() {
+            return None;
+        }
+        let (Some(delta), Some(offset)) = (
+            next_varint(self.bytes, &mut self.at),
+            next_varint(self.bytes, &mut self.at),
+        ) else {
+            // Nothing follows a damaged pair.
+            self.at = self.bytes.len();
+            return Some(Err(damaged_chunk()));
+        };
+        self.key = self.key.wrapping_add(delta);
+        Some(Ok((self.key, self.base.wrapping_add(offset))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let doc = DocRecord {
+            id: "a/b.txt".into(),
+            story: 7,
+            added_at: 1_764_482_400,
+            time: None,
+            words: 120,
+            shingles: 118,
+            signature: (0..84).collect(),
+        };
+        assert_eq!(DocRecord::decode(&doc.encode()).unwrap(), doc);
+        let timed = DocRecord {
+            time: Some(-5),
+            signature: Vec::new(),
+            ..doc
+        };
+        assert_eq!(DocRecord::decode(&timed.encode()).unwrap(), timed);
+        assert!(DocRecord::decode(&[1, 2, 3]).is_err());
+        let story = StoryRecord {
+            name: "лента-1".into(),
+            representative: 3,
+            size: 9,
+            created_at: 1,
+            updated_at: 2,
+        };
+        assert_eq!(StoryRecord::decode(&story.encode()).unwrap(), story);
+        let merge = MergeRecord {
+            at: 5,
+            absorbed: "b".into(),
+            absorbed_size: 2,
+            survivor: "a".into(),
+            via: "c".into(),
+        };
+        assert_eq!(MergeRecord::decode(&merge.encode()).unwrap(), merge);
+    }
+}
