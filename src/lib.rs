@@ -29,6 +29,7 @@
 mod clusterer;
 mod dedup;
 mod error;
+pub mod packed;
 mod progress;
 mod sketcher;
 
