@@ -63,7 +63,7 @@ def test_an_index_that_cannot_be_used_is_a_story_index_error(tmp_path):
     assert type(raised.value) is megashingle.StoryIndexError
     assert str(raised.value) == f"{path}: no index there (an index is made by the first add to it)"
     megashingle.Index(path).add(["a"], [STORY])
-    with pytest.raises(megashingle.StoryIndexError, match=r'^<document 1>: id "a" is already in the index'):
+    with pytest.raises(megashingle.StoryIndexError, match=r'^document:1: id "a" is already in the index'):
         megashingle.Index(path).add(["a"], [STORY + " again"])
 
 

@@ -16,7 +16,7 @@ def test_the_bucket_rule_is_all_pairs_then_a_star_then_nothing():
 
 
 def test_the_prefilter_is_half_the_weakest_link():
-    assert candidates._prefilter(megashingle.Config(min_similarity=0.5)) == 0.25
+    assert candidates._prefilter(megashingle.Config(min_similarity=0.5, attach_similarity=0)) == 0.25
     config = megashingle.Config(min_similarity=0.5, attach_similarity=0.3)
     assert candidates._prefilter(config) == _megashingle.verification_prefilter(config) == 0.15
 
