@@ -4,6 +4,7 @@
 
 use crate::compare::TooShort;
 use crate::config::ConfigError;
+use crate::index::IndexError;
 use crate::io::read::ReadError;
 
 /// Why a call of the library failed.
@@ -44,9 +45,9 @@ pub enum Error {
         /// What the system said.
         message: String,
     },
-    /// The story index failed.
-    #[error("{0:#}")]
-    Index(anyhow::Error),
+    /// The story index cannot be used as asked, or its file cannot be read or written.
+    #[error(transparent)]
+    Index(#[from] IndexError),
 }
 
 impl Error {

@@ -5,8 +5,8 @@
 //! guessed, the delimiter of a CSV file whose header seems to use another, `--upsert`, `-k`, and the commands that make an index and show its settings.
 
 use megashingle::compare::TooShort;
-use megashingle::index::store::IndexError;
 use megashingle::io::read::{ColumnRole, ReadError};
+use megashingle::IndexError;
 
 /// The error's one line: its message and causes, then the command line's hints.
 pub fn message_of(error: &anyhow::Error) -> String {
@@ -32,13 +32,7 @@ fn library_hints(error: &megashingle::Error, message: &mut String) {
     match error {
         megashingle::Error::Input(e) => read_hints(e, message),
         megashingle::Error::TooShort(_) => message.push_str(SHINGLE_SIZE),
-        megashingle::Error::Index(inner) => {
-            for cause in inner.chain() {
-                if let Some(e) = cause.downcast_ref::<IndexError>() {
-                    index_hint(e, message);
-                }
-            }
-        }
+        megashingle::Error::Index(e) => index_hint(e, message),
         _ => {}
     }
 }
@@ -94,5 +88,6 @@ fn index_hint(error: &IndexError, message: &mut String) {
             "; `megashingle index stats --db {path}` shows the index's settings"
         )),
         IndexError::AlreadyIndexed { .. } => message.push_str("; give --upsert to replace it"),
+        _ => {}
     }
 }

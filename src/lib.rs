@@ -60,7 +60,7 @@ pub use compare::Comparison;
 pub use config::{Config, ConfigError, DedupConfig, Keep};
 pub use dedup::{Deduplication, Duplicate};
 pub use error::{Error, Result};
-pub use index::{Index, IndexAddition};
+pub use index::{Index, IndexAddition, IndexError};
 pub use io::read::{InputFormat, ReadOptions};
 pub use progress::{Progress, Quiet, Stage};
 pub use sketcher::{

@@ -234,6 +234,129 @@ fn index_facade_adds_documents_night_by_night_and_finds_them() {
     assert!(!err.to_string().contains("megashingle index"), "{err}");
 }
 
+/// Each way an index cannot be opened is its own variant of `IndexError`, with the message
+/// the command line shows (less the command line's hints).
+#[test]
+fn index_errors_are_typed() {
+    use megashingle::index::Foreign;
+    use megashingle::IndexError;
+    let dir = tempfile::tempdir().unwrap();
+    let index_error = |result: Result<megashingle::Index, Error>| match result {
+        Err(Error::Index(e)) => e,
+        Err(other) => panic!("not an index error: {other}"),
+        Ok(_) => panic!("opened"),
+    };
+
+    let missing = dir.path().join("none.db");
+    let e = index_error(megashingle::Index::open_existing(&missing));
+    assert!(
+        matches!(&e, IndexError::Missing { path } if path.ends_with("none.db")),
+        "{e:?}"
+    );
+
+    let path = dir.path().join("stories.db");
+    let held = megashingle::Index::open(&path).unwrap();
+    let e = index_error(megashingle::Index::open(&path));
+    let shown = path.display().to_string();
+    match &e {
+        IndexError::Locked {
+            path,
+            holder: Some(holder),
+        } => {
+            assert_eq!(path, &shown);
+            assert!(
+                holder.starts_with("megashingle a library call (pid "),
+                "{holder}"
+            );
+        }
+        other => panic!("not locked: {other:?}"),
+    }
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{shown}: index is locked by megashingle a library call"
+        )),
+        "{e}"
+    );
+    assert!(e
+        .to_string()
+        .ends_with("; wait for it to finish (nothing was changed)"));
+    drop(held);
+
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "these are my notes, not an index\n").unwrap();
+    let e = index_error(megashingle::Index::open(&notes));
+    assert!(
+        matches!(
+            &e,
+            IndexError::NotAnIndex {
+                what: Foreign::NotRedb,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = index_error(megashingle::Index::open(dir.path()));
+    assert!(
+        matches!(
+            &e,
+            IndexError::NotAnIndex {
+                what: Foreign::Folder,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!("{}: a folder, not an index file", dir.path().display())
+    );
+
+    let newer = dir.path().join("newer.db");
+    {
+        let db = redb::Database::create(&newer).unwrap();
+        let txn = db.begin_write().unwrap();
+        let meta: redb::TableDefinition<&str, &str> = redb::TableDefinition::new("meta");
+        txn.open_table(meta)
+            .unwrap()
+            .insert("format", "megashingle-index 9")
+            .unwrap();
+        txn.commit().unwrap();
+    }
+    let e = index_error(megashingle::Index::open(&newer));
+    assert!(
+        matches!(&e, IndexError::UnknownFormat { format, .. } if format == "megashingle-index 9"),
+        "{e:?}"
+    );
+
+    let truncated = dir.path().join("truncated.db");
+    {
+        let mut index = megashingle::Index::open(&truncated).unwrap();
+        let mut night = index
+            .begin_add(
+                &Config::default(),
+                megashingle::RunOptions::default(),
+                false,
+            )
+            .unwrap();
+        night
+            .add(
+                "a",
+                "one two three four five six seven eight nine ten",
+                None,
+            )
+            .unwrap();
+        night.commit().unwrap();
+    }
+    let bytes = std::fs::read(&truncated).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    let e = index_error(megashingle::Index::open(&truncated));
+    match &e {
+        IndexError::Damaged { path, .. } => assert!(path.ends_with("truncated.db"), "{path}"),
+        other => panic!("not damaged: {other:?}"),
+    }
+    assert!(e.to_string().ends_with("restore it from a copy"), "{e}");
+}
+
 /// The fenced Rust block after `marker` in `text`, each line with `prefix` taken off.
 fn rust_block(text: &str, marker: &str, prefix: &str) -> String {
     let lines: Vec<&str> = text

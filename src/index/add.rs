@@ -16,7 +16,6 @@
 use std::collections::hash_map::Entry;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
 use rayon::prelude::*;
 use redb::ReadableTable;
 use rustc_hash::FxHashMap;
@@ -26,10 +25,11 @@ use crate::clusterer::Status;
 use crate::config::Resolved;
 use crate::corpus::set_store::SetsView;
 use crate::engine::{Collection, Timings};
+use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{linking, paired};
 use crate::index::postings::{LookUp, CHUNKS};
 use crate::index::store::{
-    posting_key, widen, DocRecord, IndexError, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
+    posting_key, widen, DocRecord, MergeRecord, Store, StoryRecord, Tables, DOCS, IDS,
 };
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -96,6 +96,9 @@ pub struct AddOptions {
     pub upsert: bool,
 }
 
+/// What an add of a collection to the index says, when the index's file cannot be written.
+const CANNOT_WRITE: &str = "cannot write to the index, which is left as it was";
+
 /// Adds a sketched collection to the index. `config` must be comparable with the index's
 /// (see [`Store::check_comparable`]); on any error nothing is changed.
 pub fn add(
@@ -104,7 +107,10 @@ pub fn add(
     config: &Resolved,
     options: AddOptions,
 ) -> Result<AddReport> {
-    add_before_commit(store, collection, config, options, |_| Ok(()))
+    let path = store.path.clone();
+    let (txn, report, clock) = write_add(store, collection, config, options)
+        .map_err(|e| e.doing_at(&path, CANNOT_WRITE))?;
+    commit(store, txn, report, clock)
 }
 
 /// As [`add`], running `before_commit` on the add's report once the add is written into its
@@ -117,43 +123,71 @@ pub fn add_before_commit(
     collection: Collection,
     config: &Resolved,
     options: AddOptions,
-    before_commit: impl FnOnce(&AddReport) -> Result<()>,
-) -> Result<AddReport> {
+    before_commit: impl FnOnce(&AddReport) -> anyhow::Result<()>,
+) -> anyhow::Result<AddReport> {
     let path = store.path.clone();
-    write_add(store, collection, config, options, before_commit).map_err(|error| {
-        if is_storage_error(&error) {
-            // A file that cannot be written (a full disk): the transaction is not committed.
-            error.context(format!(
-                "{}: cannot write to the index, which is left as it was",
-                path.display()
-            ))
-        } else {
-            error
+    let (txn, report, mut clock) = write_add(store, collection, config, options)
+        .map_err(|e| e.doing_at(&path, CANNOT_WRITE))?;
+    // Given up here, the transaction is dropped uncommitted: nothing of it reaches the file.
+    before_commit(&report)?;
+    clock.lap("writing the outputs");
+    Ok(commit(store, txn, report, clock)?)
+}
+
+/// The timings of an add's steps as they are taken.
+struct Clock {
+    timings: Timings,
+    last: Instant,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            timings: Timings::default(),
+            last: Instant::now(),
         }
-    })
+    }
+
+    fn lap(&mut self, step: &'static str) {
+        self.timings.lap(step, &mut self.last);
+    }
 }
 
-/// True for an error of the database file itself (reading or writing it), as opposed to one
-/// of the add (an id indexed already) or of `before_commit`.
-fn is_storage_error(error: &anyhow::Error) -> bool {
-    error.is::<redb::Error>()
-        || error.is::<redb::StorageError>()
-        || error.is::<redb::TransactionError>()
-        || error.is::<redb::TableError>()
-        || error.is::<redb::CommitError>()
-        || error.is::<redb::DatabaseError>()
+/// Commits an add written into `txn`, then gives free space back when its merges left much;
+/// a compaction that fails is a warning in the report.
+fn commit(
+    store: &mut Store,
+    txn: redb::WriteTransaction,
+    mut report: AddReport,
+    mut clock: Clock,
+) -> Result<AddReport> {
+    txn.commit()
+        .map_err(|e| IndexError::from(e).doing_at(&store.path, CANNOT_WRITE))?;
+    clock.lap("index: commit");
+    // The add is committed: a compaction that fails leaves the index as it is, free pages
+    // and all, and is reported rather than failing the add.
+    match store.compact_after_merges(report.merged_bytes) {
+        Ok(true) => clock.lap("index: compaction"),
+        Ok(false) => {}
+        Err(error) => {
+            report.not_compacted = Some(format!(
+                "the documents were added, but the index was not compacted ({error}); a \
+                 later add or removal gives its free space back"
+            ))
+        }
+    }
+    report.timings = clock.timings;
+    Ok(report)
 }
 
-/// The add of [`add_before_commit`].
+/// The add of [`add`], written into a transaction that is not committed yet.
 fn write_add(
     store: &mut Store,
     collection: Collection,
     config: &Resolved,
     options: AddOptions,
-    before_commit: impl FnOnce(&AddReport) -> Result<()>,
-) -> Result<AddReport> {
-    let mut clock = Instant::now();
-    let mut timings = Timings::default();
+) -> Result<(redb::WriteTransaction, AddReport, Clock)> {
+    let mut clock = Clock::start();
     store.check_comparable(config)?;
     if !options.upsert {
         refuse_indexed_ids(store, &collection)?;
@@ -162,14 +196,14 @@ fn write_add(
     let maker = &config.key_maker;
     let started = now();
     let path = store.path.clone();
-    timings.lap("index: checks", &mut clock);
+    clock.lap("index: checks");
     let txn = store.writable()?.begin_write()?;
     let before = if is_new {
         None
     } else {
         Some(store.begin_read()?)
     };
-    timings.lap("index: opening for writing", &mut clock);
+    clock.lap("index: opening for writing");
     let mut report = AddReport::default();
     {
         let mut t = Tables::open(&txn)?;
@@ -205,10 +239,12 @@ fn write_add(
         // Numbers for the new documents, in id order.
         let first_doc = t.counter("next_doc")?;
         if first_doc + ids.len() as u64 > u64::from(u32::MAX) {
-            bail!("{}: the index is full (2^32 documents)", path.display());
+            return Err(IndexError::Full {
+                path: path.display().to_string(),
+            });
         }
         let passes = passes(fresh.len(), maker);
-        timings.lap("index: replacing", &mut clock);
+        clock.lap("index: replacing");
 
         // The night's posting pairs, numbered from 0: made once when they fit one pass, for
         // the look-up and then for the new segment; made again for each pass otherwise.
@@ -243,7 +279,7 @@ fn write_add(
             pairs.dedup();
             pairs
         };
-        timings.lap("index: postings look-up", &mut clock);
+        clock.lap("index: postings look-up");
 
         // The new documents' postings, a new segment written one key range at a time, its
         // documents numbered from the first new number.
@@ -262,7 +298,7 @@ fn write_add(
                 }),
             )?,
         };
-        timings.lap("index: writing postings", &mut clock);
+        clock.lap("index: writing postings");
 
         // Every signature as the index keeps it (16-bit minima), so that estimates compare
         // like with like.
@@ -286,14 +322,14 @@ fn write_add(
         drop(by_candidate);
         drop(before);
         drop(pairs);
-        timings.lap("index: examining candidates", &mut clock);
+        clock.lap("index: examining candidates");
         let mut near = Neighbourhood::load(&t, linkable)?;
         report.loaded = near.numbers.len();
         let fresh_from = near.numbers.len() as u32;
         let mut all = near.sketches(config.signature.minima);
         all.extend(fresh);
         let known = near.known();
-        timings.lap("index: loading candidates", &mut clock);
+        clock.lap("index: loading candidates");
         let view = sets
             .as_ref()
             .map_or(SetsView::none(), |store| SetsView::of(store, fresh_from));
@@ -302,7 +338,7 @@ fn write_add(
         drop((known, sets));
         report.cut_buckets = joined.stats.cut_buckets;
         report.cut_bucket_documents = joined.stats.cut_bucket_documents;
-        timings.lap("index: joining", &mut clock);
+        clock.lap("index: joining");
 
         let number_of = |local: u32| -> u32 {
             if local < fresh_from {
@@ -371,27 +407,9 @@ fn write_add(
         t.counters.insert("documents", documents)?;
         t.meta.insert("last_add_at", started.to_string().as_str())?;
         report.documents = documents;
-        timings.lap("index: writing", &mut clock);
+        clock.lap("index: writing");
     }
-    // Given up here, the transaction is dropped uncommitted: nothing of it reaches the file.
-    before_commit(&report)?;
-    timings.lap("writing the outputs", &mut clock);
-    txn.commit()?;
-    timings.lap("index: commit", &mut clock);
-    // The add is committed: a compaction that fails leaves the index as it is, free pages
-    // and all, and is reported rather than failing the add.
-    match store.compact_after_merges(report.merged_bytes) {
-        Ok(true) => timings.lap("index: compaction", &mut clock),
-        Ok(false) => {}
-        Err(error) => {
-            report.not_compacted = Some(format!(
-                "the documents were added, but the index was not compacted ({error:#}); a \
-                 later add or removal gives its free space back"
-            ))
-        }
-    }
-    report.timings = timings;
-    Ok(report)
+    Ok((txn, report, clock))
 }
 
 /// Where one new document goes.
@@ -593,9 +611,9 @@ impl Loaded {
 
     /// The record of document `number` in `docs`, its id left out.
     fn read(docs: &impl ReadableTable<u32, &'static [u8]>, number: u32) -> Result<Loaded> {
-        let bytes = docs.get(number)?.ok_or_else(|| {
-            anyhow::anyhow!("the index lost document {number}; restore it from a copy")
-        })?;
+        let bytes = docs
+            .get(number)?
+            .ok_or_else(|| IndexError::damaged(Damage::LostDocument { number }))?;
         let (story, words, shingles, signature) = DocRecord::decode_sketch(bytes.value())?;
         Ok(Loaded {
             story,
@@ -756,14 +774,13 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
         };
         let added = match docs.get(number)? {
             Some(bytes) => DocRecord::decode(bytes.value())?.added_at,
-            None => bail!("the index lost document {number}; restore it from a copy"),
+            None => return Err(IndexError::damaged(Damage::LostDocument { number })),
         };
         return Err(IndexError::AlreadyIndexed {
             origin: collection.origins[i].to_string(),
             id: id.to_owned(),
             added: format_time(added),
-        }
-        .into());
+        });
     }
     Ok(())
 }

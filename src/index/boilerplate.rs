@@ -8,12 +8,12 @@
 //! shingle in the table `boilerplate`: they are read as they are, and their next add moves
 //! those shingles into blocks (the index is then of format 2).
 
-use anyhow::{anyhow, Result};
 use redb::{
     ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition,
     TableHandle, WriteTransaction,
 };
 
+use crate::index::error::{Damage, IndexError, Result};
 use crate::index::read::table;
 
 /// The blocks: top 16 bits → the low 16 bits of each shingle, sorted, little-endian.
@@ -22,8 +22,8 @@ pub(crate) const BLOCKS: TableDefinition<u16, &[u8]> = TableDefinition::new("boi
 pub(crate) const FORMAT_1_ENTRIES: TableDefinition<u32, ()> = TableDefinition::new("boilerplate");
 
 /// The error for a block that is not a sorted list of two-byte entries.
-fn damaged_block(top: u16) -> anyhow::Error {
-    anyhow!("the index's boilerplate block {top} is damaged; restore the index from a copy")
+fn damaged_block(top: u16) -> IndexError {
+    IndexError::damaged(Damage::BoilerplateBlock { top })
 }
 
 /// The shingles of block `top`, in order.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::{Config, Resolved};
 use crate::engine::{thread_pool, CollectOptions, Collector};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::index::add::{add, AddOptions, AddReport};
 use crate::index::read::{export, known_boilerplate, ExportRow, Match, Reader};
 use crate::index::store::{Open, Store};
@@ -45,7 +45,7 @@ impl Index {
     }
 
     fn open_as(path: &Path, how: Open) -> Result<Index> {
-        let store = Store::open(path, how, "a library call").map_err(Error::Index)?;
+        let store = Store::open(path, how, "a library call")?;
         Ok(Index {
             store,
             reader: OnceLock::new(),
@@ -71,8 +71,8 @@ impl Index {
         // An add changes what queries read: the next query reads the index again.
         self.reader = OnceLock::new();
         *self.prepared.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
-        self.store.check_comparable(config).map_err(Error::Index)?;
-        let known = known_boilerplate(&self.store).map_err(Error::Index)?;
+        self.store.check_comparable(config)?;
+        let known = known_boilerplate(&self.store)?;
         let config = config.resolve();
         let collector = Collector::new(
             &config,
@@ -97,7 +97,7 @@ impl Index {
         let reader = match self.reader.get() {
             Some(reader) => reader,
             None => {
-                let reader = Reader::open(&self.store).map_err(Error::Index)?;
+                let reader = Reader::open(&self.store)?;
                 self.reader.get_or_init(|| reader)
             }
         };
@@ -106,7 +106,7 @@ impl Index {
             match cached.as_ref() {
                 Some(p) if p.config == *config => Arc::clone(p),
                 _ => {
-                    reader.check_comparable(config).map_err(Error::Index)?;
+                    reader.check_comparable(config)?;
                     let p = Arc::new(Prepared {
                         config: config.clone(),
                         resolved: config.resolve(),
@@ -117,14 +117,12 @@ impl Index {
                 }
             }
         };
-        reader
-            .query(text, &prepared.resolved, &prepared.sketcher)
-            .map_err(Error::Index)
+        Ok(reader.query(text, &prepared.resolved, &prepared.sketcher)?)
     }
 
     /// Every indexed document with its story, story by story, as `index export` writes them.
     pub fn export(&self) -> Result<Vec<ExportRow>> {
-        export(&self.store).map_err(Error::Index)
+        Ok(export(&self.store)?)
     }
 }
 
@@ -157,7 +155,6 @@ impl IndexAddition<'_> {
             upsert: self.upsert,
         };
         let store = &mut self.index.store;
-        pool.install(|| add(store, collection, &self.config, options))
-            .map_err(Error::Index)
+        Ok(pool.install(|| add(store, collection, &self.config, options))?)
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod add;
 mod boilerplate;
+mod error;
 mod examine;
 mod facade;
 pub mod postings;
@@ -14,4 +15,5 @@ pub mod read;
 pub mod remove;
 pub mod store;
 
+pub use error::{Damage, Foreign, IndexError};
 pub use facade::{Index, IndexAddition};

@@ -13,10 +13,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use anyhow::{bail, Result};
 use rayon::prelude::*;
 use redb::{ReadableTable, Table, TableDefinition, WriteTransaction};
 use rustc_hash::FxHashSet;
+
+use crate::index::error::{Damage, IndexError, Result};
 
 /// Pairs per chunk.
 pub const CHUNK: usize = 128;
@@ -56,7 +57,7 @@ impl Directory {
 
     fn decode(bytes: &[u8]) -> Result<Directory> {
         if bytes.len() < 12 || !(bytes.len() - 12).is_multiple_of(4) {
-            bail!("a damaged postings directory in the index; restore the index from a copy");
+            return Err(IndexError::damaged(Damage::PostingsDirectory));
         }
         let pairs = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
         let base = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
@@ -81,8 +82,8 @@ fn put_varint(out: &mut Vec<u8>, mut value: u32) {
 }
 
 /// The error of a chunk whose bytes do not decode.
-fn damaged_chunk() -> anyhow::Error {
-    anyhow::anyhow!("a damaged postings chunk in the index; restore the index from a copy")
+fn damaged_chunk() -> IndexError {
+    IndexError::damaged(Damage::PostingsChunk)
 }
 
 /// The varint at `at`, which moves past it; `None` when the bytes end inside it or it runs
@@ -328,7 +329,7 @@ impl Segment<'_> {
         wanted: &[(u32, u32)],
         found: &mut Vec<(u32, u32)>,
     ) -> Result<()> {
-        let lost = || anyhow::anyhow!("the index lost a postings chunk; restore it from a copy");
+        let lost = || IndexError::damaged(Damage::LostChunk);
         let (Some(&(low, _)), Some(&(high, _))) = (wanted.first(), wanted.last()) else {
             return Ok(());
         };
@@ -448,9 +449,10 @@ impl<'t> Postings<'t> {
             .collect::<Result<_>>()?;
         let mut cursors = Vec::with_capacity(numbers.len());
         for &number in numbers {
-            let bytes = self.segments.get(number)?.ok_or_else(|| {
-                anyhow::anyhow!("the index lost a postings segment; restore it from a copy")
-            })?;
+            let bytes = self
+                .segments
+                .get(number)?
+                .ok_or_else(|| IndexError::damaged(Damage::LostSegment))?;
             let directory = Directory::decode(bytes.value())?;
             cursors.push(Cursor {
                 number,
@@ -585,9 +587,9 @@ impl Cursor {
             if self.chunk as usize == self.directory.first_keys.len() {
                 return Ok(None);
             }
-            let bytes = chunks.get((self.number, self.chunk))?.ok_or_else(|| {
-                anyhow::anyhow!("the index lost a postings chunk; restore it from a copy")
-            })?;
+            let bytes = chunks
+                .get((self.number, self.chunk))?
+                .ok_or_else(|| IndexError::damaged(Damage::LostChunk))?;
             self.pairs.clear();
             decode_chunk(bytes.value(), self.directory.base, &mut self.pairs)?;
             self.bytes += bytes.value().len() as u64 + 8;

@@ -2,7 +2,8 @@
 //! merges, the statistics, and the near-duplicates of one text (`index query`), found and
 //! verified as `index add` would find and verify them.
 
-use anyhow::Result;
+use std::path::Path;
+
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
 use rustc_hash::FxHashMap;
 
@@ -10,6 +11,7 @@ use crate::cluster::estimate_containment;
 use crate::config::Resolved;
 use crate::corpus::boilerplate::Boilerplate;
 use crate::index::boilerplate::KnownBoilerplate;
+use crate::index::error::{Damage, IndexError, Result};
 use crate::index::postings::{directories, LookUp, CHUNKS, DEAD, SEGMENTS};
 use crate::index::store::{
     bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, DocRecord, MergeRecord,
@@ -48,6 +50,11 @@ pub struct ExportRow {
 /// Every indexed document with its story: stories in the order they were made, documents by
 /// id within each.
 pub fn export(store: &Store) -> Result<Vec<ExportRow>> {
+    export_rows(store).map_err(|e| e.at(&store.path))
+}
+
+/// The rows of [`export`], their errors not yet given the index's path.
+fn export_rows(store: &Store) -> Result<Vec<ExportRow>> {
     let txn = store.begin_read()?;
     let (Some(stories), Some(members), Some(docs)) = (
         table(&txn, STORIES)?,
@@ -69,12 +76,12 @@ pub fn export(store: &Store) -> Result<Vec<ExportRow>> {
             flush(&mut rows, &mut story_rows);
             let bytes = stories
                 .get(story)?
-                .ok_or_else(|| anyhow::anyhow!("the index lost story {story}"))?;
+                .ok_or(IndexError::damaged(Damage::LostStory { number: story }))?;
             current = Some((story, StoryRecord::decode(bytes.value())?));
         }
         let record = docs
             .get(doc)?
-            .ok_or_else(|| anyhow::anyhow!("the index lost document {doc}"))?;
+            .ok_or(IndexError::damaged(Damage::LostDocument { number: doc }))?;
         let record = DocRecord::decode(record.value())?;
         let (_, story) = current.as_ref().expect("set above");
         story_rows.push(ExportRow {
@@ -90,14 +97,17 @@ pub fn export(store: &Store) -> Result<Vec<ExportRow>> {
 
 /// Every merge, oldest first.
 pub fn merges(store: &Store) -> Result<Vec<MergeRecord>> {
-    let txn = store.begin_read()?;
-    let Some(merges) = table(&txn, MERGES)? else {
-        return Ok(Vec::new());
+    let read = || -> Result<Vec<MergeRecord>> {
+        let txn = store.begin_read()?;
+        let Some(merges) = table(&txn, MERGES)? else {
+            return Ok(Vec::new());
+        };
+        merges
+            .iter()?
+            .map(|entry| MergeRecord::decode(entry?.1.value()))
+            .collect()
     };
-    merges
-        .iter()?
-        .map(|entry| MergeRecord::decode(entry?.1.value()))
-        .collect()
+    read().map_err(|e| e.at(&store.path))
 }
 
 /// Counts that describe an index.
@@ -133,6 +143,11 @@ pub struct Stats {
 
 /// The statistics of an index.
 pub fn stats(store: &Store) -> Result<Stats> {
+    counted(store).map_err(|e| e.at(&store.path))
+}
+
+/// The statistics of [`stats`], their errors not yet given the index's path.
+fn counted(store: &Store) -> Result<Stats> {
     let mut stats = Stats {
         file_bytes: bytes_on_disk(&std::fs::metadata(&store.path)?),
         ..Stats::default()
@@ -179,11 +194,14 @@ pub fn stats(store: &Store) -> Result<Stats> {
 
 /// The boilerplate shingles earlier adds found.
 pub fn known_boilerplate(store: &Store) -> Result<Boilerplate> {
-    if store.is_new()? {
-        return Ok(Boilerplate::none());
-    }
-    let txn = store.begin_read()?;
-    Ok(Boilerplate::from_keys(KnownBoilerplate::open(&txn)?.all()?))
+    let read = || -> Result<Boilerplate> {
+        if store.is_new()? {
+            return Ok(Boilerplate::none());
+        }
+        let txn = store.begin_read()?;
+        Ok(Boilerplate::from_keys(KnownBoilerplate::open(&txn)?.all()?))
+    };
+    read().map_err(|e| e.at(&store.path))
 }
 
 /// One near-duplicate found by `index query`.
@@ -224,6 +242,11 @@ struct ReaderTables {
 impl Reader {
     /// Opens a read transaction on `store` and reads what every query needs.
     pub fn open(store: &Store) -> Result<Reader> {
+        Reader::open_unlocated(store).map_err(|e| e.at(&store.path))
+    }
+
+    /// [`Reader::open`], its errors not yet given the index's path.
+    fn open_unlocated(store: &Store) -> Result<Reader> {
         let path = store.path.display().to_string();
         let indexed = store.configuration()?;
         if indexed.is_none() {
@@ -269,16 +292,21 @@ impl Reader {
         if differences.is_empty() {
             return Ok(());
         }
-        Err(crate::index::store::IndexError::Incomparable {
+        Err(IndexError::Incomparable {
             path: self.path.clone(),
             differences: differences.join(", "),
-        }
-        .into())
+        })
     }
 
     /// The indexed near-duplicates of `text` (see [`query`]); `config` must have passed
     /// [`Reader::check_comparable`], and `sketcher` be made from it.
     pub fn query(&self, text: &str, config: &Resolved, sketcher: &Sketcher) -> Result<Vec<Match>> {
+        self.found(text, config, sketcher)
+            .map_err(|e| e.at(Path::new(&self.path)))
+    }
+
+    /// The matches of [`Reader::query`], their errors not yet given the index's path.
+    fn found(&self, text: &str, config: &Resolved, sketcher: &Sketcher) -> Result<Vec<Match>> {
         let Some(t) = &self.tables else {
             return Ok(Vec::new());
         };
@@ -330,10 +358,12 @@ impl Reader {
                 continue;
             }
             if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(record.story) {
-                let story = t
-                    .stories
-                    .get(record.story)?
-                    .ok_or_else(|| anyhow::anyhow!("the index lost story {}", record.story))?;
+                let story =
+                    t.stories
+                        .get(record.story)?
+                        .ok_or(IndexError::damaged(Damage::LostStory {
+                            number: record.story,
+                        }))?;
                 slot.insert(StoryRecord::decode(story.value())?.name);
             }
             matches.push(Match {

@@ -3,9 +3,9 @@
 //! a story left empty goes too, and a story whose representative left gets its fullest
 //! remaining member as representative.
 
-use anyhow::Result;
 use redb::ReadableTable;
 
+use crate::index::error::Result;
 use crate::index::store::{DocRecord, Store, Tables};
 
 /// Which documents to remove.
@@ -33,6 +33,13 @@ pub struct Removal {
 
 /// Removes the selected documents; nothing changes on an error.
 pub fn remove(store: &mut Store, selection: &Selection) -> Result<Removal> {
+    let path = store.path.clone();
+    remove_selected(store, selection)
+        .map_err(|e| e.doing_at(&path, "cannot write to the index, which is left as it was"))
+}
+
+/// The removal of [`remove`], its errors not yet given the index's path.
+fn remove_selected(store: &mut Store, selection: &Selection) -> Result<Removal> {
     let mut removal = Removal::default();
     if store.is_new()? {
         removal.unknown_ids = selection.ids.clone();

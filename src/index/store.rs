@@ -18,13 +18,13 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
 use redb::{
     Builder, Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, Table,
     TableDefinition, WriteTransaction,
 };
 
 use crate::config::Config;
+use crate::index::error::{Damage, Foreign, IndexError, Result};
 use crate::index::postings::Postings;
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -34,7 +34,7 @@ pub const FORMAT: &str = "megashingle-index 2";
 /// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
 /// keeps it in blocks: see `src/index/boilerplate.rs`); the next add makes such an index
 /// format 2.
-const READABLE_FORMATS: [&str; 2] = ["megashingle-index 1", FORMAT];
+pub(crate) const READABLE_FORMATS: [&str; 2] = ["megashingle-index 1", FORMAT];
 
 /// Memory the database may use for its page cache and its write buffer (half of it at most):
 /// a look-up or an add reads and writes the file through it, so memory does not grow with
@@ -56,42 +56,6 @@ pub(crate) const MERGES: TableDefinition<u64, &[u8]> = TableDefinition::new("mer
 /// The configuration sections that decide what a sketch is: two runs whose keys differ here
 /// make sketches that cannot be compared.
 pub const SKETCH_SECTIONS: [&str; 4] = ["canonicalize", "shingle", "signature", "supershingle"];
-
-/// An index that cannot be used as asked. The messages speak of the index file and its
-/// settings; a program adds how its users do what they say (the CLI names its commands).
-#[derive(Debug, thiserror::Error)]
-pub enum IndexError {
-    /// There is no index where one must be.
-    #[error("{path}: no index there (an index is made by the first add to it)")]
-    Missing {
-        /// The index file, as given.
-        path: String,
-    },
-    /// The configuration's sketch settings differ from those the index was made with.
-    #[error(
-        "{path}: the index was made with {differences}; its sketches cannot be compared with \
-         this configuration's. Run with the index's settings (stored in the index) or use a new index"
-    )]
-    Incomparable {
-        /// The index file.
-        path: String,
-        /// Each differing key with its two values.
-        differences: String,
-    },
-    /// A document to add has an id the index holds already, and is not to replace it.
-    #[error(
-        "{origin}: id {id:?} is already in the index (added {added}); add it with replacement \
-         (upsert) to replace it, or leave the record out (nothing was added)"
-    )]
-    AlreadyIndexed {
-        /// The record.
-        origin: String,
-        /// Its id.
-        id: String,
-        /// When the indexed document was added.
-        added: String,
-    },
-}
 
 /// An open index: the database and the lock that keeps other processes out while it is open.
 pub struct Store {
@@ -125,12 +89,16 @@ impl Store {
     /// Opens (or makes) the index at `path` for `command` (named in the lock, e.g. "index
     /// add"). Refuses a file that is not a megashingle index, without writing to it.
     pub fn open(path: &Path, how: Open, command: &str) -> Result<Store> {
+        Store::open_unlocated(path, how, command).map_err(|e| e.at(path))
+    }
+
+    /// [`Store::open`], its errors not yet given the index's path.
+    fn open_unlocated(path: &Path, how: Open, command: &str) -> Result<Store> {
         let exists = path.exists();
         if how == Open::Existing && !exists {
             return Err(IndexError::Missing {
                 path: path.display().to_string(),
-            }
-            .into());
+            });
         }
         if exists {
             check_magic(path)?;
@@ -186,7 +154,11 @@ impl Store {
     /// A read transaction; an error for a new index (check [`Store::is_new`] first).
     pub fn begin_read(&self) -> Result<ReadTransaction> {
         Ok(match &self.handle {
-            Handle::New => bail!("{}: the index is empty", self.path.display()),
+            Handle::New => {
+                return Err(IndexError::Empty {
+                    path: self.path.display().to_string(),
+                })
+            }
             Handle::Reading(db) => db.begin_read()?,
             Handle::Writing(db) => db.begin_read()?,
         })
@@ -207,29 +179,21 @@ impl Store {
 
     /// Fails unless the database is empty (new) or holds a megashingle index of this format.
     fn check_format(&self) -> Result<()> {
-        let shown = self.path.display();
+        let foreign = || IndexError::not_an_index(&self.path, Foreign::OtherDatabase);
         let txn = self.begin_read()?;
         let tables = txn.list_tables()?.count();
         match txn.open_table(META) {
             Ok(meta) => match meta.get("format")? {
                 Some(format) if READABLE_FORMATS.contains(&format.value()) => Ok(()),
-                Some(format) => bail!(
-                    "{shown}: index format {:?}, which this megashingle cannot read (it reads \
-                     {}); use the megashingle that made the index, or a newer one",
-                    format.value(),
-                    READABLE_FORMATS.map(|f| format!("{f:?}")).join(" and ")
-                ),
-                None => bail!(
-                    "{shown}: a redb database, but not a megashingle index; refusing to change it"
-                ),
+                Some(format) => Err(IndexError::UnknownFormat {
+                    path: self.path.display().to_string(),
+                    format: format.value().to_owned(),
+                }),
+                None => Err(foreign()),
             },
             Err(redb::TableError::TableDoesNotExist(_)) if tables == 0 => Ok(()),
-            Err(redb::TableError::TableDoesNotExist(_)) => {
-                bail!(
-                    "{shown}: a redb database, but not a megashingle index; refusing to change it"
-                )
-            }
-            Err(e) => Err(anyhow!(e)).with_context(|| format!("{shown}: reading the index")),
+            Err(redb::TableError::TableDoesNotExist(_)) => Err(foreign()),
+            Err(e) => Err(IndexError::from(e).doing_at(&self.path, "reading the index")),
         }
     }
 
@@ -270,8 +234,9 @@ impl Store {
         }
         while db
             .compact()
-            .with_context(|| format!("{}: compacting the index", self.path.display()))?
-        {}
+            .map_err(|e| IndexError::from(e).doing_at(&self.path, "compacting the index"))?
+        {
+        }
         Ok(true)
     }
 
@@ -294,11 +259,13 @@ impl Store {
         let meta = txn.open_table(META)?;
         let text = meta
             .get("configuration")?
-            .ok_or_else(|| anyhow!("{}: the index has no configuration", self.path.display()))?
+            .ok_or_else(|| IndexError::damaged(Damage::NoConfiguration).at(&self.path))?
             .value()
             .to_owned();
-        let config: Config = toml::from_str(&text)
-            .with_context(|| format!("{}: the index's configuration", self.path.display()))?;
+        let config: Config = toml::from_str(&text).map_err(|e| {
+            let message = e.to_string();
+            IndexError::damaged(Damage::Configuration { message }).at(&self.path)
+        })?;
         Ok(Some(config))
     }
 
@@ -315,8 +282,7 @@ impl Store {
         Err(IndexError::Incomparable {
             path: self.path.display().to_string(),
             differences: differences.join(", "),
-        }
-        .into())
+        })
     }
 }
 
@@ -351,21 +317,19 @@ fn opened_or_error<T>(
     path: &Path,
     opened: std::thread::Result<Result<T, redb::DatabaseError>>,
 ) -> Result<T> {
-    let shown = path.display();
+    let unopenable =
+        |cause: Option<String>| IndexError::damaged(Damage::Unopenable { cause }).at(path);
     match opened {
         Ok(Ok(db)) => Ok(db),
-        Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => {
-            bail!("{shown}: the index is open in another program; wait for it to finish")
-        }
+        Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => Err(IndexError::Locked {
+            path: path.display().to_string(),
+            holder: None,
+        }),
         Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) => {
-            Err(e).with_context(|| format!("{shown}: cannot open the index"))
+            Err(IndexError::io(path, "cannot open the index", e))
         }
-        Ok(Err(e)) => bail!(
-            "{shown}: the index is damaged and cannot be opened ({e}); restore it from a copy"
-        ),
-        Err(_) => {
-            bail!("{shown}: the index is damaged and cannot be opened; restore it from a copy")
-        }
+        Ok(Err(e)) => Err(unopenable(Some(e.to_string()))),
+        Err(_) => Err(unopenable(None)),
     }
 }
 
@@ -401,15 +365,15 @@ pub fn sketch_settings_of(config: &Config) -> Vec<(String, String)> {
 }
 
 fn check_magic(path: &Path) -> Result<()> {
-    let shown = path.display();
-    let mut file = File::open(path).with_context(|| format!("{shown}: cannot open"))?;
-    if file.metadata()?.is_dir() {
-        bail!("{shown}: a folder, not an index file");
+    let cannot_open = |e| IndexError::io(path, "cannot open", e);
+    let mut file = File::open(path).map_err(cannot_open)?;
+    if file.metadata().map_err(cannot_open)?.is_dir() {
+        return Err(IndexError::not_an_index(path, Foreign::Folder));
     }
     let mut head = [0u8; REDB_MAGIC.len()];
     let mut read = 0;
     while read < head.len() {
-        match file.read(&mut head[read..])? {
+        match file.read(&mut head[read..]).map_err(cannot_open)? {
             0 => break,
             n => read += n,
         }
@@ -418,7 +382,7 @@ fn check_magic(path: &Path) -> Result<()> {
         return Ok(());
     }
     if head[..read] != REDB_MAGIC[..read] || read < head.len() {
-        bail!("{shown}: not a megashingle index (not a redb database); refusing to touch it. Give the path of an index, or of a new file to make one");
+        return Err(IndexError::not_an_index(path, Foreign::NotRedb));
     }
     Ok(())
 }
@@ -457,14 +421,10 @@ impl Lock {
         let (mut file, made) = match open(true) {
             Ok(file) => (file, true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (
-                open(false)
-                    .with_context(|| format!("{}: cannot open the lock file", path.display()))?,
+                open(false).map_err(|e| IndexError::io(&path, "cannot open the lock file", e))?,
                 false,
             ),
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("{}: cannot make the lock file", path.display()))
-            }
+            Err(e) => return Err(IndexError::io(&path, "cannot make the lock file", e)),
         };
         match file.try_lock() {
             Ok(()) => {}
@@ -477,13 +437,13 @@ impl Lock {
                 } else {
                     holder
                 };
-                bail!(
-                    "{}: index is locked by {holder}; wait for it to finish (nothing was changed)",
-                    index.display()
-                );
+                return Err(IndexError::Locked {
+                    path: index.display().to_string(),
+                    holder: Some(holder.to_owned()),
+                });
             }
             Err(std::fs::TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("{}: cannot lock", path.display()));
+                return Err(IndexError::io(&path, "cannot lock", e));
             }
         }
         let holder = format!(
@@ -491,10 +451,13 @@ impl Lock {
             std::process::id(),
             format_time(now())
         );
-        file.set_len(0)?;
-        file.rewind()?;
-        file.write_all(holder.as_bytes())?;
-        file.flush()?;
+        let write = |file: &mut File| -> std::io::Result<()> {
+            file.set_len(0)?;
+            file.rewind()?;
+            file.write_all(holder.as_bytes())?;
+            file.flush()
+        };
+        write(&mut file).map_err(|e| IndexError::io(&path, "cannot write the lock file", e))?;
         Ok(Lock {
             _file: file,
             path,
@@ -676,7 +639,7 @@ struct Fields<'a>(&'a [u8]);
 impl Fields<'_> {
     fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
         if self.0.len() < N {
-            bail!("a damaged record in the index; restore the index from a copy");
+            return Err(IndexError::damaged(Damage::Record));
         }
         let (head, rest) = self.0.split_at(N);
         self.0 = rest;
@@ -694,15 +657,15 @@ impl Fields<'_> {
     fn str(&mut self) -> Result<String> {
         let n = self.u32()? as usize;
         if self.0.len() < n {
-            bail!("a damaged record in the index; restore the index from a copy");
+            return Err(IndexError::damaged(Damage::Record));
         }
         let (head, rest) = self.0.split_at(n);
         self.0 = rest;
-        String::from_utf8(head.to_vec()).map_err(|_| anyhow!("a damaged record in the index"))
+        String::from_utf8(head.to_vec()).map_err(|_| IndexError::damaged(Damage::Record))
     }
     fn rest_str(&mut self) -> Result<String> {
         let rest = std::mem::take(&mut self.0);
-        String::from_utf8(rest.to_vec()).map_err(|_| anyhow!("a damaged record in the index"))
+        String::from_utf8(rest.to_vec()).map_err(|_| IndexError::damaged(Damage::Record))
     }
 }
 
@@ -773,7 +736,7 @@ impl<'t> Tables<'t> {
         let bytes = self
             .docs
             .get(number)?
-            .ok_or_else(|| anyhow!("the index lost document {number}; restore it from a copy"))?;
+            .ok_or(IndexError::damaged(Damage::LostDocument { number }))?;
         DocRecord::decode(bytes.value())
     }
 
@@ -782,7 +745,7 @@ impl<'t> Tables<'t> {
         let bytes = self
             .stories
             .get(number)?
-            .ok_or_else(|| anyhow!("the index lost story {number}; restore it from a copy"))?;
+            .ok_or(IndexError::damaged(Damage::LostStory { number }))?;
         StoryRecord::decode(bytes.value())
     }
 
