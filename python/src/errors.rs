@@ -15,7 +15,7 @@
 //!     └── IndexFormatError     not an index, or of a format this version does not read
 //! ```
 
-use megashingle::index::store::IndexError;
+use megashingle::index::IndexError;
 use megashingle::io::read::ReadError;
 use megashingle::packed::PackError;
 use pyo3::create_exception;
@@ -122,6 +122,15 @@ pub fn config(message: impl Into<String>) -> PyErr {
     ConfigError::new_err(message.into())
 }
 
+/// A failed read or write whose message already says why, as the `OSError` subclass of the
+/// system's error number.
+fn os_error_of(source: &std::io::Error, message: String) -> PyErr {
+    match source.raw_os_error() {
+        Some(errno) => PyOSError::new_err((errno, message)),
+        None => PyOSError::new_err(message),
+    }
+}
+
 /// A failed read or write as the `OSError` subclass Python gives the system's error number
 /// (`FileNotFoundError`, `PermissionError`, …), with the library's message.
 fn os_error(source: &std::io::Error, message: String) -> PyErr {
@@ -135,39 +144,18 @@ fn os_error(source: &std::io::Error, message: String) -> PyErr {
     }
 }
 
-/// The class of a story index's error. Every way an index fails is a [`StoryIndexError`]; a
-/// locked, damaged or foreign index has a class of its own, and a read or write the system
-/// refused is an `OSError`.
-fn index_error(error: &anyhow::Error, message: String) -> PyErr {
-    if let Some(typed) = error.chain().find_map(|c| c.downcast_ref::<IndexError>()) {
-        return match typed {
-            IndexError::Missing { .. }
-            | IndexError::Incomparable { .. }
-            | IndexError::AlreadyIndexed { .. } => StoryIndexError::new_err(message),
-        };
-    }
-    // The index reports a lock, damage and a foreign file by their messages.
-    let said = |words: &[&str]| words.iter().any(|w| message.contains(w));
-    if said(&["index is locked by", "the index is open in another program"]) {
-        IndexLockedError::new_err(message)
-    } else if said(&[
-        "damaged",
-        "restore it from a copy",
-        "restore the index from a copy",
-    ]) {
-        IndexDamagedError::new_err(message)
-    } else if said(&[
-        "index format",
-        "not a megashingle index",
-        "not an index file",
-    ]) {
-        IndexFormatError::new_err(message)
-    } else if let Some(io) = error
-        .chain()
-        .find_map(|c| c.downcast_ref::<std::io::Error>())
-    {
-        os_error(io, message)
-    } else {
-        StoryIndexError::new_err(message)
+/// The class of a story index's error: a locked, damaged or foreign index has a class of its
+/// own, a read or write the system refused is an `OSError`, and every other way an index
+/// cannot be used (missing, empty, made with other settings, an id already indexed, full) is a
+/// [`StoryIndexError`].
+fn index_error(error: &IndexError, message: String) -> PyErr {
+    match error {
+        IndexError::Locked { .. } => IndexLockedError::new_err(message),
+        IndexError::Damaged { .. } => IndexDamagedError::new_err(message),
+        IndexError::NotAnIndex { .. } | IndexError::UnknownFormat { .. } => {
+            IndexFormatError::new_err(message)
+        }
+        IndexError::Io { error, .. } => os_error_of(error, message),
+        _ => StoryIndexError::new_err(message),
     }
 }

@@ -13,10 +13,7 @@ import numpy as np
 from megashingle import Config
 
 DEFAULT_MAX_LOCAL_PAIRS = 50_000_000
-
-
 DEFAULT_MAX_GROUP = 500_000
-
 
 log = logging.getLogger("megashingle.spark")
 

@@ -15,8 +15,6 @@ from megashingle._megashingle import input_kind
 
 # A record file larger than this is read by several tasks, each keeping every k-th record.
 SPLIT_BYTES = 32 << 20
-
-
 MAX_SPLIT = 8
 
 
