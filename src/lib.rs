@@ -30,6 +30,7 @@ mod cancel;
 mod clusterer;
 mod dedup;
 mod error;
+pub mod packed;
 mod progress;
 mod sketcher;
 

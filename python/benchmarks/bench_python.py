@@ -8,7 +8,6 @@ Run it on a release build of both (pip install ./python builds the extension in 
 """
 
 import csv
-import re
 import subprocess
 import sys
 import time
@@ -24,14 +23,8 @@ def main(corpus: str, cli: str) -> None:
     texts = [r["text"] for r in rows]
     del rows
     started = time.perf_counter()
-    done = subprocess.run(
-        [cli, "cluster", corpus, "--quiet", "--timings"], check=True, capture_output=True, text=True
-    )
+    done = subprocess.run([cli, "cluster", corpus, "--quiet", "--timings"], check=True, capture_output=True, text=True)
     cli_seconds = time.perf_counter() - started
-    timings = dict(
-        (name.strip(), float(value))
-        for name, value in re.findall(r"([a-z][a-z ,:]+?) ([0-9.]+) ?s", done.stderr)
-    )
     started = time.perf_counter()
     rows = megashingle.cluster(ids, texts)
     python_seconds = time.perf_counter() - started
@@ -43,7 +36,9 @@ def main(corpus: str, cli: str) -> None:
     print(f"documents: {len(ids)}")
     print(f"cli cluster (wall, reading the CSV included): {cli_seconds:.2f} s")
     print(f"cli stage timings: {done.stderr.strip()}")
-    print(f"python cluster (documents in memory): {python_seconds:.2f} s ({python_seconds / cli_seconds:.2f}x the cli's time)")
+    print(
+        f"python cluster (documents in memory): {python_seconds:.2f} s ({python_seconds / cli_seconds:.2f}x the cli's time)"
+    )
     print(f"python sketch_batch: {sketch_seconds:.2f} s ({len(texts) / sketch_seconds:,.0f} docs/s)")
 
 

@@ -20,13 +20,31 @@ import warnings
 from typing import Any, Iterable, Optional
 
 from . import _megashingle
-from ._megashingle import Config, Sketch, __version__
+from ._megashingle import (
+    Config,
+    ConfigError,
+    IndexDamagedError,
+    IndexFormatError,
+    IndexLockedError,
+    InputError,
+    MegashingleError,
+    Sketch,
+    StoryIndexError,
+    __version__,
+)
 
 __all__ = [
     "Config",
+    "ConfigError",
     "Index",
+    "IndexDamagedError",
+    "IndexFormatError",
+    "IndexLockedError",
+    "InputError",
+    "MegashingleError",
     "Sketch",
     "Sketcher",
+    "StoryIndexError",
     "canon",
     "cluster",
     "compare",
@@ -68,9 +86,8 @@ def _column(values: Any) -> Any:
                 return values.to_pylist()
             if chunk.null_count:
                 first = chunk.is_null().index(True).as_py()
-                raise ValueError(
-                    f"value {first + 1} is null: every id and text must be a string "
-                    "(fill or drop the nulls first)"
+                raise InputError(
+                    f"value {first + 1} is null: every id and text must be a string (fill or drop the nulls first)"
                 )
             _, offsets, data = chunk.buffers()
             import numpy as np
@@ -85,6 +102,7 @@ def _column(values: Any) -> Any:
     if isinstance(values, (str, bytes)):
         raise TypeError("expected a column of strings, not a single string")
     return values
+
 
 THREADS_PER_CORE = 4
 
@@ -154,7 +172,7 @@ def _repeated_ids(ids: Any) -> list:
 
 
 def _check_ids(ids: Any, strict: bool, where: str, keeps: str = "the first") -> Any:
-    """Warns (or, with ``strict``, raises ValueError) when ids repeat, naming the ids and
+    """Warns (or, with ``strict``, raises InputError) when ids repeat, naming the ids and
     their counts; returns the ids, readable again."""
     ids = _sized(ids)
     repeated = _repeated_ids(ids)
@@ -163,7 +181,7 @@ def _check_ids(ids: Any, strict: bool, where: str, keeps: str = "the first") -> 
         more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
         extra = sum(c - 1 for _, c in repeated)
         if strict:
-            raise ValueError(f"{where}: repeated ids: {shown}{more}; ids must be unique")
+            raise InputError(f"{where}: repeated ids: {shown}{more}; ids must be unique")
         warnings.warn(
             f"{where}: repeated ids: {shown}{more}; {keeps} document of each id is kept, "
             f"{extra} dropped (strict=True makes this an error)",
@@ -189,7 +207,6 @@ def _check_boilerplate(boilerplate: Any) -> Any:
     return np.ascontiguousarray(values, dtype=np.uint32)
 
 
-
 def cluster(
     ids: Iterable[str],
     texts: Iterable[str],
@@ -210,7 +227,9 @@ def cluster(
     similarity, status``, in the command's row order: largest cluster first, its
     representative first. ``similarity`` is the estimated Jaccard to the representative
     (None for a text too short to compare); ``status`` is ``"ok"`` or ``"too_short"``.
-    Raises ValueError with the library's message for a bad configuration or input.
+    Raises InputError or ConfigError (both MegashingleError, a ValueError) with the
+    library's message for bad input or a bad configuration, OSError when a temporary file
+    cannot be written.
     """
     ids = _check_ids(ids, strict, "megashingle.cluster")
     return _megashingle.cluster(
@@ -254,7 +273,7 @@ def dedup(
 def compare(first: str, second: str, config: Optional[Config] = None) -> dict:
     """Compares two texts as ``megashingle compare --json`` does: exact Jaccard and Dice of
     their shingle sets, the estimate from the minima, the supershingles and megashingles they
-    share, the lead shares and the shared fragments. Raises ValueError when a text has fewer
+    share, the lead shares and the shared fragments. Raises InputError when a text has fewer
     words than the shingle size."""
     return _megashingle.compare(first, second, config)
 
@@ -323,21 +342,23 @@ class Index:
     ) -> list[dict]:
         """Adds documents (as ``index add``); returns one dict per document, in id order, with
         ``doc_id, story_id, new_story, similarity, status``. Without ``upsert`` an id already
-        indexed is an error and nothing is added. An id given twice in one call is an error
-        (ValueError naming it)."""
+        indexed is an error (StoryIndexError) and nothing is added. An id given twice in one
+        call is an error (InputError naming it)."""
         ids = _sized(ids)
         repeated = _repeated_ids(ids)
         if repeated:
             shown = ", ".join(f"{i!r} ({c} times)" for i, c in repeated[:5])
-            raise ValueError(f"Index.add: repeated ids: {shown}; give each id once (nothing was added)")
-        return self._inner.add(
-            _column(ids), _column(texts), None if times is None else iter(times), upsert
-        )
+            raise InputError(f"Index.add: repeated ids: {shown}; give each id once (nothing was added)")
+        return self._inner.add(_column(ids), _column(texts), None if times is None else iter(times), upsert)
 
     def query(self, text: str) -> list[dict]:
         """The indexed near-duplicates of a text (as ``index query``), most similar first:
         dicts with ``doc_id, story_id, similarity, containment``."""
         return self._inner.query(text)
+
+    def close(self) -> None:
+        """Closes the index if a query left it open, so that other programs may change it."""
+        self._inner.close()
 
     def export(self) -> list[dict]:
         """Every indexed document with its story (as ``index export``): dicts with

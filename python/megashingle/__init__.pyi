@@ -7,17 +7,42 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+__all__: list[str]
+
+class MegashingleError(ValueError):
+    """Every error of megashingle but a failed read or write of a file (OSError)."""
+
+class InputError(MegashingleError):
+    """A document, a record or an input that cannot be used."""
+
+class ConfigError(MegashingleError):
+    """A setting or a configuration file that cannot be used."""
+
+class StoryIndexError(MegashingleError):
+    """A story index that cannot be used as asked (missing, made with other settings, an id
+    already indexed, ...)."""
+
+class IndexLockedError(StoryIndexError):
+    """Another program holds the story index; nothing was changed."""
+
+class IndexDamagedError(StoryIndexError):
+    """A table or a record of the story index cannot be read: restore it from a copy."""
+
+class IndexFormatError(StoryIndexError):
+    """The file is not a story index, or one of a format this megashingle does not read."""
 
 _Value = Union[bool, int, float, str, list]
 
 class Config:
     """A pipeline configuration: the keys of pipeline.toml. Keywords are bare key names
     (``min_similarity=0.4``, ``shingle_size=4``) or a dict of dotted keys
-    (``{"cluster.min-similarity": 0.4}``); errors raise ValueError with the library's message."""
+    (``{"cluster.min-similarity": 0.4}``); errors raise ConfigError with the library's message."""
 
     def __init__(self, settings: Optional[Mapping[str, _Value]] = None, **overrides: _Value) -> None: ...
     @staticmethod
-    def from_file(path: Union[str, PathLike[str]], settings: Optional[Mapping[str, _Value]] = None, **overrides: _Value) -> Config: ...
+    def from_file(
+        path: Union[str, PathLike[str]], settings: Optional[Mapping[str, _Value]] = None, **overrides: _Value
+    ) -> Config: ...
     def replace(self, settings: Optional[Mapping[str, _Value]] = None, **overrides: _Value) -> Config: ...
     def get(self, key: str) -> str: ...
     def to_toml(self) -> str: ...
@@ -63,7 +88,10 @@ class Sketch:
     def status(self) -> str: ...
 
 class Sketcher:
-    def __init__(self, config: Optional[Config] = None, boilerplate: Optional[npt.ArrayLike] = None, threads: int = 0) -> None: ...
+    _inner: Any
+    def __init__(
+        self, config: Optional[Config] = None, boilerplate: Optional[npt.ArrayLike] = None, threads: int = 0
+    ) -> None: ...
     def sketch(self, text: str) -> Sketch: ...
     def sketch_batch(self, texts: Iterable[str]) -> dict[str, npt.NDArray[Any]]: ...
     def page_sets(self, texts: Iterable[str]) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]]: ...
@@ -72,12 +100,28 @@ class Index:
     def __init__(self, path: Union[str, PathLike[str]], config: Optional[Config] = None) -> None: ...
     @property
     def path(self) -> str: ...
-    def add(self, ids: Iterable[str], texts: Iterable[str], times: Optional[Iterable[Optional[int]]] = None, *, upsert: bool = False) -> list[IndexRow]: ...
+    def add(
+        self,
+        ids: Iterable[str],
+        texts: Iterable[str],
+        times: Optional[Iterable[Optional[int]]] = None,
+        *,
+        upsert: bool = False,
+    ) -> list[IndexRow]: ...
     def query(self, text: str) -> list[Match]: ...
     def export(self) -> list[ExportRow]: ...
     def close(self) -> None: ...
 
-def cluster(ids: Iterable[str], texts: Iterable[str], config: Optional[Config] = None, *, times: Optional[Iterable[Optional[int]]] = None, threads: int = 0, strict: bool = False) -> list[ClusterRow]: ...
+def cluster(
+    ids: Iterable[str],
+    texts: Iterable[str],
+    config: Optional[Config] = None,
+    *,
+    times: Optional[Iterable[Optional[int]]] = None,
+    threads: int = 0,
+    strict: bool = False,
+) -> list[ClusterRow]: ...
+
 class DroppedRow(TypedDict):
     doc_id: str
     duplicate_of: str
@@ -85,6 +129,18 @@ class DroppedRow(TypedDict):
     jaccard: float
     containment: float
 
-def dedup(ids: Iterable[str], texts: Iterable[str], config: Optional[Config] = None, *, times: Optional[Iterable[Optional[int]]] = None, threads: int = 0, strict: bool = False) -> list[DroppedRow]: ...
+def dedup(
+    ids: Iterable[str],
+    texts: Iterable[str],
+    config: Optional[Config] = None,
+    *,
+    times: Optional[Iterable[Optional[int]]] = None,
+    threads: int = 0,
+    strict: bool = False,
+) -> list[DroppedRow]: ...
 def compare(first: str, second: str, config: Optional[Config] = None) -> dict[str, Any]: ...
 def canon(text: str, config: Optional[Config] = None) -> str: ...
+
+# Used by megashingle.spark, not part of the public API.
+def _config_from_toml(text: str) -> Config: ...
+def _column(values: Any) -> Any: ...

@@ -1,7 +1,6 @@
 """Shared fixtures: the CLI binary (built by `cargo test`/`cargo build` in the root crate) and
 the dev benchmark, each skipped with a printed reason when absent."""
 
-import os
 import pathlib
 import shutil
 import subprocess

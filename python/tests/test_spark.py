@@ -254,7 +254,8 @@ def test_readme_command_runs_from_the_venv_on_every_input_kind(cli, tmp_path):
         w.writerow(["id", "text"])
         w.writerow(["c1", STORY + "\nwith a second line, \"quoted\""])
         w.writerow(["c2", "a recipe for bread with flour water salt and yeast baked in a hot oven"])
-    import gzip, json
+    import gzip
+    import json
 
     with gzip.open(tmp_path / "more.jsonl.gz", "wt", encoding="utf-8") as f:
         f.write(json.dumps({"id": "j1", "text": STORY + " and local shop owners"}) + "\n")
@@ -412,5 +413,5 @@ def test_failure_prints_no_trace_without_debug(tmp_path):
     bad.write_text('{"id": "a", "body": "x"}\n')
     done = _run("--input", bad, "--output", tmp_path / "o", "--master", "local[2]")
     assert done.returncode == 2
-    lines = [l for l in done.stderr.splitlines() if l.strip()]
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert lines == [f"megashingle.spark: error: {bad}: no field `text` (the text field); fields found: body, id"], done.stderr

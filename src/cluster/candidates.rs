@@ -18,6 +18,29 @@ use crate::sketch::Sketch;
 /// Buckets up to this size give all their pairs.
 pub const ALL_PAIRS_BUCKET: usize = 16;
 
+/// What a bucket of the candidate index gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BucketRule {
+    /// Nothing: a bucket of more than `cluster.max-bucket` distinct documents is cut.
+    Cut,
+    /// All its pairs: it stands for at most [`ALL_PAIRS_BUCKET`] documents.
+    AllPairs,
+    /// A star: each document paired with the bucket's first (fresh) document, its anchor.
+    Star,
+}
+
+/// The rule for a bucket of `distinct` documents that stand for `weight` documents (each
+/// with its copies) under `cluster.max-bucket` = `max_bucket`.
+pub fn bucket_rule(distinct: usize, weight: usize, max_bucket: usize) -> BucketRule {
+    if distinct > max_bucket {
+        BucketRule::Cut
+    } else if weight <= ALL_PAIRS_BUCKET {
+        BucketRule::AllPairs
+    } else {
+        BucketRule::Star
+    }
+}
+
 /// One entry of the candidate index: a candidate key and a document that has it. Packed, it
 /// takes 12 bytes where a `(u64, u32)` takes 16. Entries order by key, then document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -207,6 +230,14 @@ impl<'c> Bucketing<'c> {
         documents
     }
 
+    /// The rule for a bucket.
+    fn rule(&self, bucket: &[IndexEntry]) -> BucketRule {
+        if bucket.len() > self.max_bucket {
+            return BucketRule::Cut; // without adding up its weight
+        }
+        bucket_rule(bucket.len(), self.weight(bucket), self.max_bucket)
+    }
+
     /// The documents a bucket stands for: each of its documents with its copies.
     fn weight(&self, bucket: &[IndexEntry]) -> usize {
         bucket
@@ -242,11 +273,12 @@ pub(super) fn candidate_pairs(
     let mut pairs = Vec::with_capacity(count);
     for bucket in buckets() {
         bucketing.keys += 1;
-        if bucket.len() > bucketing.max_bucket {
+        let rule = bucketing.rule(bucket);
+        if rule == BucketRule::Cut {
             bucketing.cut(bucket);
             continue;
         }
-        bucket_pairs(bucket, bucketing, |pair| pairs.push(pair));
+        bucket_pairs(bucket, rule, bucketing.fresh_from, |pair| pairs.push(pair));
     }
     debug_assert_eq!(pairs.len(), count, "the count is of the pairs made");
     drop(index);
@@ -259,28 +291,28 @@ pub(super) fn candidate_pairs(
 
 /// How many pairs [`bucket_pairs`] gives for a bucket, counted without making them.
 fn pairs_in(bucket: &[IndexEntry], bucketing: &Bucketing) -> usize {
-    if bucket.len() > bucketing.max_bucket {
-        return 0;
-    }
     // Documents are sorted within the bucket, so its fresh documents come last.
     let n = bucket.len();
-    let fresh = n - bucket.partition_point(|e| e.doc < bucketing.fresh_from);
-    if bucketing.weight(bucket) <= ALL_PAIRS_BUCKET {
+    let fresh = || n - bucket.partition_point(|e| e.doc < bucketing.fresh_from);
+    match bucketing.rule(bucket) {
+        BucketRule::Cut => 0,
         // Each fresh document pairs with every document before it.
-        (n - fresh..n).sum()
-    } else if fresh > 0 {
-        n - 1
-    } else {
-        0
+        BucketRule::AllPairs => (n - fresh()..n).sum(),
+        BucketRule::Star if fresh() > 0 => n - 1,
+        BucketRule::Star => 0,
     }
 }
 
 /// Gives each candidate pair of one bucket of the candidate index (entries of one key, at most
 /// `cluster.max-bucket`) to `pair`. Every pair holds a fresh document: in a small bucket all
 /// pairs, in a larger one each document with the first fresh one (the anchor).
-fn bucket_pairs(bucket: &[IndexEntry], bucketing: &Bucketing, mut pair: impl FnMut((u32, u32))) {
-    let fresh_from = bucketing.fresh_from;
-    if bucketing.weight(bucket) <= ALL_PAIRS_BUCKET {
+fn bucket_pairs(
+    bucket: &[IndexEntry],
+    rule: BucketRule,
+    fresh_from: u32,
+    mut pair: impl FnMut((u32, u32)),
+) {
+    if rule == BucketRule::AllPairs {
         for (i, a) in bucket.iter().enumerate() {
             bucket[i + 1..]
                 .iter()

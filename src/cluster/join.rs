@@ -21,6 +21,28 @@ use crate::sketch::Sketch;
 /// outcomes), and what passes in a slice is one run of [`StrongestFirst`].
 const SCORED_PER_SLICE: usize = 1 << 18;
 
+/// The connected components of a graph given as an edge list (two aligned lists of vertex
+/// numbers, any `i64`): the vertices that are in an edge, sorted, and each one's component as
+/// the component's smallest vertex.
+pub fn edge_components(a: &[i64], b: &[i64]) -> (Vec<i64>, Vec<i64>) {
+    let mut nodes: Vec<i64> = a.iter().chain(b).copied().collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let at = |v: &i64| nodes.binary_search(v).expect("every vertex is listed") as u32;
+    let mut sets = UnionFind::new(nodes.len());
+    for (x, y) in a.iter().zip(b) {
+        sets.union(at(x), at(y));
+    }
+    // Each set is sorted, so its first member is its smallest vertex.
+    let mut roots = vec![0i64; nodes.len()];
+    for set in sets.sets() {
+        for &member in &set {
+            roots[member as usize] = nodes[set[0] as usize];
+        }
+    }
+    (nodes, roots)
+}
+
 /// Disjoint sets over `0..n` with path compression (halving) and union by size.
 #[derive(Debug, Clone)]
 pub struct UnionFind {
@@ -533,6 +555,14 @@ pub(super) fn fuller(a: u32, b: u32, sketches: &[Sketch]) -> u32 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn edge_components_name_each_vertex_by_the_smallest_vertex_of_its_component() {
+        let (nodes, roots) = edge_components(&[9, 3, -4, 20], &[3, 7, 40, 9]);
+        assert_eq!(nodes, [-4, 3, 7, 9, 20, 40]);
+        assert_eq!(roots, [-4, 3, 3, 3, 3, -4]);
+        assert_eq!(edge_components(&[], &[]), (vec![], vec![]));
+    }
 
     proptest! {
         /// Runs merged come out as the whole list sorted strongest first, ties by documents.

@@ -374,8 +374,6 @@ impl Reader<'_> {
         let source: Arc<str> = Arc::from(name);
         let format = match (self.options.format, extension.as_str()) {
             (Some(format), _) => Some(format),
-            (None, "jsonl" | "ndjson" | "json") => Some(InputFormat::Jsonl),
-            (None, "csv" | "tsv" | "tab") => Some(InputFormat::Csv),
             (None, PARQUET_EXTENSION) => {
                 return Err(ReadError::Parquet {
                     path: source.to_string(),
@@ -390,7 +388,7 @@ impl Reader<'_> {
                     .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned());
                 return self.read_document(file, id, source, e);
             }
-            (None, _) => None,
+            (None, _) => records_format_of(&extension),
         };
         let reader = BufReader::with_capacity(1 << 16, file);
         let delimiter = self.options.delimiter_for(&extension);
@@ -710,14 +708,17 @@ impl Reader<'_> {
         })?;
         files.sort();
         for path in files {
-            if extension_of(&path) == PARQUET_EXTENSION {
-                let source = Arc::from(path.display().to_string());
-                self.read_parquet(&path, &source)?;
-                continue;
-            }
-            if !DOCUMENT_EXTENSIONS.contains(&compression_of(&path).1.as_str()) {
-                self.summary.ignored_files += 1;
-                continue;
+            match folder_entry(&path) {
+                FolderEntry::Parquet => {
+                    let source = Arc::from(path.display().to_string());
+                    self.read_parquet(&path, &source)?;
+                    continue;
+                }
+                FolderEntry::Ignored => {
+                    self.summary.ignored_files += 1;
+                    continue;
+                }
+                FolderEntry::Document => {}
             }
             let id = relative_id(folder, &path);
             let (file, extension) = open_input(&path)?;
@@ -1081,6 +1082,45 @@ impl Compression {
                 })?)
             }
         })
+    }
+}
+
+/// The record format a file's extension names (the one that tells its format, before any
+/// `.gz` or `.zst`): JSONL for `jsonl`, `ndjson`, `json`; CSV for `csv`, `tsv`, `tab`; `None`
+/// for any other (a document's extension, Parquet's, or one megashingle does not know).
+pub fn records_format_of(extension: &str) -> Option<InputFormat> {
+    match extension {
+        "jsonl" | "ndjson" | "json" => Some(InputFormat::Jsonl),
+        "csv" | "tsv" | "tab" => Some(InputFormat::Csv),
+        _ => None,
+    }
+}
+
+/// The extension that tells a file's format: the one before `.gz` or `.zst`
+/// (`docs.jsonl.gz`: `jsonl`), else its own, in lower case.
+pub fn format_extension(path: &Path) -> String {
+    compression_of(path).1
+}
+
+/// What a file found in a folder input is read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderEntry {
+    /// A Parquet file (`.parquet`), each row a record.
+    Parquet,
+    /// A document (`.txt`, `.html`, `.htm`, `.eml`, also compressed): one record.
+    Document,
+    /// Anything else: left out, and counted.
+    Ignored,
+}
+
+/// What the file `path`, found in a folder input, is read as.
+pub fn folder_entry(path: &Path) -> FolderEntry {
+    if extension_of(path) == PARQUET_EXTENSION {
+        FolderEntry::Parquet
+    } else if DOCUMENT_EXTENSIONS.contains(&format_extension(path).as_str()) {
+        FolderEntry::Document
+    } else {
+        FolderEntry::Ignored
     }
 }
 

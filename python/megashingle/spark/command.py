@@ -1,0 +1,243 @@
+"""``python -m megashingle.spark``: the command line. Options as ``megashingle cluster`` names
+them; Spark started quietly (its log in a temporary file unless ``--debug``); the story table
+written to a temporary sibling of the output folder and moved into place; one line on stderr
+for a failure, with the exit codes of the command (0, 1 when records were skipped, 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+import warnings
+from typing import List, Optional
+
+from megashingle import Config, InputError
+
+from .common import DEFAULT_MAX_GROUP, DEFAULT_MAX_LOCAL_PAIRS, _one_line, log
+from .inputs import _is_remote, plan_inputs
+from .job import cluster_files
+
+
+def _start_quietly(builder, log_path: str):
+    """Starts Spark with the JVM's stderr (Spark's log, its workers' output) going to
+    ``log_path``; this process's own stderr is left as it was."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.dup2(fd, 2)
+        return builder.getOrCreate()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m megashingle.spark",
+        description="Cluster documents into stories on Apache Spark, as `megashingle cluster` does.",
+    )
+    parser.add_argument(
+        "--input",
+        required=True,
+        action="append",
+        help="what `megashingle cluster` reads (a folder of .txt/.html/.htm/.eml files, such a file, "
+        "CSV with a header, JSONL; each also .gz/.zst) or Parquet (a file or a folder of them); "
+        "repeat for several inputs read as one collection",
+    )
+    parser.add_argument(
+        "--output", required=True, help="folder for the result (refused if it exists, unless --overwrite)"
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace the output folder if it exists")
+    parser.add_argument(
+        "--master",
+        default=None,
+        help="Spark master URL, e.g. local[2] (default: as spark-submit sets it, else local[*])",
+    )
+    parser.add_argument("--id-column", default="id")
+    parser.add_argument("--text-column", default="text")
+    parser.add_argument(
+        "--input-format",
+        choices=["csv", "jsonl", "parquet"],
+        default=None,
+        help="format of record files whose extension says nothing (default: as the command guesses)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["csv", "parquet", "jsonl"],
+        default="csv",
+        help="output format (CSV part files each have a header)",
+    )
+    parser.add_argument("-c", "--config", default=None, help="pipeline.toml")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one key, e.g. cluster.min-similarity=0.4",
+    )
+    parser.add_argument(
+        "--max-local-pairs",
+        type=int,
+        default=DEFAULT_MAX_LOCAL_PAIRS,
+        metavar="N",
+        help="groups found by one union-find on the driver up to N candidate pairs, in distributed rounds beyond (default 50000000)",
+    )
+    parser.add_argument(
+        "--max-group",
+        type=int,
+        default=DEFAULT_MAX_GROUP,
+        metavar="N",
+        help="a group of candidates is clustered on one executor up to N documents; a larger one is split first by the pairs that can link (default 500000)",
+    )
+    parser.add_argument("--debug", action="store_true", help="show Spark's log and full stack traces")
+    args = parser.parse_args(argv)
+
+    if not log.handlers:  # what was found, on stderr; other loggers are left as they are
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("megashingle.spark: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+
+    def fail(message: str) -> int:
+        print(f"megashingle.spark: error: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        config = Config.from_file(args.config) if args.config else Config()
+        for setting in args.set:
+            if "=" not in setting:
+                raise ValueError(f"--set {setting}: expected KEY=VALUE, e.g. cluster.min-similarity=0.4")
+            key, value = setting.split("=", 1)
+            config = config.replace({key.strip(): _setting_value(value.strip())})
+    except ValueError as e:
+        return fail(str(e))
+    output = args.output
+    local_output = not _is_remote(output)
+    if local_output:
+        output = output[len("file://") :] if output.startswith("file://") else output
+        # `stories/` names the folder `stories`: its temporary sibling must not go inside it.
+        output = os.path.normpath(output)
+        if os.path.exists(output) and not args.overwrite:
+            return fail(f"{args.output}: the output folder exists; give another --output or --overwrite to replace it")
+    try:
+        plan_inputs(args.input, args.input_format)  # missing or unreadable inputs, before Spark starts
+    except InputError as e:
+        return fail(str(e))
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    owned = SparkSession.getActiveSession() is None
+    builder = (
+        SparkSession.builder.appName("megashingle")
+        .config("spark.ui.showConsoleProgress", "false")
+        # The job sets its partitions itself; adaptive execution would run each query stage as
+        # a Spark job of its own.
+        .config("spark.sql.adaptive.enabled", "false")
+    )
+    if args.master:
+        builder = builder.master(args.master)
+    spark_log = None
+    if not args.debug:
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    try:
+        if owned and not args.debug:
+            spark_log = os.path.join(tempfile.gettempdir(), f"megashingle-spark-{os.getpid()}.log")
+            spark = _start_quietly(builder, spark_log)
+        else:
+            spark = builder.getOrCreate()
+    except Exception as e:  # noqa: BLE001
+        if args.debug:
+            raise
+        return fail(f"Spark does not start: {_one_line(e)}" + (f" (Spark's log: {spark_log})" if spark_log else ""))
+    failed = False
+    code = 0
+    try:
+        result = cluster_files(
+            spark,
+            args.input,
+            args.id_column,
+            args.text_column,
+            config,
+            input_format=args.input_format,
+            max_local_pairs=args.max_local_pairs,
+            max_group=args.max_group,
+        )
+        table = result.table
+        target = f"{output}.partial-{uuid.uuid4().hex[:8]}" if local_output else output
+        if args.format == "csv":
+            table = table.withColumn(
+                "similarity", F.when(F.col("similarity").isNotNull(), F.format_string("%.4f", "similarity"))
+            )
+            writer = table.write.mode("overwrite" if not local_output else "error")
+            writer.csv(target, header=True, emptyValue="", nullValue="")
+        elif args.format == "jsonl":
+            table.write.mode("overwrite" if not local_output else "error").json(target)
+        else:
+            table.write.mode("overwrite" if not local_output else "error").parquet(target)
+        if local_output:
+            if os.path.exists(output):
+                shutil.rmtree(output)
+            os.rename(target, output)
+        census = result.census
+        ignored = f"; {result.inputs.ignored} files left out for their extension" if result.inputs.ignored else ""
+        repeated = f" ({len(census.dropped)} for a repeated id)" if len(census.dropped) else ""
+        print(f"megashingle.spark: {result.summary()}{repeated}{ignored}; written to {args.output}", file=sys.stderr)
+        code = 1 if census.skipped else 0
+    except InputError as e:
+        if args.debug:
+            raise
+        return fail(str(e))
+    except Exception as e:  # noqa: BLE001
+        if args.debug:
+            raise
+        failed = True
+        where = f"Spark's log: {spark_log}" if spark_log else "--debug shows Spark's log"
+        return fail(f"{_one_line(e)} ({where}; --debug shows the stack trace)")
+    finally:
+        if local_output:
+            for leftover in _partials(output):
+                shutil.rmtree(leftover, ignore_errors=True)
+        if owned:
+            spark.stop()
+        if spark_log and not failed:
+            try:
+                os.remove(spark_log)
+            except OSError:
+                pass
+    return code
+
+
+def _partials(output: str) -> List[str]:
+    parent = os.path.dirname(os.path.abspath(output)) or "."
+    base = os.path.basename(os.path.abspath(output)) + ".partial-"
+    try:
+        return [os.path.join(parent, n) for n in os.listdir(parent) if n.startswith(base)]
+    except OSError:
+        return []
+
+
+def _setting_value(text: str):
+    """A --set value as the setting's type: bool, int, float, a list (TOML), else a string."""
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    if text.startswith("["):
+        import json
+
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text.strip('"')

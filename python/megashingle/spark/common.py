@@ -1,0 +1,96 @@
+"""What every stage of the Spark job shares: the job's defaults, its logger, the names of its
+Spark jobs, the configuration as it travels to the executors (TOML), Arrow buffers for the
+library's packed readers, and the one-line message of an error raised on an executor.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Optional, Tuple
+
+import numpy as np
+
+from megashingle import Config
+
+DEFAULT_MAX_LOCAL_PAIRS = 50_000_000
+DEFAULT_MAX_GROUP = 500_000
+
+log = logging.getLogger("megashingle.spark")
+
+
+def _phase(spark, name: str) -> None:
+    """Names the Spark jobs that follow (in the Spark UI and the event log)."""
+    spark.sparkContext.setJobDescription(f"megashingle: {name}")
+
+
+def _config_toml(config: Optional[Config]) -> str:
+    return (config or Config()).to_toml()
+
+
+def _arrow_type(spark_type):
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    if isinstance(spark_type, T.LongType):
+        return pa.int64()
+    if isinstance(spark_type, T.IntegerType):
+        return pa.int32()
+    if isinstance(spark_type, T.BooleanType):
+        return pa.bool_()
+    if isinstance(spark_type, T.BinaryType):
+        return pa.binary()
+    return pa.string()
+
+
+def _binary_buffers(column) -> Tuple[np.ndarray, np.ndarray]:
+    """An Arrow binary column's offsets (int32) and data, for the library's packed readers."""
+    _, offs, data = column.buffers()
+    wide = column.type == "large_binary" if isinstance(column.type, str) else str(column.type) == "large_binary"
+    offsets = np.frombuffer(offs, np.int64 if wide else np.int32)[column.offset : column.offset + len(column) + 1]
+    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    if wide:
+        data = data[offsets[0] : offsets[-1]]
+        offsets = offsets - offsets[0]
+    return offsets.astype(np.int32), data
+
+
+def _one_line(e: BaseException) -> str:
+    """An exception as one line: a Python worker's last error line, else the first line of
+    its message."""
+    text = str(e)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith("MemoryError"):
+            return line
+        said = _error_line(line, INPUT_ERRORS + ("RuntimeError",))
+        if said is not None:
+            return said
+    for line in lines:
+        if not line.startswith(("at ", "Traceback", "File ", "py4j", "JVM stacktrace")):
+            return line[:500]
+    return type(e).__name__
+
+
+# The errors whose message a Python worker's traceback ends with, for the user: the package's
+# own (each a subclass of ValueError), ValueError, and a file the system refused.
+INPUT_ERRORS = (
+    "ValueError",
+    "OSError",
+    "FileNotFoundError",
+    "PermissionError",
+    "IsADirectoryError",
+    "megashingle.MegashingleError",
+    "megashingle.InputError",
+    "megashingle.ConfigError",
+    "megashingle.StoryIndexError",
+    "megashingle.IndexLockedError",
+    "megashingle.IndexDamagedError",
+    "megashingle.IndexFormatError",
+)
+
+
+def _error_line(line: str, names: Tuple[str, ...]) -> Optional[str]:
+    """The message of a traceback's last line ``Name: message`` when ``Name`` is one of
+    ``names``; None for another line."""
+    name, colon, message = line.partition(": ")
+    return message if colon and name in names else None

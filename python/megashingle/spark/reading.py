@@ -1,0 +1,343 @@
+"""Pass 1, reading: the records of every input read on the executors with the library's own
+readers (``RecordReader``; Parquet and remote inputs through Spark's readers), each text read
+and shingled once into its packed shingle sets; then the census on the driver: records kept,
+skipped, and repeated ids (the later ones dropped, as the command drops them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterator, List, Optional
+
+import numpy as np
+
+import megashingle
+from megashingle import InputError
+
+from .common import INPUT_ERRORS, _arrow_type, _error_line
+from .inputs import Inputs, _file_rows
+
+
+def _string_array(offsets: np.ndarray, data: np.ndarray):
+    import pyarrow as pa
+
+    return pa.LargeStringArray.from_buffers(
+        len(offsets) - 1, pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(data)
+    )
+
+
+@dataclass
+class Reading:
+    """How the collection is read: the files' rows for the library's readers, the Parquet and
+    remote inputs as DataFrames, and the columns."""
+
+    spark: object
+    inputs: Inputs
+    id_column: str
+    text_column: str
+    input_format: Optional[str]
+
+    def _files_frame(self):
+        from pyspark.sql import types as T
+
+        sc = self.spark.sparkContext
+        rows = _file_rows(self.inputs, sc.defaultParallelism)
+        schema = T.StructType(
+            [
+                T.StructField("position", T.LongType(), False),
+                T.StructField("path", T.StringType(), False),
+                T.StructField("doc_id", T.StringType(), True),
+                T.StructField("stride", T.LongType(), False),
+                T.StructField("part", T.LongType(), False),
+            ]
+        )
+        slices = max(1, min(len(rows), sc.defaultParallelism * 4))
+        return self.spark.createDataFrame(sc.parallelize(rows, slices), schema)
+
+    def _table_frames(self):
+        """Parquet and remote inputs as (position, row, id, text) DataFrames."""
+        from pyspark.sql import functions as F
+
+        frames = []
+        if self.inputs.parquet:
+            df = self.spark.read.parquet(*self.inputs.parquet)
+            self._check_columns(df, ", ".join(self.inputs.parquet))
+            positions = dict(zip(self.inputs.parquet, self.inputs.parquet_positions))
+            path_col = F.col("_metadata.file_path")
+            mapping = F.create_map(
+                *[x for p, pos in positions.items() for x in (F.lit("file://" + os.path.abspath(p)), F.lit(pos))]
+            )
+            frames.append(
+                df.select(
+                    F.coalesce(mapping[path_col], mapping[F.regexp_replace(path_col, "^file:/+", "file:///")])
+                    .cast("long")
+                    .alias("position"),
+                    (F.col("_metadata.row_index") + 1).alias("row"),
+                    F.col(self.id_column).cast("string").alias("doc_id"),
+                    F.col(self.text_column).cast("string").alias("text"),
+                )
+            )
+        for path, fmt in self.inputs.remote:
+            if fmt == "csv":
+                df = self.spark.read.csv(path, header=True, multiLine=True, escape='"')
+            elif fmt == "jsonl":
+                df = self.spark.read.json(path)
+            else:
+                df = self.spark.read.parquet(path)
+            self._check_columns(df, path)
+            position = self.inputs.count
+            self.inputs.count += 1
+            frames.append(
+                df.select(
+                    F.lit(0).cast("long").alias("position"),
+                    (F.monotonically_increasing_id() + F.lit(position << 58)).alias("row"),
+                    F.col(self.id_column).cast("string").alias("doc_id"),
+                    F.col(self.text_column).cast("string").alias("text"),
+                )
+            )
+        return frames
+
+    def _check_columns(self, df, name: str) -> None:
+        for column, role in ((self.id_column, "id"), (self.text_column, "text")):
+            if column not in df.columns:
+                raise InputError(
+                    f"{name}: no column `{column}` (the {role} column); columns found: "
+                    f"{', '.join(df.columns)}; name the columns with --id-column/--text-column"
+                )
+
+    def prepare(self) -> None:
+        self._tables = self._table_frames() if (self.inputs.parquet or self.inputs.remote) else []
+
+    def over_records(self, work: Callable, schema):
+        """``work(batches)`` run over every record, where each batch is a dict with ``num``
+        (int64), ``ids`` and ``texts`` (Arrow string arrays), ``line`` (int64) and
+        ``position``; it yields Arrow record batches of ``schema``. One DataFrame over all
+        inputs; reports of skipped records come as batches with a ``warning`` column when
+        ``schema`` has one."""
+        frames = []
+        id_column, text_column, fmt = self.id_column, self.text_column, self.input_format
+        wants_warnings = "warning" in schema.fieldNames()
+        fmt_rust = fmt if fmt in ("csv", "jsonl") else None
+
+        def warning_batch(messages: List[str]):
+            import pyarrow as pa
+
+            arrays = []
+            for f in schema.fields:
+                if f.name == "warning":
+                    arrays.append(pa.array(messages, pa.string()))
+                else:
+                    arrays.append(pa.nulls(len(messages), _arrow_type(f.dataType)))
+            return pa.RecordBatch.from_arrays(arrays, names=schema.fieldNames())
+
+        if self.inputs.files:
+
+            def from_files(batches: Iterator) -> Iterator:
+                from megashingle import _megashingle as ext
+
+                def records():
+                    for batch in batches:
+                        rows = batch.to_pylist()
+                        # One reader per (stride, part) group of rows, in order.
+                        groups: dict = {}
+                        for r in rows:
+                            groups.setdefault((r["stride"], r["part"]), []).append(r)
+                        for (stride, part), group in groups.items():
+                            files = [(r["path"], r["doc_id"]) for r in group]
+                            positions = np.array([r["position"] for r in group], dtype=np.int64)
+                            reader = ext.RecordReader(files, id_column, text_column, fmt_rust, stride, part)
+                            while True:
+                                made = reader.next_batch()
+                                if made is None:
+                                    break
+                                position = positions[made["file"]]
+                                num = (position << 32) | made["serial"]
+                                ids = _string_array(made["id_offsets"], made["id_data"])
+                                texts = _string_array(made["text_offsets"], made["text_data"])
+                                yield {
+                                    "num": num,
+                                    "ids": ids,
+                                    "texts": texts,
+                                    "line": made["line"],
+                                    "position": position,
+                                }
+                            if wants_warnings and reader.warnings():
+                                yield {"warnings": reader.warnings()}
+
+                pending: List[str] = []
+                for out in work(_only_records(records(), pending)):
+                    yield out
+                if wants_warnings and pending:
+                    yield warning_batch(pending)
+
+            frames.append(self._files_frame().mapInArrow(from_files, schema))
+
+        names = self.inputs._by_position
+
+        def _table_origin(position: int, row: int) -> str:
+            return f"{names.get(position, 'input')}, row {row}"
+
+        for table in self._tables:
+
+            def from_table(batches: Iterator) -> Iterator:
+                import pyarrow as pa
+                import pyarrow.compute as pc
+
+                def records():
+                    for batch in batches:
+                        position = batch.column("position").to_numpy(zero_copy_only=False).astype(np.int64)
+                        row = batch.column("row").to_numpy(zero_copy_only=False).astype(np.int64)
+                        num = (position << 32) | row
+                        ids = batch.column("doc_id")
+                        texts = batch.column("text")
+                        blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(ids), ""), False)
+                        bad = pc.or_(pc.or_(pc.is_null(ids), pc.is_null(texts)), blank).to_numpy(zero_copy_only=False)
+                        messages = []
+                        for i in np.flatnonzero(bad):
+                            if not ids[i].is_valid:
+                                what = f"null id in `{id_column}`; every record needs an id"
+                            elif not texts[i].is_valid:
+                                what = f"null text in `{text_column}`"
+                            else:
+                                what = f"empty id in `{id_column}`; every record needs an id"
+                            where = _table_origin(int(position[i]), int(row[i]))
+                            messages.append(f"{where}: {what}; record skipped")
+                        keep = ~bad
+                        mask = pa.array(keep)
+                        yield {
+                            "num": num[keep],
+                            "ids": ids.filter(mask),
+                            "texts": texts.filter(mask),
+                            "line": row[keep],
+                            "position": position[keep],
+                        }
+                        if messages:
+                            yield {"warnings": messages}
+
+                pending: List[str] = []
+                for out in work(_only_records(records(), pending)):
+                    yield out
+                if wants_warnings and pending:
+                    yield warning_batch(pending)
+
+            frames.append(table.mapInArrow(from_table, schema))
+        out = frames[0]
+        for more in frames[1:]:
+            out = out.unionByName(more)
+        return out
+
+
+def _only_records(items: Iterator, warnings: List[str]) -> Iterator:
+    """The record batches of ``items``; the warnings they carry are appended to ``warnings``."""
+    for item in items:
+        if "warnings" in item:
+            warnings.extend(item["warnings"])
+        elif len(item["num"]):
+            yield item
+
+
+@dataclass
+class Census:
+    """What reading found: records kept, repeated ids (reported, later ones dropped),
+    reports of skipped records."""
+
+    records: int
+    kept: int
+    duplicates: List[str]
+    dropped: np.ndarray
+    skipped: int
+    warnings: List[str]
+
+
+def _read_sets(reading: Reading, config_toml: str):
+    """The one pass over the texts: each record's number, id and line, and its shingle sets
+    packed into one binary value (``Sketcher.shingle_packed``); reports of skipped records as
+    rows with a ``warning``. Every later stage starts from these sets, not from the texts."""
+    from pyspark.sql import types as T
+
+    schema = T.StructType(
+        [
+            T.StructField("num", T.LongType(), True),
+            T.StructField("doc_id", T.StringType(), True),
+            T.StructField("line", T.LongType(), True),
+            T.StructField("sets", T.BinaryType(), True),
+            T.StructField("warning", T.StringType(), True),
+        ]
+    )
+
+    def shingle(records: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        sketcher = megashingle.Sketcher(megashingle._config_from_toml(config_toml), threads=1)
+        for r in records:
+            offsets, data = sketcher._inner.shingle_packed(megashingle._column(r["texts"]))
+            sets = pa.BinaryArray.from_buffers(
+                pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+            )
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(r["num"]),
+                    r["ids"].cast(pa.string()),
+                    pa.array(r["line"]),
+                    sets,
+                    pa.nulls(len(r["num"]), pa.string()),
+                ],
+                names=["num", "doc_id", "line", "sets", "warning"],
+            )
+
+    return reading.over_records(shingle, schema)
+
+
+def _census(rows, inputs: Inputs, sample: int = 20) -> Census:
+    """Records, skipped records and repeated ids of the read rows (``_read_sets``)."""
+    from pyspark.sql import functions as F
+
+    totals = rows.agg(
+        F.count("num").alias("records"),
+        F.count("warning").alias("skipped"),
+    ).collect()[0]
+    warnings = [r.warning for r in rows.where(F.col("warning").isNotNull()).select("warning").limit(sample).collect()]
+    repeated = (
+        rows.where(F.col("num").isNotNull())
+        .groupBy("doc_id")
+        .agg(F.count("*").alias("n"), F.sort_array(F.collect_list(F.struct("num", "line"))).alias("at"))
+        .where(F.col("n") > 1)
+        .collect()
+    )
+    messages: List[str] = []
+    drop = []
+    for r in sorted(repeated, key=lambda r: r.at[0].num):
+        first = r.at[0]
+        for later in r.at[1:]:
+            drop.append(later.num)
+            if len(messages) < sample:
+                messages.append(
+                    f"{_origin(inputs, later.num, later.line)}: duplicate id {json.dumps(r.doc_id, ensure_ascii=False)}, first seen at "
+                    f"{_origin(inputs, first.num, first.line)}; ids must be unique; record skipped"
+                )
+    dropped = np.array(sorted(drop), dtype=np.int64)
+    return Census(
+        records=int(totals.records),
+        kept=int(totals.records) - len(dropped),
+        duplicates=messages,
+        dropped=dropped,
+        skipped=int(totals.skipped) + len(dropped),
+        warnings=warnings,
+    )
+
+
+def _origin(inputs: Inputs, num: int, line: int) -> str:
+    """A record's place as the command names it: ``file:line``, or the file for a document."""
+    source = inputs.source(num >> 32)
+    return f"{source}:{line}" if line > 0 else source
+
+
+def _input_error(e: Exception) -> Exception:
+    """A reader's error (raised in a Python worker) as a one-line InputError."""
+    for line in reversed(str(e).splitlines()):
+        said = _error_line(line, INPUT_ERRORS)
+        if said is not None:
+            return InputError(said)
+    return e

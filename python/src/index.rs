@@ -1,0 +1,151 @@
+//! `megashingle.Index`: a story index on disk through the library's `Index` facade: documents
+//! added (a failed first add leaves no file behind), texts looked up, the whole index exported.
+
+use std::path::PathBuf;
+
+use megashingle::{Config, RunOptions};
+use pyo3::exceptions::PyUserWarning;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::columns::for_each_document;
+use crate::config::{config_or_default, PyConfig};
+use crate::errors;
+
+/// A story index on disk (`megashingle index`). The first query opens the index and keeps it
+/// open (and locked against other programs) for the queries after it, until `close()`, an
+/// `add`, an `export` or the object's end.
+#[pyclass(name = "Index", module = "megashingle", frozen)]
+pub struct PyIndex {
+    path: PathBuf,
+    config: Config,
+    open: std::sync::Mutex<Option<megashingle::Index>>,
+}
+
+impl PyIndex {
+    /// Closes the index a query left open.
+    fn close_open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+#[pymethods]
+impl PyIndex {
+    #[new]
+    #[pyo3(signature = (path, config=None))]
+    fn new(path: PathBuf, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyIndex> {
+        let config = config_or_default(config);
+        config.validate().map_err(errors::library)?;
+        Ok(PyIndex {
+            path,
+            config,
+            open: std::sync::Mutex::new(None),
+        })
+    }
+
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    #[pyo3(signature = (ids, texts, times=None, upsert=false))]
+    fn add<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+        texts: &Bound<'py, PyAny>,
+        times: Option<&Bound<'py, PyAny>>,
+        upsert: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.close_open();
+        let made = !self.path.exists();
+        let mut index = megashingle::Index::open(&self.path).map_err(errors::library)?;
+        let report = (|| {
+            let mut addition = index
+                .begin_add(&self.config, RunOptions::default(), upsert)
+                .map_err(errors::library)?;
+            let added = for_each_document(ids, texts, times, |id, text, time| {
+                addition.add(id, text, time).map_err(errors::library)
+            })?;
+            if added == 0 {
+                return Err(errors::input(
+                    "no documents given: nothing added to the index",
+                ));
+            }
+            py.allow_threads(|| addition.commit())
+                .map_err(errors::library)
+        })();
+        drop(index);
+        if report.is_err() && made {
+            // A failed first add leaves no empty index behind.
+            let _ = std::fs::remove_file(&self.path);
+        }
+        let report = report?;
+        if let Some(warning) = &report.not_compacted {
+            let warning = std::ffi::CString::new(warning.as_str()).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &warning, 1)?;
+        }
+        let rows = PyList::empty(py);
+        for a in report.assignments {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", a.doc_id)?;
+            row.set_item("story_id", a.story_id)?;
+            row.set_item("new_story", a.new_story)?;
+            row.set_item("similarity", a.similarity)?;
+            row.set_item("status", a.status)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
+    }
+
+    fn query<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
+        let matches = py
+            .allow_threads(|| {
+                let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+                if open.is_none() {
+                    *open = Some(megashingle::Index::open_existing(&self.path)?);
+                }
+                open.as_ref()
+                    .expect("opened above")
+                    .query(&self.config, text)
+            })
+            .map_err(errors::library)?;
+        let rows = PyList::empty(py);
+        for m in matches {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", m.doc_id)?;
+            row.set_item("story_id", m.story_id)?;
+            row.set_item("similarity", m.similarity)?;
+            row.set_item("containment", m.containment)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
+    }
+
+    fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.close_open();
+        let index = megashingle::Index::open_existing(&self.path).map_err(errors::library)?;
+        let exported = py
+            .allow_threads(|| index.export())
+            .map_err(errors::library)?;
+        let rows = PyList::empty(py);
+        for r in exported {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", r.doc_id)?;
+            row.set_item("story_id", r.story_id)?;
+            row.set_item("story_size", r.story_size)?;
+            row.set_item("added_at", r.added_at)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
+    }
+
+    /// Closes the index if a query left it open, so that other programs may change it.
+    fn close(&self) {
+        self.close_open();
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Index({:?})", self.path.display().to_string())
+    }
+}

@@ -1,0 +1,230 @@
+//! `megashingle.RecordReader`: record and document files read with the command's readers on a
+//! thread of its own, in batches of numpy buffers (the Spark job reads its inputs through it on
+//! the executors), and the command's rules for what a file is read as.
+
+use std::path::PathBuf;
+
+use numpy::IntoPyArray;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors;
+
+/// What the reading thread of a [`PyRecordReader`] sends.
+enum ReadMessage {
+    /// Records read: (file position, record), in reading order.
+    Batch(Vec<(usize, megashingle::io::read::Record)>),
+    /// A record reported and skipped.
+    Warning(String),
+    /// The end: an error that made an input unreadable, if any.
+    Done(Option<megashingle::io::read::ReadError>),
+}
+
+/// Reads record and document files with the command's readers, on a thread of its own, in
+/// batches: the Spark job reads its inputs through it on the executors.
+#[pyclass(name = "RecordReader", module = "megashingle", unsendable)]
+pub struct PyRecordReader {
+    receiver: std::sync::Mutex<std::sync::mpsc::Receiver<ReadMessage>>,
+    warnings: Vec<String>,
+    done: bool,
+}
+
+#[pymethods]
+impl PyRecordReader {
+    /// `files`: (path, id) pairs; an id names a document file read from a folder (the
+    /// command's id for it, its path relative to the folder), None reads the file as the
+    /// command reads a file given by name. `keep` (stride, part): keep the records whose
+    /// serial number modulo `stride` is `part`.
+    #[new]
+    #[pyo3(signature = (files, id_column="id", text_column="text", input_format=None, stride=1, part=0, batch_bytes=16 << 20))]
+    fn new(
+        files: Vec<(String, Option<String>)>,
+        id_column: &str,
+        text_column: &str,
+        input_format: Option<&str>,
+        stride: u64,
+        part: u64,
+        batch_bytes: usize,
+    ) -> PyResult<PyRecordReader> {
+        use megashingle::io::read::{read_inputs, InputFormat, ReadOptions};
+        let format = match input_format {
+            None => None,
+            Some("csv") => Some(InputFormat::Csv),
+            Some("jsonl") => Some(InputFormat::Jsonl),
+            Some(other) => {
+                return Err(errors::input(format!(
+                    "input format {other}: expected csv or jsonl"
+                )))
+            }
+        };
+        let options = ReadOptions {
+            id_column: id_column.to_owned(),
+            text_column: text_column.to_owned(),
+            format,
+            ..ReadOptions::default()
+        };
+        let stride = stride.max(1);
+        let (sender, receiver) = std::sync::mpsc::sync_channel(2);
+        std::thread::spawn(move || {
+            let mut batch = Vec::new();
+            let mut bytes = 0usize;
+            let mut failed = None;
+            for (position, (path, id)) in files.iter().enumerate() {
+                let mut emit = |mut record: megashingle::io::read::Record| {
+                    if (record.origin.order.1 - 1) % stride != part {
+                        return;
+                    }
+                    if let Some(id) = id {
+                        record.id = id.clone();
+                    }
+                    bytes += record.text.len() + record.id.len();
+                    batch.push((position, record));
+                    if bytes >= batch_bytes {
+                        bytes = 0;
+                        let _ = sender.send(ReadMessage::Batch(std::mem::take(&mut batch)));
+                    }
+                };
+                let warnings = sender.clone();
+                let mut warn = |message: String| {
+                    let _ = warnings.send(ReadMessage::Warning(message));
+                };
+                let read = read_inputs(&[PathBuf::from(path)], &options, &mut emit, &mut warn);
+                if let Err(e) = read {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            if !batch.is_empty() {
+                let _ = sender.send(ReadMessage::Batch(batch));
+            }
+            let _ = sender.send(ReadMessage::Done(failed));
+        });
+        Ok(PyRecordReader {
+            receiver: std::sync::Mutex::new(receiver),
+            warnings: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// The next batch as a dict of numpy arrays: `file` (position in `files`), `serial`
+    /// (the record's number in its file, counting skipped ones), `line`, and ids and texts
+    /// each as `*_offsets` (int64) and `*_data` (uint8, UTF-8); None at the end. Raises
+    /// InputError with the command's message when an input cannot be used, OSError when it
+    /// cannot be read.
+    fn next_batch<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            let receiver = &self.receiver;
+            let message = py.allow_threads(|| {
+                receiver
+                    .lock()
+                    .map_err(|_| std::sync::mpsc::RecvError)
+                    .and_then(|r| r.recv())
+            });
+            match message {
+                Err(_) => {
+                    self.done = true;
+                    return Err(errors::MegashingleError::new_err(
+                        "the reading thread stopped",
+                    ));
+                }
+                Ok(ReadMessage::Warning(w)) => self.warnings.push(w),
+                Ok(ReadMessage::Done(None)) => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Ok(ReadMessage::Done(Some(error))) => {
+                    self.done = true;
+                    return Err(errors::read_error(&error, error.to_string()));
+                }
+                Ok(ReadMessage::Batch(records)) => {
+                    let out = PyDict::new(py);
+                    let file: Vec<i64> = records.iter().map(|(f, _)| *f as i64).collect();
+                    let serial: Vec<i64> = records
+                        .iter()
+                        .map(|(_, r)| r.origin.order.1 as i64)
+                        .collect();
+                    let line: Vec<i64> =
+                        records.iter().map(|(_, r)| r.origin.line as i64).collect();
+                    out.set_item("file", file.into_pyarray(py))?;
+                    out.set_item("serial", serial.into_pyarray(py))?;
+                    out.set_item("line", line.into_pyarray(py))?;
+                    for (name, field) in [("id", 0), ("text", 1)] {
+                        let mut offsets = Vec::with_capacity(records.len() + 1);
+                        offsets.push(0i64);
+                        let mut data = Vec::new();
+                        for (_, r) in &records {
+                            data.extend_from_slice(
+                                if field == 0 { &r.id } else { &r.text }.as_bytes(),
+                            );
+                            offsets.push(data.len() as i64);
+                        }
+                        out.set_item(format!("{name}_offsets"), offsets.into_pyarray(py))?;
+                        out.set_item(format!("{name}_data"), data.into_pyarray(py))?;
+                    }
+                    return Ok(Some(out));
+                }
+            }
+        }
+    }
+
+    /// The one-line reports of the records skipped so far.
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+}
+
+/// What the command reads a local file as: in a folder (`in_folder`), `"parquet"`,
+/// `"document"` or `"ignored"`; given by name, `"parquet"`, `"document"` (read whole, its
+/// name its id) or `"records"` (CSV or JSONL, by `input_format` or by its extension, else
+/// guessed from its first byte). With `remote`, the file is not opened: its format by its
+/// extension alone, `"csv"`, `"jsonl"`, `"parquet"`, or None for one that says nothing.
+#[pyfunction]
+#[pyo3(signature = (path, input_format=None, in_folder=false, remote=false))]
+pub fn input_kind(
+    path: PathBuf,
+    input_format: Option<&str>,
+    in_folder: bool,
+    remote: bool,
+) -> PyResult<Option<&'static str>> {
+    use megashingle::io::read::{self, FolderEntry, InputFormat, DOCUMENT_EXTENSIONS};
+    let extension = read::format_extension(&path);
+    if remote {
+        return Ok(match read::records_format_of(&extension) {
+            Some(InputFormat::Csv) => Some("csv"),
+            Some(InputFormat::Jsonl) => Some("jsonl"),
+            _ => (extension == read::PARQUET_EXTENSION).then_some("parquet"),
+        });
+    }
+    if in_folder {
+        return Ok(Some(match read::folder_entry(&path) {
+            FolderEntry::Parquet => "parquet",
+            FolderEntry::Document => "document",
+            FolderEntry::Ignored => "ignored",
+        }));
+    }
+    let format = input_format_named(input_format)?;
+    Ok(Some(if read::is_parquet(&path, format) {
+        "parquet"
+    } else if format.is_none() && DOCUMENT_EXTENSIONS.contains(&extension.as_str()) {
+        "document"
+    } else {
+        "records"
+    }))
+}
+
+/// An input format named in Python.
+fn input_format_named(name: Option<&str>) -> PyResult<Option<megashingle::InputFormat>> {
+    use megashingle::InputFormat;
+    match name {
+        None => Ok(None),
+        Some("csv") => Ok(Some(InputFormat::Csv)),
+        Some("jsonl") => Ok(Some(InputFormat::Jsonl)),
+        Some("parquet") => Ok(Some(InputFormat::Parquet)),
+        Some(other) => Err(errors::input(format!(
+            "input format {other}: expected csv, jsonl or parquet"
+        ))),
+    }
+}

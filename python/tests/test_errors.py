@@ -1,0 +1,135 @@
+"""The exception classes: each failure raises the class of its kind with the library's one-line
+message, every class is a MegashingleError (a ValueError), and a file the system refuses is an
+OSError."""
+
+import numpy as np
+import pytest
+
+import megashingle
+from conftest import STORY
+from megashingle import _megashingle
+
+CLASSES = [
+    "MegashingleError",
+    "InputError",
+    "ConfigError",
+    "StoryIndexError",
+    "IndexLockedError",
+    "IndexDamagedError",
+    "IndexFormatError",
+]
+
+
+def test_the_classes_form_one_hierarchy_under_megashingle_error():
+    for name in CLASSES:
+        cls = getattr(megashingle, name)
+        assert name in megashingle.__all__
+        assert cls.__module__ == "megashingle"
+        assert issubclass(cls, megashingle.MegashingleError)
+        assert issubclass(cls, ValueError)
+    for name in ["IndexLockedError", "IndexDamagedError", "IndexFormatError"]:
+        assert issubclass(getattr(megashingle, name), megashingle.StoryIndexError)
+    assert not issubclass(megashingle.MegashingleError, OSError)
+
+
+def test_bad_input_is_an_input_error():
+    with pytest.raises(megashingle.InputError) as raised:
+        megashingle.cluster(["a", "b", "c"], [STORY, STORY])
+    assert type(raised.value) is megashingle.InputError
+    assert str(raised.value) == "texts ended at document 3 while ids go on: give one text per id"
+    with pytest.raises(megashingle.InputError, match="fewer than the shingle size"):
+        megashingle.compare("two words", STORY)
+    with pytest.raises(megashingle.InputError, match=r"^megashingle.cluster: repeated ids: 'a' \(2 times\)"):
+        megashingle.cluster(["a", "a"], [STORY, STORY], strict=True)
+
+
+def test_a_bad_setting_is_a_config_error(tmp_path):
+    with pytest.raises(megashingle.ConfigError) as raised:
+        megashingle.Config(no_such_key=1)
+    assert type(raised.value) is megashingle.ConfigError
+    assert str(raised.value).startswith("no_such_key: no such setting")
+    with pytest.raises(megashingle.ConfigError, match="out of range"):
+        megashingle.Config(min_similarity=2.0)
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(megashingle.ConfigError) as raised:
+        megashingle.Config.from_file(missing)
+    assert str(raised.value) == f"{missing}: cannot read the configuration"
+
+
+def test_an_index_that_cannot_be_used_is_a_story_index_error(tmp_path):
+    path = tmp_path / "stories.idx"
+    with pytest.raises(megashingle.StoryIndexError) as raised:
+        megashingle.Index(path).query(STORY)
+    assert type(raised.value) is megashingle.StoryIndexError
+    assert str(raised.value) == f"{path}: no index there (an index is made by the first add to it)"
+    megashingle.Index(path).add(["a"], [STORY])
+    with pytest.raises(megashingle.StoryIndexError, match=r'^document:1: id "a" is already in the index'):
+        megashingle.Index(path).add(["a"], [STORY + " again"])
+
+
+def test_an_index_held_by_another_is_an_index_locked_error(tmp_path):
+    path = tmp_path / "stories.idx"
+    holder = megashingle.Index(path)
+    holder.add(["a"], [STORY])
+    holder.query(STORY)  # keeps the index open, and locked
+    with pytest.raises(megashingle.IndexLockedError) as raised:
+        megashingle.Index(path).add(["b"], [STORY + " more"])
+    assert type(raised.value) is megashingle.IndexLockedError
+    assert str(raised.value).startswith(f"{path}: ")
+    assert "nothing was changed" in str(raised.value) or "open in another program" in str(raised.value)
+    holder.close()
+    megashingle.Index(path).add(["b"], [STORY + " more"])
+
+
+def test_a_file_that_is_no_index_is_an_index_format_error(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("not an index\n" * 100)
+    with pytest.raises(megashingle.IndexFormatError) as raised:
+        megashingle.Index(path).export()
+    assert type(raised.value) is megashingle.IndexFormatError
+    assert str(raised.value).startswith(f"{path}: not a megashingle index (not a redb database)")
+    assert path.read_text() == "not an index\n" * 100
+
+
+def test_a_damaged_index_is_an_index_damaged_error(tmp_path):
+    path = tmp_path / "stories.idx"
+    megashingle.Index(path).add(["a", "b"], [STORY, STORY + " and more"])
+    data = bytearray(path.read_bytes())
+    # The database's header stays; everything after it is overwritten.
+    data[4096:] = b"\xff" * (len(data) - 4096)
+    path.write_bytes(bytes(data))
+    with pytest.raises(megashingle.IndexDamagedError) as raised:
+        megashingle.Index(path).export()
+    assert type(raised.value) is megashingle.IndexDamagedError
+    assert "restore it from a copy" in str(raised.value) or "restore the index from a copy" in str(raised.value)
+
+
+def test_a_file_the_system_refuses_is_an_os_error(tmp_path):
+    missing = tmp_path / "no-such-folder" / "stories.idx"
+    with pytest.raises(OSError) as raised:
+        megashingle.Index(missing).add(["a"], [STORY])
+    assert isinstance(raised.value, FileNotFoundError)
+    assert not isinstance(raised.value, megashingle.MegashingleError)
+    assert raised.value.errno == 2
+    assert str(raised.value).startswith("[Errno 2] ")
+    assert "No such file or directory" in str(raised.value)
+    reader = _megashingle.RecordReader([(str(tmp_path / "absent.csv"), None)])
+    with pytest.raises(FileNotFoundError) as raised:
+        reader.next_batch()
+    assert str(raised.value) == f"[Errno 2] {tmp_path / 'absent.csv'}: cannot open: No such file or directory"
+
+
+def test_a_packed_value_of_another_version_is_an_input_error():
+    sketcher = megashingle.Sketcher()
+    offsets, data = sketcher._inner.shingle_packed([STORY])
+    assert bytes(data[:4]) == b"MSs1"
+    older = data.copy()
+    older[:4] = np.frombuffer(b"MSs0", np.uint8)
+    with pytest.raises(megashingle.InputError) as raised:
+        _megashingle.packed_page_values(offsets, older)
+    assert str(raised.value) == (
+        'a value of packed shingle sets has the tag "MSs0", not "MSs1": it was packed by another '
+        "version of megashingle or is not such a value; pack and unpack with one version"
+    )
+    with pytest.raises(megashingle.InputError, match="^a value of packed shingle sets is cut short or malformed$"):
+        _megashingle.packed_page_values(np.array([0, 8], np.int32), data[:8].copy())
