@@ -1,13 +1,15 @@
 //! `megashingle.cluster` and `megashingle.dedup`: a column of documents through the library's
-//! `Clusterer` (the GIL released while it clusters), and its stories or its duplicates as rows.
+//! `Clusterer` (the GIL released while it clusters, Ctrl-C stopping it), and its stories or its
+//! duplicates as rows.
 
-use megashingle::{Clusterer, RunOptions};
+use megashingle::{Cancel, Clusterer, Clusters, Config, RunOptions};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::columns::for_each_document;
 use crate::config::{config_or_default, PyConfig};
 use crate::errors;
+use crate::interrupt::{interruptible, CheckSignals};
 
 #[pyfunction]
 #[pyo3(signature = (ids, texts, config=None, times=None, threads=0, strict=false))]
@@ -21,18 +23,8 @@ pub fn cluster<'py>(
     strict: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let config = config_or_default(config);
-    let options = RunOptions {
-        threads,
-        strict,
-        ..RunOptions::default()
-    };
-    let mut clusterer = Clusterer::with_options(&config, options).map_err(errors::library)?;
-    for_each_document(ids, texts, times, |id, text, time| {
-        clusterer.add_timed(id, text, time).map_err(errors::library)
-    })?;
-    let clusters = py
-        .allow_threads(|| clusterer.finish())
-        .map_err(errors::library)?;
+    let cancel = Cancel::new();
+    let clusters = clusters_of(py, ids, texts, times, &config, threads, strict, &cancel)?;
     let rows = PyList::empty(py);
     let keys = [
         "doc_id",
@@ -66,20 +58,9 @@ pub fn dedup<'py>(
     strict: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let config = config_or_default(config);
-    let options = RunOptions {
-        threads,
-        strict,
-        ..RunOptions::default()
-    };
-    let mut clusterer = Clusterer::with_options(&config, options).map_err(errors::library)?;
-    for_each_document(ids, texts, times, |id, text, time| {
-        clusterer.add_timed(id, text, time).map_err(errors::library)
-    })?;
-    let clusters = py
-        .allow_threads(|| clusterer.finish())
-        .map_err(errors::library)?;
-    let dedup = py
-        .allow_threads(|| clusters.deduplicate(&config.dedup))
+    let cancel = Cancel::new();
+    let clusters = clusters_of(py, ids, texts, times, &config, threads, strict, &cancel)?;
+    let dedup = interruptible(py, &cancel, || clusters.deduplicate(&config.dedup))?
         .map_err(errors::library)?;
     let rows = PyList::empty(py);
     for d in dedup.duplicates() {
@@ -92,4 +73,33 @@ pub fn dedup<'py>(
         rows.append(row)?;
     }
     Ok(rows)
+}
+
+/// The stories of the documents of `ids`, `texts` and `times`: read with the GIL held (Ctrl-C
+/// checked every few hundred documents while the workers shingle them), then clustered
+/// without it.
+#[allow(clippy::too_many_arguments)]
+fn clusters_of(
+    py: Python<'_>,
+    ids: &Bound<'_, PyAny>,
+    texts: &Bound<'_, PyAny>,
+    times: Option<&Bound<'_, PyAny>>,
+    config: &Config,
+    threads: usize,
+    strict: bool,
+    cancel: &Cancel,
+) -> PyResult<Clusters> {
+    let options = RunOptions {
+        threads,
+        strict,
+        cancel: cancel.clone(),
+        ..RunOptions::default()
+    };
+    let mut clusterer = Clusterer::with_options(config, options).map_err(errors::library)?;
+    let mut signals = CheckSignals::new(py, cancel);
+    for_each_document(ids, texts, times, |id, text, time| {
+        signals.every_few()?;
+        clusterer.add_timed(id, text, time).map_err(errors::library)
+    })?;
+    interruptible(py, cancel, || clusterer.finish())?.map_err(errors::library)
 }

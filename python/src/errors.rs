@@ -19,7 +19,7 @@ use megashingle::index::IndexError;
 use megashingle::io::read::ReadError;
 use megashingle::packed::PackError;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -90,6 +90,7 @@ pub fn to_py(error: megashingle::Error) -> PyErr {
         E::Spill { source, .. } => os_error(source, message),
         E::Threads { .. } => MegashingleError::new_err(message),
         E::Index(inner) => index_error(inner, message),
+        E::Cancelled => PyKeyboardInterrupt::new_err(message),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use megashingle::{Config, RunOptions};
+use megashingle::{Cancel, Config, RunOptions};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -11,6 +11,7 @@ use pyo3::types::{PyDict, PyList};
 use crate::columns::for_each_document;
 use crate::config::{config_or_default, PyConfig};
 use crate::errors;
+use crate::interrupt::{interruptible, CheckSignals};
 
 /// A story index on disk (`megashingle index`). The first query opens the index and keeps it
 /// open (and locked against other programs) for the queries after it, until `close()`, an
@@ -60,11 +61,18 @@ impl PyIndex {
         self.close_open();
         let made = !self.path.exists();
         let mut index = megashingle::Index::open(&self.path).map_err(errors::library)?;
+        let cancel = Cancel::new();
         let report = (|| {
+            let options = RunOptions {
+                cancel: cancel.clone(),
+                ..RunOptions::default()
+            };
             let mut addition = index
-                .begin_add(&self.config, RunOptions::default(), upsert)
+                .begin_add(&self.config, options, upsert)
                 .map_err(errors::library)?;
+            let mut signals = CheckSignals::new(py, &cancel);
             let added = for_each_document(ids, texts, times, |id, text, time| {
+                signals.every_few()?;
                 addition.add(id, text, time).map_err(errors::library)
             })?;
             if added == 0 {
@@ -72,8 +80,7 @@ impl PyIndex {
                     "no documents given: nothing added to the index",
                 ));
             }
-            py.allow_threads(|| addition.commit())
-                .map_err(errors::library)
+            interruptible(py, &cancel, || addition.commit())?.map_err(errors::library)
         })();
         drop(index);
         if report.is_err() && made {

@@ -13,7 +13,8 @@
 //! - `packed`: packed sets and sketches in binary columns, for the Spark job;
 //! - `readers`: `RecordReader`, the command's readers for the Spark job;
 //! - `index`: `Index`, a story index on disk;
-//! - `errors`: the exception classes and the mapping of the library's errors to them.
+//! - `errors`: the exception classes and the mapping of the library's errors to them;
+//! - `interrupt`: long calls that Ctrl-C stops (`KeyboardInterrupt`).
 
 mod clusterer;
 mod columns;
@@ -22,6 +23,7 @@ mod config;
 mod errors;
 mod groups;
 mod index;
+mod interrupt;
 mod packed;
 mod readers;
 mod sketcher;

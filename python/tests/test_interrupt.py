@@ -1,0 +1,55 @@
+"""Ctrl-C during a long call: `megashingle.cluster` raises KeyboardInterrupt within a second of
+SIGINT, whether the signal comes while the documents are read or while they are clustered, and
+the package works as before afterwards. Each case runs in a child process sent a real SIGINT."""
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+CHILD = r"""
+import random, sys, time
+import megashingle
+
+rng = random.Random(7)
+vocab = [f"w{i}" for i in range(5000)]
+n = int(sys.argv[1])
+texts = [" ".join(rng.choices(vocab, k=80)) for _ in range(n)]
+ids = [f"d{i}" for i in range(n)]
+print("ready", time.monotonic(), flush=True)
+try:
+    megashingle.cluster(ids, texts)
+    print("finished", time.monotonic(), flush=True)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), flush=True)
+rows = megashingle.cluster(["a", "b"], [" ".join(vocab[:40]), " ".join(vocab[:40])])
+print("after", rows[0]["cluster_size"], flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+@pytest.mark.parametrize("delay", [0.1, 1.5], ids=["while-reading", "while-clustering"])
+def test_ctrl_c_stops_a_long_cluster_within_a_second(delay):
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, "300000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        ready = child.stdout.readline().split()
+        assert ready and ready[0] == "ready", child.stderr.read()
+        time.sleep(delay)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        ended = child.stdout.readline().split()
+        assert ended, child.stderr.read()
+        assert ended[0] == "interrupted", f"the call ended as {ended[0]!r} before the signal"
+        assert float(ended[1]) - sent < 1.0, f"stopped {float(ended[1]) - sent:.2f} s after SIGINT"
+        assert child.stdout.readline().split() == ["after", "2"]
+        assert child.wait(timeout=60) == 0
+    finally:
+        child.kill()
+        child.wait()
