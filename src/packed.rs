@@ -37,13 +37,14 @@ pub enum PackError {
     },
     /// The value's tag names another form or a version this library does not read.
     #[error(
-        "{what} has the tag {tag:?}, not {expected:?}: it was packed by another version of \
+        "{what} has the tag {tag}, not {expected}: it was packed by another version of \
          megashingle or is not such a value; pack and unpack with one version"
     )]
     UnknownVersion {
         /// "a value of packed shingle sets" or "a packed sketch".
         what: &'static str,
-        /// The tag found, as text where it is printable.
+        /// The tag found: its four characters in quotes where they are printable, else a
+        /// number.
         tag: String,
         /// The tag this library reads.
         expected: String,
@@ -197,11 +198,11 @@ fn words_of(
         .collect())
 }
 
-/// A tag as its four characters when they are printable ASCII, else as a number.
+/// A tag as its four characters in quotes when they are printable ASCII, else as a number.
 fn tag_name(tag: u32) -> String {
     let bytes = tag.to_le_bytes();
     if bytes.iter().all(|b| b.is_ascii_graphic()) {
-        bytes.iter().map(|&b| char::from(b)).collect()
+        format!("{:?}", bytes.iter().map(|&b| char::from(b)).collect::<String>())
     } else {
         format!("{tag:#010x}")
     }
