@@ -81,8 +81,8 @@ pub enum Command {
     /// than reuse.min-passage-words shared words does not count. A pair is written when its
     /// passages hold at least --min-shared-words words in both texts and at least
     /// --min-containment of one of them. Every figure is computed exactly from the two texts'
-    /// shingles; candidates are the pairs sharing a winnowed fingerprint (any shared run of
-    /// reuse.window + shingle.size - 1 words).
+    /// shingles; candidates are the pairs sharing two winnowed fingerprints (any shared run of
+    /// 2 × reuse.window + shingle.size - 1 words, 10 at the defaults).
     ///
     /// Memory: each document keeps its shingle keys in text order (4 bytes a word) and its
     /// fingerprints (about 8 bytes for every 2.5 words) until the pairs are found; the text

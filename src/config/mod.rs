@@ -157,8 +157,8 @@ pub struct ReuseConfig {
     pub min_shared_words: usize,
     /// ... and when at least this share of one of the two texts lies in those passages.
     pub min_containment: f64,
-    /// Shingles per winnowing window: any shared run of `window + k - 1` words makes the two
-    /// texts a candidate pair.
+    /// Shingles per winnowing window: texts sharing two fingerprints (any shared run of
+    /// `2 * window + k - 1` words) are a candidate pair.
     pub window: usize,
     /// Runs of shared words at most this many words apart are one passage.
     pub max_gap: usize,

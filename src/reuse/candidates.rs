@@ -30,9 +30,15 @@ impl FingerprintIndex {
         &self.entries[start..start + len]
     }
 
-    /// The documents after `doc` that share one of its fingerprints `fingerprints` through a
-    /// bucket of at most `max_bucket` documents; sorted, distinct.
-    pub fn partners(&self, doc: u32, fingerprints: &[u32], max_bucket: usize) -> Vec<u32> {
+    /// The documents after `doc` that share at least `at_least` of its fingerprints
+    /// `fingerprints` through buckets of at most `max_bucket` documents; sorted, distinct.
+    pub fn partners(
+        &self,
+        doc: u32,
+        fingerprints: &[u32],
+        max_bucket: usize,
+        at_least: usize,
+    ) -> Vec<u32> {
         let mut out = Vec::new();
         for &f in fingerprints {
             let bucket = self.bucket(f);
@@ -43,8 +49,13 @@ impl FingerprintIndex {
             out.extend(bucket[after..].iter().map(|&(_, d)| d));
         }
         out.sort_unstable();
-        out.dedup();
-        out
+        let mut kept = Vec::new();
+        for group in out.chunk_by(|x, y| x == y) {
+            if group.len() >= at_least {
+                kept.push(group[0]);
+            }
+        }
+        kept
     }
 
     /// Fingerprints held by more than `max_bucket` documents, and the documents in them.
@@ -73,12 +84,17 @@ mod tests {
     fn partners_come_after_and_large_buckets_pair_no_one() {
         let fingerprints = [vec![1, 5], vec![1, 7], vec![5, 7, 9], vec![9]];
         let index = FingerprintIndex::new(4, |d| fingerprints[d].clone());
-        assert_eq!(index.partners(0, &fingerprints[0], 10), [1, 2]);
-        assert_eq!(index.partners(1, &fingerprints[1], 10), [2]);
-        assert_eq!(index.partners(2, &fingerprints[2], 10), [3]);
-        assert!(index.partners(3, &fingerprints[3], 10).is_empty());
+        assert_eq!(index.partners(0, &fingerprints[0], 10, 1), [1, 2]);
+        assert_eq!(index.partners(1, &fingerprints[1], 10, 1), [2]);
+        assert_eq!(index.partners(2, &fingerprints[2], 10, 1), [3]);
+        assert!(index.partners(3, &fingerprints[3], 10, 1).is_empty());
+        // No two documents of these share two fingerprints.
+        assert!(index.partners(0, &fingerprints[0], 10, 2).is_empty());
+        let more = [vec![1, 5, 7], vec![1, 7], vec![5]];
+        let index2 = FingerprintIndex::new(3, |d| more[d].clone());
+        assert_eq!(index2.partners(0, &more[0], 10, 2), [1]);
         // Buckets of two documents only: 1, 5, 7 and 9 each pair two.
-        assert_eq!(index.partners(0, &fingerprints[0], 1), Vec::<u32>::new());
+        assert_eq!(index.partners(0, &fingerprints[0], 1, 1), Vec::<u32>::new());
         assert_eq!(index.cut_buckets(1), (4, 8));
         assert_eq!(index.cut_buckets(2), (0, 0));
     }

@@ -1,7 +1,7 @@
 //! Text reuse: which documents share a passage, and how much. Each document is kept as the
 //! keys of its shingles in text order (4 bytes a word), boilerplate masked ([`texts`]).
-//! Candidates are pairs that share a winnowed fingerprint ([`winnow`], [`candidates`]): any
-//! shared run of `window + k - 1` words makes one. Each candidate pair is then aligned exactly
+//! Candidates are pairs that share two winnowed fingerprints ([`winnow`], [`candidates`]):
+//! any shared run of `2 * window + k - 1` words makes one. Each candidate pair is then aligned exactly
 //! ([`align`]): the shared words of each text, grouped into passages across the small gaps
 //! that revision leaves. A pair is reuse when the passages hold at least `min-shared-words`
 //! words in both texts and at least `min-containment` of one text.
@@ -20,6 +20,12 @@ use candidates::FingerprintIndex;
 /// The key that stands for a boilerplate shingle in a [`Text`]: never shared. (A shingle
 /// whose key is this value is taken for boilerplate too.)
 pub const MASKED: u32 = u32::MAX;
+
+/// Fingerprints two texts share at the fewest to be aligned: any shared run of
+/// `2 * window + k - 1` words (10 at the defaults), or two runs of `window + k - 1`, holds
+/// two. A passage of `min-shared-words` that a revision left with a single run of six words is
+/// missed; a pair that shares one common phrase is not aligned.
+pub const MIN_SHARED_FINGERPRINTS: usize = 2;
 
 /// What is kept of one document: its canonical words' count and its shingles in text order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -121,7 +127,12 @@ pub fn find_pairs_where(
     let found: Vec<(u64, Vec<Pair>)> = (0..texts.len())
         .into_par_iter()
         .map(|a| {
-            let partners = index.partners(a as u32, &fingerprints_of(a), settings.max_bucket);
+            let partners = index.partners(
+                a as u32,
+                &fingerprints_of(a),
+                settings.max_bucket,
+                MIN_SHARED_FINGERPRINTS,
+            );
             if partners.is_empty() {
                 return (0, Vec::new());
             }
