@@ -78,6 +78,26 @@ pub enum Command {
     /// --format parquet writes CSV inputs as Parquet. Records skipped as malformed are
     /// reported and left out (exit 1).
     Dedup(DedupArgs),
+    /// Find text reuse: every pair of documents where one holds a passage of the other.
+    ///
+    /// Reads the inputs as `cluster` does (the same readers, canonical words, shingle size
+    /// and boilerplate: a shingle in boilerplate.min-documents documents, a site's footer, is
+    /// no passage) and writes one row a pair: doc_a, doc_b (ids in order), a_in_b (the share
+    /// of doc_a's words shared with doc_b), b_in_a, shared_words (the smaller of the two
+    /// texts' shared words), passages, longest (words of the longest passage) and jaccard (of
+    /// the two shingle sets). A word is shared when a shingle holding it is in the other text;
+    /// shared words at most reuse.max-gap words apart are one passage, and a passage of fewer
+    /// than reuse.min-passage-words shared words does not count. A pair is written when its
+    /// passages hold at least --min-shared-words words in both texts and at least
+    /// --min-containment of one of them. Every figure is computed exactly from the two texts'
+    /// shingles; candidates are the pairs sharing two winnowed fingerprints (any shared run of
+    /// 2 × reuse.window + shingle.size - 1 words, 10 at the defaults).
+    ///
+    /// Memory: each document keeps its shingle keys in text order (4 bytes a word) and its
+    /// fingerprints (about 8 bytes for every 2.5 words) until the pairs are found; the text
+    /// itself is dropped once read. Pairs come out by doc_a, then doc_b, the same for any
+    /// input order and number of threads.
+    Reuse(ReuseArgs),
     /// Print the canonical word stream of a text: exactly what is shingled and compared.
     ///
     /// Words are separated by spaces. In Chinese, Japanese, Thai, Lao, Khmer and Burmese, which
@@ -446,6 +466,34 @@ pub struct ClusterArgs {
     /// Output format; Parquet goes to a file (-o) or a pipe, not to a terminal.
     #[arg(long, value_name = "FORMAT", default_value = "csv", value_parser = choice::<OutputFormat>(FORMATS))]
     pub format: OutputFormat,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReuseArgs {
+    /// Inputs, read as one collection, as `cluster` reads them.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output file, replaced only when complete; stdout when absent or `-`. It may not be an
+    /// input or the configuration file.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Output format; Parquet goes to a file (-o) or a pipe, not to a terminal.
+    #[arg(long, value_name = "FORMAT", default_value = "csv", value_parser = choice::<OutputFormat>(FORMATS))]
+    pub format: OutputFormat,
+    /// Words the shared passages of a pair hold, in each text, at the fewest
+    /// (reuse.min-shared-words, 30).
+    #[arg(long, value_name = "WORDS")]
+    pub min_shared_words: Option<usize>,
+    /// Share of one of the two texts in the shared passages at the least
+    /// (reuse.min-containment, 0.1).
+    #[arg(long, value_name = "SHARE")]
+    pub min_containment: Option<f64>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]

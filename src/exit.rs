@@ -99,6 +99,7 @@ pub fn processing(command: &Command) -> String {
     match command {
         Command::Cluster(args) => input_names(&args.inputs),
         Command::Dedup(args) => input_names(&args.inputs),
+        Command::Reuse(args) => input_names(&args.inputs),
         Command::Report(args) => input_names(&args.inputs),
         Command::Canon(args) => args.file.display().to_string(),
         Command::Compare(args) if args.text => "the two texts".into(),

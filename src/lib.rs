@@ -32,6 +32,7 @@ mod dedup;
 mod error;
 pub mod packed;
 mod progress;
+mod reuser;
 mod sketcher;
 
 // The stages, in the order data flows through them.
@@ -53,17 +54,20 @@ pub mod io;
 #[doc(hidden)]
 pub mod report;
 #[doc(hidden)]
+pub mod reuse;
+#[doc(hidden)]
 pub mod sketch;
 
 pub use cancel::Cancel;
 pub use clusterer::{Assignment, Clusterer, Clusters, RunOptions, Status, Summary};
 pub use compare::Comparison;
-pub use config::{Config, ConfigError, DedupConfig, Keep};
+pub use config::{Config, ConfigError, DedupConfig, Keep, ReuseConfig};
 pub use dedup::{Deduplication, Duplicate};
 pub use error::{Error, Result};
 pub use index::{Index, IndexAddition, IndexError};
 pub use io::read::{InputFormat, ReadOptions};
 pub use progress::{Progress, Quiet, Stage};
+pub use reuser::{reuse, Reuse, ReusePair, ReuseSummary, Reuser};
 pub use sketcher::{
     cluster_group, cluster_group_with_pairs, verify_pair, DocumentSketch, DocumentSketcher,
     PairVerdict, Placement,

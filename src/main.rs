@@ -40,6 +40,7 @@ fn run(command: Command) -> Result<Outcome> {
     match command {
         Command::Cluster(args) => cmd::cluster::run(args),
         Command::Dedup(args) => cmd::dedup::run(args),
+        Command::Reuse(args) => cmd::reuse::run(args),
         Command::Canon(args) => cmd::canon::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Tune(args) => cmd::tune::run(args),

@@ -10,6 +10,7 @@ pub mod dedup;
 pub mod files;
 pub mod index;
 pub mod report;
+pub mod reuse;
 pub mod tune;
 
 use std::io::IsTerminal;

@@ -99,6 +99,8 @@ pub struct Config {
     pub cluster: ClusterConfig,
     /// Removing duplicates (`megashingle dedup`).
     pub dedup: DedupConfig,
+    /// Passages reused between documents (`megashingle reuse`).
+    pub reuse: ReuseConfig,
 }
 
 /// Which record of a story `dedup` keeps.
@@ -143,6 +145,35 @@ impl Default for DedupConfig {
         DedupConfig {
             threshold: 0.5,
             keep: Keep::Representative,
+        }
+    }
+}
+
+/// `[reuse]`: when two documents share a passage (see `megashingle reuse`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+pub struct ReuseConfig {
+    /// A pair is reuse when the passages it shares hold at least this many words in each text.
+    pub min_shared_words: usize,
+    /// ... and when at least this share of one of the two texts lies in those passages.
+    pub min_containment: f64,
+    /// Shingles per winnowing window: texts sharing two fingerprints (any shared run of
+    /// `2 * window + k - 1` words) are a candidate pair.
+    pub window: usize,
+    /// Runs of shared words at most this many words apart are one passage.
+    pub max_gap: usize,
+    /// Words of the fewest a passage holds to count.
+    pub min_passage_words: usize,
+}
+
+impl Default for ReuseConfig {
+    fn default() -> Self {
+        ReuseConfig {
+            min_shared_words: 30,
+            min_containment: 0.1,
+            window: 4,
+            max_gap: 8,
+            min_passage_words: 8,
         }
     }
 }
@@ -484,6 +515,8 @@ fn script_size_key(script: UnitScript) -> &'static str {
 
 /// Largest shingle size accepted.
 pub const MAX_SHINGLE_SIZE: usize = 64;
+/// Largest winnowing window accepted (`reuse.window`).
+pub const MAX_REUSE_WINDOW: usize = 64;
 /// Largest number of minima accepted.
 pub const MAX_MINIMA: usize = 1024;
 
@@ -615,6 +648,7 @@ impl Config {
                 "at least 2 documents".into(),
             );
         }
+        self.validate_reuse()?;
         if self.boilerplate.min_documents == 1 {
             return range(
                 "boilerplate.min-documents",
@@ -627,6 +661,46 @@ impl Config {
                 "canonicalize.min-word-length",
                 self.canonicalize.min_word_length.to_string(),
                 "0 to 100 characters".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Checks the `[reuse]` keys against their ranges.
+    fn validate_reuse(&self) -> Result<(), ConfigError> {
+        let r = &self.reuse;
+        let range = |key: &'static str, value: String, allowed: &str| {
+            Err(ConfigError::Range {
+                key,
+                value,
+                allowed: allowed.to_owned(),
+            })
+        };
+        if !(1..=10_000).contains(&r.min_shared_words) {
+            return range(
+                "reuse.min-shared-words",
+                r.min_shared_words.to_string(),
+                "1 to 10000 words",
+            );
+        }
+        if !(0.0..=1.0).contains(&r.min_containment) {
+            return range(
+                "reuse.min-containment",
+                r.min_containment.to_string(),
+                "0.0 to 1.0",
+            );
+        }
+        if !(1..=MAX_REUSE_WINDOW).contains(&r.window) {
+            return range("reuse.window", r.window.to_string(), "1 to 64 shingles");
+        }
+        if r.max_gap > 64 {
+            return range("reuse.max-gap", r.max_gap.to_string(), "0 to 64 words");
+        }
+        if !(1..=10_000).contains(&r.min_passage_words) {
+            return range(
+                "reuse.min-passage-words",
+                r.min_passage_words.to_string(),
+                "1 to 10000 words",
             );
         }
         Ok(())

@@ -452,6 +452,71 @@ pub fn write_rows<'a>(
     writer.into_inner().map_err(io_error)?.flush()
 }
 
+/// The schema of the reuse table: doc_a, doc_b (strings), a_in_b, b_in_a (doubles),
+/// shared_words, passages, longest (64-bit integers), jaccard (double).
+pub fn pair_table_schema() -> SchemaRef {
+    let [a, b, a_in_b, b_in_a, shared, passages, longest, jaccard] = crate::io::write::PAIR_COLUMNS;
+    Arc::new(Schema::new(vec![
+        Field::new(a, DataType::Utf8, false),
+        Field::new(b, DataType::Utf8, false),
+        Field::new(a_in_b, DataType::Float64, false),
+        Field::new(b_in_a, DataType::Float64, false),
+        Field::new(shared, DataType::Int64, false),
+        Field::new(passages, DataType::Int64, false),
+        Field::new(longest, DataType::Int64, false),
+        Field::new(jaccard, DataType::Float64, false),
+    ]))
+}
+
+/// Writes the reuse table as Parquet (see [`pair_table_schema`]), the values as given.
+pub fn write_pairs<'a>(
+    rows: impl IntoIterator<Item = crate::ReusePair<'a>>,
+    out: impl Write + Send,
+) -> std::io::Result<()> {
+    use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
+    let schema = pair_table_schema();
+    let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(writer_properties()))
+        .map_err(io_error)?;
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let (mut a, mut b) = (StringBuilder::new(), StringBuilder::new());
+        let (mut a_in_b, mut b_in_a, mut jaccard) = (
+            Float64Builder::new(),
+            Float64Builder::new(),
+            Float64Builder::new(),
+        );
+        let (mut shared, mut passages, mut longest) = (
+            Int64Builder::new(),
+            Int64Builder::new(),
+            Int64Builder::new(),
+        );
+        for p in rows.by_ref().take(WRITE_BATCH_ROWS) {
+            a.append_value(p.doc_a);
+            b.append_value(p.doc_b);
+            a_in_b.append_value(p.a_in_b);
+            b_in_a.append_value(p.b_in_a);
+            shared.append_value(i64::from(p.shared_words));
+            passages.append_value(i64::from(p.passages));
+            longest.append_value(i64::from(p.longest));
+            jaccard.append_value(p.jaccard);
+        }
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(a.finish()),
+            Arc::new(b.finish()),
+            Arc::new(a_in_b.finish()),
+            Arc::new(b_in_a.finish()),
+            Arc::new(shared.finish()),
+            Arc::new(passages.finish()),
+            Arc::new(longest.finish()),
+            Arc::new(jaccard.finish()),
+        ];
+        let batch =
+            RecordBatch::try_new(Arc::clone(&schema), columns).map_err(std::io::Error::other)?;
+        writer.write(&batch).map_err(io_error)?;
+    }
+    writer.into_inner().map_err(io_error)?.flush()
+}
+
 /// The arrow schema of a Parquet file (its columns and their types).
 pub fn schema_of(path: &Path) -> Result<SchemaRef, ReadError> {
     Ok(Arc::clone(

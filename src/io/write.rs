@@ -99,6 +99,86 @@ pub fn write_rows<'a>(
     out.flush()
 }
 
+/// The header of the reuse table.
+pub const PAIR_COLUMNS: [&str; 8] = [
+    "doc_a",
+    "doc_b",
+    "a_in_b",
+    "b_in_a",
+    "shared_words",
+    "passages",
+    "longest",
+    "jaccard",
+];
+
+/// A share rounded to four decimals, as the tables write them.
+fn four_decimals(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// Writes reuse pairs (the `reuse` table) in `format` to `out`; shares to four decimals.
+pub fn write_pairs<'a>(
+    rows: impl IntoIterator<Item = crate::ReusePair<'a>>,
+    format: OutputFormat,
+    out: impl Write + Send,
+) -> std::io::Result<()> {
+    let rows = rows.into_iter().map(|p| crate::ReusePair {
+        a_in_b: four_decimals(p.a_in_b),
+        b_in_a: four_decimals(p.b_in_a),
+        jaccard: four_decimals(p.jaccard),
+        ..p
+    });
+    let text = match format {
+        OutputFormat::Csv => TextFormat::Csv,
+        OutputFormat::Jsonl => TextFormat::Jsonl,
+        OutputFormat::Parquet => return write_pairs_parquet(rows, out),
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    match text {
+        TextFormat::Csv => {
+            let mut csv = csv::Writer::from_writer(&mut out);
+            csv.write_record(PAIR_COLUMNS).map_err(io_error)?;
+            for p in rows {
+                csv.write_record([
+                    p.doc_a,
+                    p.doc_b,
+                    &format!("{:.4}", p.a_in_b),
+                    &format!("{:.4}", p.b_in_a),
+                    &p.shared_words.to_string(),
+                    &p.passages.to_string(),
+                    &p.longest.to_string(),
+                    &format!("{:.4}", p.jaccard),
+                ])
+                .map_err(io_error)?;
+            }
+            csv.flush()?;
+        }
+        TextFormat::Jsonl => {
+            for p in rows {
+                serde_json::to_writer(&mut out, &p)?;
+                out.write_all(b"\n")?;
+            }
+        }
+    }
+    out.flush()
+}
+
+#[cfg(feature = "parquet")]
+fn write_pairs_parquet<'a>(
+    rows: impl IntoIterator<Item = crate::ReusePair<'a>>,
+    out: impl Write + Send,
+) -> std::io::Result<()> {
+    crate::io::parquet::write_pairs(rows, std::io::BufWriter::with_capacity(1 << 16, out))
+}
+
+#[cfg(not(feature = "parquet"))]
+fn write_pairs_parquet<'a>(
+    _rows: impl IntoIterator<Item = crate::ReusePair<'a>>,
+    _out: impl Write + Send,
+) -> std::io::Result<()> {
+    Err(std::io::Error::other(NO_PARQUET))
+}
+
 /// The output formats written as text.
 enum TextFormat {
     Csv,

@@ -222,6 +222,26 @@ impl Sketcher {
         }
     }
 
+    /// Appends to `keys` the key of each shingle window of a text's main text in text order,
+    /// repeats kept: window `p` covers words `p..p + k`. Returns the number of canonical words
+    /// and the shingle size `k` chosen for the text.
+    pub fn append_window_sequence(
+        &self,
+        text: &str,
+        scratch: &mut SketchBuffers,
+        keys: &mut Vec<u32>,
+    ) -> (u32, usize) {
+        let visible = self.canonicalizer.visible(text);
+        self.append_window_keys(
+            |push| {
+                visible.for_each_main_piece(false, push);
+            },
+            scratch,
+            keys,
+            None,
+        )
+    }
+
     /// Appends to `keys` the key of each shingle window of the visible text whose pieces
     /// `for_each_piece` gives, in text order; returns the number of canonical words and the
     /// shingle size, `k` when given, else chosen from the text's first words
