@@ -202,7 +202,10 @@ fn words_of(
 fn tag_name(tag: u32) -> String {
     let bytes = tag.to_le_bytes();
     if bytes.iter().all(|b| b.is_ascii_graphic()) {
-        format!("{:?}", bytes.iter().map(|&b| char::from(b)).collect::<String>())
+        format!(
+            "{:?}",
+            bytes.iter().map(|&b| char::from(b)).collect::<String>()
+        )
     } else {
         format!("{tag:#010x}")
     }

@@ -1,8 +1,8 @@
 //! `index add`: a collection sketched as `cluster` sketches it joins the index in one
-//! transaction, written by [`prepare`] and held as a [`PreparedAdd`] until it is committed or
-//! abandoned. The add goes in named phases: the checks, [`look_up`] (the postings, then the
-//! night's own segment), [`examine`], [`load`], [`join_night`], [`place`] and
-//! [`write_documents`]. Candidates come from the postings of its candidate keys (a bucket of more than
+//! transaction, written by `prepare` and held as a [`PreparedAdd`] until it is committed or
+//! abandoned. The add goes in named phases: the checks, `look_up` (the postings, then the
+//! night's own segment), `examine`, `load`, `join_night`, `place` and
+//! `write_documents`. Candidates come from the postings of its candidate keys (a bucket of more than
 //! `cluster.max-bucket` indexed documents is boilerplate, as in `cluster`) and from the
 //! collection itself; the indexed candidates and their stories' representatives are loaded,
 //! and [`crate::cluster::join()`] decides with those stories already formed, so a pair of

@@ -220,7 +220,9 @@ pub struct IndexAddition<'a> {
     timings: Timings,
 }
 
-/// The documents of an addition: being taken, or sketched.
+/// The documents of an addition: being taken, or sketched. One lives in each addition, so the
+/// size of its larger variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum Documents {
     Collecting(Collector),
     Sketched(Collection),

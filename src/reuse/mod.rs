@@ -1,8 +1,8 @@
 //! Text reuse: which documents share a passage, and how much. Each document is kept as the
-//! keys of its shingles in text order (4 bytes a word), boilerplate masked ([`texts`]).
-//! Candidates are pairs that share two winnowed fingerprints ([`winnow`], [`candidates`]):
+//! keys of its shingles in text order (4 bytes a word), boilerplate masked (`texts`).
+//! Candidates are pairs that share two winnowed fingerprints (`winnow`, `candidates`):
 //! any shared run of `2 * window + k - 1` words makes one. Each candidate pair is then aligned exactly
-//! ([`align`]): the shared words of each text, grouped into passages across the small gaps
+//! (`align`): the shared words of each text, grouped into passages across the small gaps
 //! that revision leaves. A pair is reuse when the passages hold at least `min-shared-words`
 //! words in both texts and at least `min-containment` of one text.
 
