@@ -201,6 +201,31 @@ fn compare_decodes_as_canon_does() {
     assert!(report.contains("Jaccard:           1.0000"), "{report}");
 }
 
+#[test]
+fn index_query_decodes_as_canon_does() {
+    let dir = temp();
+    let (label, paragraph) = PAGES[0];
+    std::fs::write(dir.path().join("a.html"), page("", paragraph)).unwrap();
+    let head = format!("<meta charset={label}>");
+    std::fs::write(
+        dir.path().join("q.html"),
+        encoded(&page(&head, paragraph), label),
+    )
+    .unwrap();
+    let added = megashingle(dir.path())
+        .args(["index", "add", "--db", "s.db", "a.html", "-q"])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{}", common::stderr_of(&added));
+    let output = megashingle(dir.path())
+        .args(["index", "query", "--db", "s.db", "q.html"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", common::stderr_of(&output));
+    let found = stdout_of(&output);
+    assert!(found.contains("a.html,a.html,1.0000"), "{found}");
+}
+
 /// The words of a mail, with its headers kept (`mail-headers = false`) when `headers`.
 fn mail_words(dir: &Path, name: &str, mail: &[u8], headers: bool) -> String {
     std::fs::write(dir.join(name), mail).unwrap();

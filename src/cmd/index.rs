@@ -13,7 +13,9 @@ use megashingle::index::{lock_path, AddReport, Index, IndexAddition, Open, Selec
 use megashingle::io::write::{stage, write_csv, Staged};
 
 use crate::cli::{IndexAddArgs, IndexCommand, IndexOutputArgs, IndexQueryArgs, IndexRemoveArgs};
-use crate::cmd::files::{check_outputs, emit_csv, input_names, output_file, print, read_text};
+use crate::cmd::files::{
+    check_outputs, emit_csv, input_names, output_file, print, read_document, read_text,
+};
 use crate::cmd::{report, run_options};
 use crate::exit::Outcome;
 use crate::{bars, interrupt, panics};
@@ -274,7 +276,7 @@ fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
     let config = args.config.resolve()?;
     let text = match (&args.text, &args.file) {
         (Some(text), _) => text.clone(),
-        (None, Some(file)) => read_text(file)?,
+        (None, Some(file)) => read_document(file)?.text,
         (None, None) => anyhow::bail!("give a FILE or --text TEXT"),
     };
     let name = match &args.file {
