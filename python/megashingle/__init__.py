@@ -49,6 +49,7 @@ __all__ = [
     "cluster",
     "compare",
     "dedup",
+    "reuse",
     "__version__",
 ]
 
@@ -266,6 +267,34 @@ def dedup(
         config,
         times=None if times is None else iter(times),
         threads=_threads(threads, "megashingle.dedup"),
+        strict=strict,
+    )
+
+
+def reuse(
+    ids: Iterable[str],
+    texts: Iterable[str],
+    config: Optional[Config] = None,
+    *,
+    threads: int = 0,
+    strict: bool = False,
+) -> list[dict]:
+    """Finds every pair of documents where one holds a passage of the other, as
+    ``megashingle reuse`` does: a brief that lifts two paragraphs of a report, an article that
+    embeds wire copy among its own, a revised excerpt.
+
+    Takes the same columns as :func:`cluster` (no times). Returns one dict per pair, the
+    command's columns: ``doc_a, doc_b`` (ids in order), ``a_in_b`` (the share of ``doc_a``'s
+    words in passages shared with ``doc_b``), ``b_in_a``, ``shared_words``, ``passages``,
+    ``longest`` (words of the longest shared passage) and ``jaccard``, all computed exactly
+    from the two texts. ``reuse.min-shared-words`` and ``reuse.min-containment`` set the bar.
+    """
+    ids = _check_ids(ids, strict, "megashingle.reuse")
+    return _megashingle.reuse(
+        _column(ids),
+        _column(texts),
+        config,
+        threads=_threads(threads, "megashingle.reuse"),
         strict=strict,
     )
 

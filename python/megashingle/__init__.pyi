@@ -138,6 +138,25 @@ def dedup(
     threads: int = 0,
     strict: bool = False,
 ) -> list[DroppedRow]: ...
+
+class ReuseRow(TypedDict):
+    doc_a: str
+    doc_b: str
+    a_in_b: float
+    b_in_a: float
+    shared_words: int
+    passages: int
+    longest: int
+    jaccard: float
+
+def reuse(
+    ids: Iterable[str],
+    texts: Iterable[str],
+    config: Optional[Config] = None,
+    *,
+    threads: int = 0,
+    strict: bool = False,
+) -> list[ReuseRow]: ...
 def compare(first: str, second: str, config: Optional[Config] = None) -> dict[str, Any]: ...
 def canon(text: str, config: Optional[Config] = None) -> str: ...
 

@@ -7,6 +7,7 @@
 //! - `config`: `Config`, a pipeline configuration;
 //! - `columns`: columns of ids, texts and times read from Python;
 //! - `clusterer`: `cluster` and `dedup`;
+//! - `reuse`: `reuse`, the pairs where one text holds a passage of the other;
 //! - `compare`: `compare` and `canon`;
 //! - `sketcher`: `Sketcher` and `Sketch`;
 //! - `groups`: pairs verified, groups clustered, components and bucket rules for the Spark job;
@@ -26,6 +27,7 @@ mod index;
 mod interrupt;
 mod packed;
 mod readers;
+mod reuse;
 mod sketcher;
 
 use pyo3::prelude::*;
@@ -40,6 +42,7 @@ fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config::config_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(clusterer::cluster, m)?)?;
     m.add_function(wrap_pyfunction!(clusterer::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(reuse::reuse, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_function(wrap_pyfunction!(compare::canon, m)?)?;
     m.add_function(wrap_pyfunction!(groups::verify_pairs, m)?)?;

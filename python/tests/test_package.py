@@ -4,6 +4,7 @@ canon, sketches and the story index."""
 import csv
 import io
 import pickle
+import random
 
 import numpy as np
 import pytest
@@ -143,6 +144,34 @@ def test_dedup_matches_the_command(cli, tmp_path):
     assert [(g["doc_id"], g["duplicate_of"], f"{g['jaccard']:.4f}") for g in got] == [
         (e["doc_id"], e["duplicate_of"], e["jaccard"]) for e in expected
     ]
+
+
+def test_reuse_matches_the_command(cli, tmp_path):
+    rng = random.Random(3)
+    vocab = [f"word{i}" for i in range(3000)]
+    source = " ".join(rng.choices(vocab, k=200))
+    passage = " ".join(source.split()[60:110])
+    ids = ["source", "brief", "other"]
+    texts = [
+        source,
+        " ".join(rng.choices(vocab, k=80)) + " " + passage + " " + " ".join(rng.choices(vocab, k=60)),
+        " ".join(rng.choices(vocab, k=200)),
+    ]
+    docs = tmp_path / "docs.csv"
+    with docs.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "text"])
+        w.writerows(zip(ids, texts))
+    run_cli(cli, "reuse", docs, "-q", "-o", tmp_path / "pairs.csv")
+    with open(tmp_path / "pairs.csv", newline="") as f:
+        expected = list(csv.DictReader(f))
+    got = megashingle.reuse(ids, texts)
+    assert [(g["doc_a"], g["doc_b"]) for g in got] == [("brief", "source")]
+    assert got[0]["shared_words"] >= 40
+    assert [
+        (g["doc_a"], g["doc_b"], f"{g['a_in_b']:.4f}", f"{g['b_in_a']:.4f}", str(g["shared_words"]))
+        for g in got
+    ] == [(e["doc_a"], e["doc_b"], e["a_in_b"], e["b_in_a"], e["shared_words"]) for e in expected]
 
 
 def test_compare_and_canon():
