@@ -386,9 +386,10 @@ fn collect(
                 config,
                 &options.known,
                 progress,
+                &options.cancel,
                 &mut timings,
             )
-        });
+        })?;
         sketches = made;
         boilerplate
     } else {

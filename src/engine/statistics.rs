@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::allocator::give_back_free_pages;
 use super::Timings;
+use crate::cancel::Cancel;
 use crate::cluster::cluster;
 use crate::config::Resolved;
 use crate::corpus::boilerplate::{
@@ -17,6 +18,7 @@ use crate::corpus::boilerplate::{
 };
 use crate::corpus::lookup::NumberedKeys;
 use crate::corpus::set_store::{SetStore, SetsView};
+use crate::error::Error;
 use crate::progress::{Progress, Stage};
 use crate::sketch::{Sketch, Sketcher, TextOutline};
 
@@ -25,6 +27,7 @@ use crate::sketch::{Sketch, Sketcher, TextOutline};
 /// without them. The store's sets become each sketch's set: page sets are dropped once
 /// counted and boilerplate is taken out (its keys kept after the set until story frequency is
 /// done). `outlines` are the documents' word counts and leads, as read.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn sketch_with_statistics(
     store: &mut SetStore,
     outlines: Vec<TextOutline>,
@@ -32,8 +35,9 @@ pub(super) fn sketch_with_statistics(
     config: &Resolved,
     known: &Arc<Boilerplate>,
     progress: &dyn Progress,
+    cancel: &Cancel,
     timings: &mut Timings,
-) -> (Boilerplate, Vec<Sketch>) {
+) -> Result<(Boilerplate, Vec<Sketch>), Error> {
     let (min_documents, min_stories) = (
         config.boilerplate.min_documents,
         config.boilerplate.min_stories,
@@ -47,6 +51,7 @@ pub(super) fn sketch_with_statistics(
         let boilerplate = Boilerplate::from_counts(&counts, min_documents).over(known);
         (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
+    cancel.check()?;
     // Each document's sketch, and how many keys of its main set the sketch's set leaves out.
     // With story frequency to come, those keys stay in the store after the set, as its second
     // list: if the shingles found then leave less than a fifth of the main set, the whole main
@@ -74,6 +79,7 @@ pub(super) fn sketch_with_statistics(
         );
     });
     give_back_free_pages();
+    cancel.check()?;
     let (mut sketches, left_outs): (Vec<Sketch>, Vec<u32>) = documents
         .into_iter()
         .map(|(_, sketch, left_out)| (sketch.expect("a rewrite visits every document"), left_out))
@@ -82,6 +88,7 @@ pub(super) fn sketch_with_statistics(
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config)
         });
+        cancel.check()?;
         // A set's left-out keys are boilerplate already and cannot be found again, so only the
         // sets are counted, and of them only the frequent shingles. Sets on file are gathered
         // and counted in parts of the key space, like document frequency, but of half the
@@ -104,6 +111,7 @@ pub(super) fn sketch_with_statistics(
                 part_keys(store) / 2,
             )
         });
+        cancel.check()?;
         // Only the documents that hold a newly found boilerplate shingle change. A set that left
         // keys out holds no earlier boilerplate, so only the new shingles are looked for in it;
         // a set kept whole, or one that left nothing out, is checked against all of them.
@@ -124,7 +132,7 @@ pub(super) fn sketch_with_statistics(
         });
         give_back_free_pages();
     }
-    (boilerplate, sketches)
+    Ok((boilerplate, sketches))
 }
 
 /// How many documents' page sets hold each shingle, for the shingles held by at least
@@ -327,8 +335,10 @@ mod tests {
                 &config.resolve(),
                 &Arc::new(Boilerplate::none()),
                 &crate::progress::Quiet,
+                &Cancel::default(),
                 &mut Timings::default(),
-            );
+            )
+            .unwrap();
             assert_eq!(boilerplate.len(), 21);
             let mut buffer = Vec::new();
             for (d, (sketch, document)) in sketches.iter().zip(&documents).enumerate() {
