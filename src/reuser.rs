@@ -12,10 +12,11 @@ use rayon::prelude::*;
 use crate::cancel::Cancel;
 use crate::clusterer::RunOptions;
 use crate::config::Config;
+use crate::engine::collector::drop_duplicate_ids;
 use crate::engine::{cut_buckets_note, thread_pool, Timings};
 use crate::error::{Error, Result};
-use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
-use crate::progress::{Progress, Stage};
+use crate::io::read::{read_inputs, Origin, ReadOptions, ReadSummary, Record};
+use crate::progress::Stage;
 use crate::reuse::texts::{mask_boilerplate, text_of};
 use crate::reuse::{find_pairs, share, Pair, ReuseStats, Settings, Text};
 use crate::sketch::{SketchBuffers, Sketcher};
@@ -198,8 +199,9 @@ impl Reuser {
         let strict = self.options.strict;
         let mut kept = std::mem::take(&mut self.kept);
         let duplicates = timings.time("ordering by id", || {
-            self.pool
-                .install(|| drop_duplicate_ids(&mut kept, strict, &*progress))
+            self.pool.install(|| {
+                drop_duplicate_ids(&mut kept, |k| (&k.id, &k.origin), strict, &*progress)
+            })
         })?;
         let (ids, mut texts): (Vec<String>, Vec<Text>) =
             kept.into_iter().map(|k| (k.id, k.text)).unzip();
@@ -233,30 +235,6 @@ impl Reuser {
             elapsed: self.started.elapsed(),
         })
     }
-}
-
-/// Sorts documents by id and drops the later of two records with the same id, reporting it.
-fn drop_duplicate_ids(kept: &mut Vec<Kept>, strict: bool, progress: &dyn Progress) -> Result<u64> {
-    kept.par_sort_unstable_by(|a, b| a.id.cmp(&b.id).then_with(|| a.origin.cmp(&b.origin)));
-    let before = kept.len();
-    let mut out: Vec<Kept> = Vec::with_capacity(before);
-    for document in kept.drain(..) {
-        match out.last() {
-            Some(first) if first.id == document.id => {
-                let message = format!(
-                    "{}: duplicate id {:?}, first seen at {}; ids must be unique",
-                    document.origin, document.id, first.origin
-                );
-                if strict {
-                    return Err(ReadError::Strict(message).into());
-                }
-                progress.warn(&format!("{message}; record skipped"));
-            }
-            _ => out.push(document),
-        }
-    }
-    *kept = out;
-    Ok((before - kept.len()) as u64)
 }
 
 /// The counts of a run, as the one-line summary prints them.

@@ -261,8 +261,9 @@ impl Collector {
         }
         let strict = self.options.strict;
         let duplicates = timings.time("ordering by id", || {
-            self.pool
-                .install(|| drop_duplicate_ids(&mut documents, strict, &*progress))
+            self.pool.install(|| {
+                drop_duplicate_ids(&mut documents, |d| (&d.id, &d.origin), strict, &*progress)
+            })
         })?;
         self.options.cancel.check()?;
         give_back_free_pages();
@@ -417,21 +418,26 @@ fn collect(
     })
 }
 
-/// Sorts documents by id and drops the later of two records with the same id, reporting it.
-fn drop_duplicate_ids(
-    documents: &mut Vec<ShingledDocument>,
+/// Sorts documents by id (`id_of` gives each one's id and origin) and drops the later of two
+/// records with the same id, reporting it; with `strict`, the second is an error instead.
+pub(crate) fn drop_duplicate_ids<T: Send>(
+    documents: &mut Vec<T>,
+    id_of: impl Fn(&T) -> (&str, &Origin) + Sync,
     strict: bool,
     progress: &dyn Progress,
 ) -> Result<u64, Error> {
-    documents.par_sort_unstable_by(|a, b| a.id.cmp(&b.id).then_with(|| a.origin.cmp(&b.origin)));
+    documents.par_sort_unstable_by(|a, b| {
+        let ((a_id, a_origin), (b_id, b_origin)) = (id_of(a), id_of(b));
+        a_id.cmp(b_id).then_with(|| a_origin.cmp(b_origin))
+    });
     let before = documents.len();
-    let mut kept: Vec<ShingledDocument> = Vec::with_capacity(before);
+    let mut kept: Vec<T> = Vec::with_capacity(before);
     for document in documents.drain(..) {
-        match kept.last() {
-            Some(first) if first.id == document.id => {
+        let (id, origin) = id_of(&document);
+        match kept.last().map(&id_of) {
+            Some((first, first_origin)) if first == id => {
                 let message = format!(
-                    "{}: duplicate id {:?}, first seen at {}; ids must be unique",
-                    document.origin, document.id, first.origin
+                    "{origin}: duplicate id {id:?}, first seen at {first_origin}; ids must be unique"
                 );
                 if strict {
                     return Err(ReadError::Strict(message).into());

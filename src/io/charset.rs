@@ -199,7 +199,7 @@ pub fn for_label(label: &str) -> Option<&'static Encoding> {
 
 /// UTF-16LE or UTF-16BE when one byte in ten or more of one parity of the first 4096 is NUL
 /// while the other parity has few (the high bytes of Latin text in UTF-16).
-fn utf16_by_nuls(bytes: &[u8]) -> Option<&'static Encoding> {
+pub(crate) fn utf16_by_nuls(bytes: &[u8]) -> Option<&'static Encoding> {
     let head = &bytes[..bytes.len().min(4096)];
     if head.len() < 4 {
         return None;

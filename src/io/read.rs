@@ -1254,26 +1254,13 @@ fn utf16_encoding(head: &[u8]) -> Option<&'static str> {
         [0xFE, 0xFF, ..] => return Some(BIG),
         _ => {}
     }
-    let head = &head[..head.len().min(4096)];
-    if head.len() < 4 {
-        return None;
-    }
-    let nuls = |start: usize| {
-        head.iter()
-            .skip(start)
-            .step_by(2)
-            .filter(|&&b| b == 0)
-            .count()
-    };
-    let (even, odd) = (nuls(0), nuls(1));
-    let pairs = head.len() / 2;
-    if odd * 10 >= pairs && even * 4 <= odd {
-        Some(LITTLE)
-    } else if even * 10 >= pairs && odd * 4 <= even {
-        Some(BIG)
-    } else {
-        None
-    }
+    super::charset::utf16_by_nuls(head).map(|encoding| {
+        if encoding == encoding_rs::UTF_16LE {
+            LITTLE
+        } else {
+            BIG
+        }
+    })
 }
 
 /// The id of a file in a folder: its relative path with `/` separators.
