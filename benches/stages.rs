@@ -32,7 +32,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::cluster::{cluster, UnionFind};
-use megashingle::config::{Config, Matching};
+use megashingle::config::{Config, Matching, Plan};
 use megashingle::corpus::set_store::SetStore;
 use megashingle::engine::{CollectOptions, Collector};
 use megashingle::io::read::ReadOptions;
@@ -69,7 +69,7 @@ fn inputs() -> Inputs {
     let documents = sample::documents(sample::SAMPLE_DOCUMENTS);
     let texts: Vec<String> = documents.iter().map(|d| d.text.clone()).collect();
     let bytes = texts.iter().map(|t| t.len() as u64).sum();
-    let sketcher = Sketcher::new(&config);
+    let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
     let mut scratch = SketchBuffers::default();
     let words = texts
         .iter()
@@ -154,7 +154,7 @@ fn stages(c: &mut Criterion) {
     });
     group.finish();
 
-    let sketcher = Sketcher::new(&config);
+    let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
     let mut group = c.benchmark_group("per_document");
     group.throughput(Throughput::Bytes(bytes));
     // As the pipeline calls it: with the whole page's set too when boilerplate is counted.
@@ -236,7 +236,7 @@ fn stages(c: &mut Criterion) {
     sample::write_csv(&documents, &csv);
     let options = ReadOptions::default();
     let inputs = [csv.clone()];
-    let resolved = config.resolve();
+    let resolved = Plan::try_from(&config).unwrap();
     let mut collector = Collector::new(&resolved, CollectOptions::default()).expect("a collector");
     collector.read(&inputs, &options).expect("the sample reads");
     let collection = collector.finish().expect("the sample sketches");

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use megashingle::cluster::intersection::intersection_size;
-use megashingle::config::Config;
+use megashingle::config::{Config, Plan};
 use megashingle::corpus::boilerplate::Boilerplate;
 use megashingle::sketch::{ShingleSets, SketchBuffers, Sketcher};
 
@@ -20,7 +20,7 @@ fn main() -> anyhow::Result<()> {
     } else {
         Config::default()
     };
-    let sketcher = Sketcher::new(&config);
+    let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
     let mut sets: HashMap<String, ShingleSets> = HashMap::new();
     let mut scratch = SketchBuffers::default();
     for record in csv::Reader::from_path(&args[1])?.into_records() {

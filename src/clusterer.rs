@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
 use crate::cluster::ClusterStats;
-use crate::config::{Config, Resolved};
+use crate::config::{Config, Plan};
 use crate::engine::{
     cluster_collection, cut_buckets_note, Clustering, CollectOptions, Collection, Collector,
     Timings,
@@ -116,7 +116,7 @@ impl Default for RunOptions {
 /// # Ok::<(), megashingle::Error>(())
 /// ```
 pub struct Clusterer {
-    config: Resolved,
+    config: Plan,
     threads: usize,
     progress: Arc<dyn Progress>,
     cancel: Cancel,
@@ -132,8 +132,7 @@ impl Clusterer {
 
     /// A clusterer under `config` with the given run options.
     pub fn with_options(config: &Config, options: RunOptions) -> Result<Clusterer> {
-        config.validate()?;
-        let config = config.resolve();
+        let config = Plan::try_from(config)?;
         let collector = Collector::new(
             &config,
             CollectOptions {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::cluster::intersection::intersection_size;
-use crate::config::{Config, Resolved};
+use crate::config::Plan;
 use crate::sketch::keys::{shared_slots, KeyMaker};
 use crate::sketch::shingle::{key, shingle_set, Lead};
 use crate::sketch::signature::estimate_jaccard;
@@ -116,7 +116,7 @@ pub struct Comparer {
 
 impl Comparer {
     /// A comparer for `config`.
-    pub fn new(config: &Resolved) -> Comparer {
+    pub fn new(config: &Plan) -> Comparer {
         Comparer {
             sketcher: Sketcher::new(config),
             maker: config.key_maker.clone(),
@@ -199,9 +199,9 @@ impl Comparer {
 pub fn compare(
     (first, first_name): (&str, &str),
     (second, second_name): (&str, &str),
-    config: &Config,
+    plan: &Plan,
 ) -> Result<Comparison, TooShort> {
-    let comparer = Comparer::new(&config.resolve());
+    let comparer = Comparer::new(plan);
     let a = comparer.prepare(first, first_name)?;
     let b = comparer.prepare(second, second_name)?;
     Ok(comparer.compare(&a, &b))
@@ -210,6 +210,11 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
+
+    fn plan(config: Config) -> Plan {
+        Plan::try_from(&config).unwrap()
+    }
 
     fn with_k(k: usize) -> Config {
         let mut config = Config::default();
@@ -219,7 +224,7 @@ mod tests {
 
     #[test]
     fn the_documented_example_holds() {
-        let c = compare(("a b c d", "a"), ("a b c e", "b"), &with_k(2)).unwrap();
+        let c = compare(("a b c d", "a"), ("a b c e", "b"), &plan(with_k(2))).unwrap();
         assert_eq!((c.first_shingles, c.second_shingles, c.common), (3, 3, 2));
         assert!((c.dice - 2.0 / 3.0).abs() < 1e-12);
         assert!((c.jaccard - 0.5).abs() < 1e-12);
@@ -231,7 +236,7 @@ mod tests {
         let c = compare(
             ("x one two three y four five six z", "a"),
             ("one two three q four five six", "b"),
-            &with_k(2),
+            &plan(with_k(2)),
         )
         .unwrap();
         assert_eq!(c.shared_fragments, ["one two three", "four five six"]);
@@ -239,7 +244,7 @@ mod tests {
 
     #[test]
     fn shared_runs_are_word_ranges_on_each_side() {
-        let comparer = Comparer::new(&with_k(2).resolve());
+        let comparer = Comparer::new(&Plan::try_from(&with_k(2)).unwrap());
         let a = comparer.prepare("x one two three y", "a").unwrap();
         let b = comparer.prepare("one two three q r", "b").unwrap();
         assert_eq!(a.shared_runs(&b), [Range { start: 1, end: 4 }]);
@@ -251,7 +256,7 @@ mod tests {
     #[test]
     fn identical_texts_share_everything() {
         let text = "one two three four five six seven eight nine ten";
-        let c = compare((text, "a"), (text, "b"), &Config::default()).unwrap();
+        let c = compare((text, "a"), (text, "b"), &plan(Config::default())).unwrap();
         assert_eq!(c.jaccard, 1.0);
         assert_eq!(c.estimated_jaccard, 1.0);
         assert_eq!(c.shared_supershingles, c.supershingles);
@@ -264,7 +269,7 @@ mod tests {
         let words: Vec<String> = (0..80).map(|i| format!("w{i}")).collect();
         let full = words.join(" ");
         let (head, tail) = (words[..40].join(" "), words[40..].join(" "));
-        let config = Config::default();
+        let config = plan(Config::default());
         let c = compare((&full, "a"), (&head, "b"), &config).unwrap();
         assert_eq!((c.first_lead_in_second, c.second_lead_in_first), (1.0, 1.0));
         // The tail holds none of the full text's lead, and the full text all of the tail's.
@@ -274,7 +279,8 @@ mod tests {
 
     #[test]
     fn short_text_is_rejected_with_counts() {
-        let err = compare(("a b", "notes.txt"), ("a b c d e f", "b"), &with_k(5)).unwrap_err();
+        let err =
+            compare(("a b", "notes.txt"), ("a b c d e f", "b"), &plan(with_k(5))).unwrap_err();
         assert_eq!(err.words, 2);
         assert!(err
             .to_string()

@@ -61,7 +61,7 @@ pub mod sketch;
 pub use cancel::Cancel;
 pub use clusterer::{Assignment, Clusterer, Clusters, RunOptions, Status, Summary};
 pub use compare::Comparison;
-pub use config::{Config, ConfigError, DedupConfig, Keep, ReuseConfig};
+pub use config::{Config, ConfigError, DedupConfig, Keep, Plan, ReuseConfig};
 pub use dedup::{Deduplication, Duplicate};
 pub use error::{Error, Result};
 pub use index::{Index, IndexAddition, IndexError};
@@ -78,20 +78,21 @@ pub use sketcher::{
 /// text's lead the other holds, and the shared fragments. A text with fewer words than the
 /// shingle size is an [`Error::TooShort`].
 pub fn compare(config: &Config, first: &str, second: &str) -> Result<Comparison> {
-    config.validate()?;
+    let plan = Plan::try_from(config)?;
     Ok(compare::compare(
         (first, "the first text"),
         (second, "the second text"),
-        config,
+        &plan,
     )?)
 }
 
 /// The canonical words of a text under `config`, one string: HTML reduced to its main text,
 /// entities decoded, Unicode normalized, case folded, words joined by single spaces. This is
-/// what is shingled and compared.
-pub fn canon(config: &Config, text: &str) -> String {
-    sketch::Sketcher::new(config)
+/// what is shingled and compared. An invalid `config` is an [`Error::Config`].
+pub fn canon(config: &Config, text: &str) -> Result<String> {
+    let plan = Plan::try_from(config)?;
+    Ok(sketch::Sketcher::new(&plan)
         .canonicalizer()
         .words(text)
-        .join(" ")
+        .join(" "))
 }

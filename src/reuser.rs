@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::cancel::Cancel;
 use crate::clusterer::RunOptions;
-use crate::config::Config;
+use crate::config::{Config, Plan};
 use crate::engine::collector::drop_duplicate_ids;
 use crate::engine::{cut_buckets_note, thread_pool, Timings};
 use crate::error::{Error, Result};
@@ -99,10 +99,10 @@ impl Reuser {
 
     /// A reuser under `config` with the given run options.
     pub fn with_options(config: &Config, options: RunOptions) -> Result<Reuser> {
-        config.validate()?;
+        let plan = Plan::try_from(config)?;
         Ok(Reuser {
             pool: thread_pool(options.threads, "reuse")?,
-            sketcher: Sketcher::new(config),
+            sketcher: Sketcher::new(&plan),
             config: config.clone(),
             options,
             batch: Vec::with_capacity(BATCH_RECORDS),

@@ -8,9 +8,9 @@
 
 use rayon::prelude::*;
 
-use crate::cluster::{clusters_of, join, open_alike, Known, Verifier};
+use crate::cluster::{clusters_of, join, open_alike, Known};
 use crate::clusterer::Status;
-use crate::config::Config;
+use crate::config::{Config, Plan};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::SetStore;
 use crate::error::{Error, Result};
@@ -61,10 +61,10 @@ pub struct DocumentSketcher {
 impl DocumentSketcher {
     /// A sketcher for `config` (checked first), with no boilerplate and one thread per core.
     pub fn new(config: &Config) -> Result<DocumentSketcher> {
-        config.validate()?;
+        let plan = Plan::try_from(config)?;
         Ok(DocumentSketcher {
-            sketcher: Sketcher::new(config),
-            maker: config.resolve().key_maker,
+            sketcher: Sketcher::new(&plan),
+            maker: plan.key_maker,
             boilerplate: Boilerplate::none(),
             pages: config.boilerplate.min_documents > 0,
             threads: 0,
@@ -208,8 +208,8 @@ impl PairVerdict {
 /// Checks a candidate pair as clustering does: its Jaccard, its containment, and whether it
 /// is a weak link (a Jaccard of at least `cluster.attach-similarity`, and texts that open
 /// alike where the pair does not pass outright).
-pub fn verify_pair(config: &Config, a: &DocumentSketch, b: &DocumentSketch) -> PairVerdict {
-    let verifier = Verifier::new(config);
+pub fn verify_pair(plan: &Plan, a: &DocumentSketch, b: &DocumentSketch) -> PairVerdict {
+    let (config, verifier) = (plan.config(), &plan.verifier);
     let exact = config.cluster.verify == crate::config::Verify::Exact;
     let (sa, sb) = (a.to_sketch(), b.to_sketch());
     let sets = || exact.then_some((a.shingles.as_slice(), b.shingles.as_slice()));
@@ -274,7 +274,7 @@ fn place_group(
     documents: &[DocumentSketch],
     pairs: Option<&[(usize, usize)]>,
 ) -> Result<Vec<Placement>> {
-    config.validate()?;
+    let plan = Plan::try_from(config)?;
     assert_eq!(ids.len(), documents.len(), "one id per document");
     let mut order: Vec<usize> = (0..ids.len()).collect();
     order.sort_by(|&x, &y| ids[x].cmp(ids[y]));
@@ -297,9 +297,8 @@ fn place_group(
         Vec::new()
     };
     let store = SetStore::of_sets(&sets);
-    let resolved = config.resolve();
     let joined = SetStore::reading_of(exact.then_some(&store), 0, |view| {
-        join(&sketches, view, &resolved, &known)
+        join(&sketches, view, &plan, &known)
     })
     .map_err(Error::spill)?;
     let clusters = clusters_of(joined.sets, &sketches);
@@ -364,7 +363,8 @@ mod tests {
         let config = Config::default();
         let sketcher = DocumentSketcher::new(&config).unwrap();
         let sketch = sketcher.sketch(STORY);
-        let stage = Sketcher::new(&config).sketch(STORY, &mut SketchBuffers::default());
+        let stage = Sketcher::new(&Plan::try_from(&config).unwrap())
+            .sketch(STORY, &mut SketchBuffers::default());
         assert_eq!(sketch.minima[..], stage.signature[..]);
         assert_eq!(sketch.shingles.len() as u32, stage.shingles);
         assert_eq!(sketch.status, Status::Ok);
@@ -405,12 +405,12 @@ mod tests {
         let a = sketcher.sketch(STORY);
         let b = sketcher.sketch(&STORY.replace("monday", "tuesday"));
         let c = sketcher.sketch("a recipe for bread with flour water salt and yeast baked hot");
-        let close = verify_pair(&config, &a, &b);
+        let close = verify_pair(&Plan::try_from(&config).unwrap(), &a, &b);
         let expected = crate::cluster::exact_jaccard(&a.shingles, &b.shingles);
         assert_eq!(close.jaccard, Some(expected));
         assert_eq!(close.score, Some(expected));
         assert!(close.links());
-        assert!(!verify_pair(&config, &a, &c).links());
+        assert!(!verify_pair(&Plan::try_from(&config).unwrap(), &a, &c).links());
     }
 
     #[test]

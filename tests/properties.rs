@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use megashingle::cluster::UnionFind;
 use megashingle::compare::compare;
-use megashingle::config::Config;
+use megashingle::config::{Config, Plan};
 use megashingle::io::read::ReadOptions;
 use megashingle::sketch::signature::{estimate_jaccard, splitmix64, MinHasher};
 use megashingle::{Clusterer, RunOptions};
@@ -86,7 +86,7 @@ proptest! {
         prop_assume!(second.len() >= k);
         let config = config_with_k(k);
         let (a, b) = (text(&base), text(&second));
-        let c = compare((&a, "a"), (&b, "b"), &config).expect("both texts have k words");
+        let c = compare((&a, "a"), (&b, "b"), &Plan::try_from(&config).unwrap()).expect("both texts have k words");
         let m = config.signature.minima as f64;
         prop_assert_eq!(c.minima, 84);
         // Exact values are consistent with the counts.

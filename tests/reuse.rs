@@ -195,6 +195,7 @@ fn one_quoted_sentence_and_a_shared_site_footer_are_not_reuse() {
 /// The canonical words of a text, split.
 fn words_of(config: &Config, text: &str) -> Vec<String> {
     megashingle::canon(config, text)
+        .unwrap()
         .split(' ')
         .filter(|w| !w.is_empty())
         .map(str::to_owned)

@@ -8,7 +8,7 @@
 
 use megashingle::corpus::set_store::fail_reads;
 use megashingle::index::Index;
-use megashingle::{Clusterer, Config, DedupConfig, Error, RunOptions};
+use megashingle::{Clusterer, Config, DedupConfig, Error, Plan, RunOptions};
 
 /// A configuration whose shingle sets all go to the temporary file.
 fn spilling() -> Config {
@@ -125,7 +125,7 @@ fn a_spilled_set_that_cannot_be_read_back_fails_every_pass_that_reads_it() {
                 &clustering.links,
                 &collection.sketches,
                 view,
-                &config.resolve(),
+                &Plan::try_from(&config).unwrap(),
             )
         })
     };

@@ -57,6 +57,6 @@ pub fn compare<'py>(
 #[pyo3(signature = (text, config=None))]
 pub fn canon(py: Python<'_>, text: &str, config: Option<PyRef<'_, PyConfig>>) -> PyResult<String> {
     let config = config_or_default(config);
-    config.validate().map_err(errors::library)?;
-    Ok(py.allow_threads(|| megashingle::canon(&config, text)))
+    py.allow_threads(|| megashingle::canon(&config, text))
+        .map_err(errors::library)
 }

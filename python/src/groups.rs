@@ -3,7 +3,7 @@
 //! pairs, and the rules it applies in Spark's own plan (the bucket rule of candidate pairs and
 //! verification's prefilter), each from the library so that the job and the command agree.
 
-use megashingle::{Config, DocumentSketch};
+use megashingle::{Config, DocumentSketch, Plan};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -71,12 +71,12 @@ pub fn verify_pairs<'py>(
             "verify_pairs needs as many first as second sketches",
         ));
     }
-    let config = config.config.clone();
+    let plan = Plan::try_from(&config.config).map_err(errors::library)?;
     let verdicts: Vec<megashingle::PairVerdict> = py.allow_threads(|| {
         use rayon::prelude::*;
         a.par_iter()
             .zip(&b)
-            .map(|(x, y)| megashingle::verify_pair(&config, x, y))
+            .map(|(x, y)| megashingle::verify_pair(&plan, x, y))
             .collect()
     });
     let jaccard: Vec<f64> = verdicts
@@ -201,6 +201,7 @@ pub fn bucket_rule(distinct: usize, max_bucket: usize) -> &'static str {
 
 /// The estimated Jaccard below which verification rejects a pair before anything else.
 #[pyfunction]
-pub fn verification_prefilter(config: PyRef<'_, PyConfig>) -> f64 {
-    megashingle::cluster::verify::Verifier::new(&config.config).prefilter
+pub fn verification_prefilter(config: PyRef<'_, PyConfig>) -> PyResult<f64> {
+    let plan = Plan::try_from(&config.config).map_err(errors::library)?;
+    Ok(plan.verifier.prefilter)
 }

@@ -6,7 +6,7 @@
 
 use megashingle::packed::{pack_sketch, unpack_sets, unpack_sketch};
 use megashingle::sketch::ShingleSets;
-use megashingle::{Config, DocumentSketch};
+use megashingle::{Config, DocumentSketch, Plan};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -193,11 +193,11 @@ pub fn verify_packed<'py>(
             "verify_packed needs as many first as second sketches",
         ));
     }
-    let config = config.config.clone();
+    let plan = Plan::try_from(&config.config).map_err(errors::library)?;
     let links: Vec<bool> = py.allow_threads(|| {
         a.iter()
             .zip(&b)
-            .map(|(x, y)| megashingle::verify_pair(&config, x, y).links())
+            .map(|(x, y)| megashingle::verify_pair(&plan, x, y).links())
             .collect()
     });
     Ok(links.into_pyarray(py))

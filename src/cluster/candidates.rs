@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::copies::Copies;
 use super::ClusterStats;
-use crate::config::{Config, Resolved};
+use crate::config::{Config, Plan};
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::Sketch;
 
@@ -71,7 +71,7 @@ pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;
 /// each part.
 pub(super) fn indexed_pairs(
     sketches: &[Sketch],
-    config: &Resolved,
+    config: &Plan,
     bucketing: &mut Bucketing,
     per_range: usize,
 ) -> Vec<(u32, u32)> {

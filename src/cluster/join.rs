@@ -13,7 +13,7 @@ use super::candidates::{indexed_pairs, Bucketing, INDEX_ENTRIES_PER_RANGE};
 use super::copies::find_copies;
 use super::verify::{open_alike, Buffers, KeptSets};
 use super::{Cluster, ClusterStats};
-use crate::config::Resolved;
+use crate::config::Plan;
 use crate::corpus::set_store::SetsView;
 use crate::sketch::Sketch;
 
@@ -204,7 +204,7 @@ pub fn joined_via(
     links: &[Link],
     sketches: &[Sketch],
     shingles: SetsView,
-    config: &Resolved,
+    config: &Plan,
 ) -> Vec<Option<Via>> {
     let documents = sketches.len();
     // Each document's links, in one list cut by offsets.
@@ -291,7 +291,7 @@ fn given_pairs(given: &[(u32, u32)], is_copy: impl Fn(u32) -> bool) -> Vec<(u32,
 /// representative check, then lone documents attached. `known` documents start in their
 /// stories, and only pairs with at least one other document are checked. Documents with a set
 /// in `shingles` are compared exactly, pairs with any other by their estimate.
-pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &Known) -> Joined {
+pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Plan, known: &Known) -> Joined {
     let mut stats = ClusterStats::default();
     let copies = find_copies(sketches, shingles, known.fresh_from);
     let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
@@ -302,15 +302,63 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
     bucketing.count_into(&mut stats);
     stats.candidate_pairs = pairs.len();
     stats.copies = copies.len();
+    let (mut verified, mut weak_links) = score_pairs(&pairs, sketches, shingles, config);
+    drop(pairs);
+    let attach = config.cluster.attach_similarity;
+    let copy_pairs = || copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect();
+    verified.add_run(copy_pairs());
+    if attach > 0.0 && attach <= 1.0 {
+        weak_links.push(copy_pairs());
+    }
+    stats.verified_pairs = verified.len();
+    let (mut sets, mut representative) = known_stories(sketches.len(), known);
+    let mut links = Vec::new();
+    join_strongest_first(
+        verified,
+        (&mut sets, &mut representative),
+        (sketches, shingles, config),
+        &mut links,
+        &mut stats,
+    );
+    if attach > 0.0 {
+        stats.attached = attach_lone_documents(
+            &mut sets,
+            weak_links.into_iter().flatten(),
+            attach,
+            &mut links,
+        );
+    }
+    let members = sets.sets();
+    let representatives = members
+        .iter()
+        .map(|set| representative[sets.find(set[0]) as usize])
+        .collect();
+    Joined {
+        sets: members,
+        representatives,
+        stats,
+        links,
+    }
+}
+
+/// Weak links of a slice of pairs: `(jaccard, a, b)`.
+type WeakLinks = Vec<(f64, u32, u32)>;
+
+/// The candidate pairs scored: the verified ones with their scores, strongest first, and the
+/// weak links (pairs that may attach a document left alone by the representative check) with
+/// their Jaccard. Pairs are scored a slice at a time, and what passes in a slice is kept in
+/// lists of its exact size (16 bytes a pair), the verified ones sorted strongest first: nothing
+/// is held twice or grown by doubling, and the runs are merged as they are joined.
+fn score_pairs(
+    pairs: &[(u32, u32)],
+    sketches: &[Sketch],
+    shingles: SetsView,
+    config: &Plan,
+) -> (StrongestFirst, Vec<WeakLinks>) {
     let verifier = config.verifier;
     let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
-    // The verified pairs with their scores, and the weak links (pairs that may attach a
-    // document left alone by the representative check) with their Jaccard. Pairs are scored a
-    // slice at a time, and what passes in a slice is kept in lists of its exact size (16 bytes a
-    // pair), the verified ones sorted strongest first: nothing is held twice or grown by
-    // doubling, and the runs are merged as they are joined.
     let mut verified = StrongestFirst::default();
-    let mut weak_links: Vec<Vec<(f64, u32, u32)>> = Vec::new();
+    let mut weak_links: Vec<WeakLinks> = Vec::new();
     for slice in pairs.chunks(SCORED_PER_SLICE) {
         let outcomes: Vec<Option<(f64, Option<f64>, bool)>> = slice
             .par_iter()
@@ -345,18 +393,14 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
             weak_links.push(weak);
         }
     }
-    drop(pairs);
-    let copy_weak = attach > 0.0 && attach <= 1.0;
-    let copy_pairs = || copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect();
-    verified.add_run(copy_pairs());
-    if copy_weak {
-        weak_links.push(copy_pairs());
-    }
-    stats.verified_pairs = verified.len();
-    let relaxed = verifier.relaxed();
-    let mut kept = KeptSets::default();
-    let mut sets = UnionFind::new(sketches.len());
-    let mut representative: Vec<u32> = (0..sketches.len() as u32).collect();
+    (verified, weak_links)
+}
+
+/// One set a document, with the `known` stories joined already (each with its representative
+/// and its members not loaded counted), and each set's representative.
+fn known_stories(documents: usize, known: &Known) -> (UnionFind, Vec<u32>) {
+    let mut sets = UnionFind::new(documents);
+    let mut representative: Vec<u32> = (0..documents as u32).collect();
     for story in &known.stories {
         for &member in &story.members {
             sets.union(story.representative, member);
@@ -365,7 +409,21 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
         sets.count_more(root, story.unloaded);
         representative[root as usize] = story.representative;
     }
-    let mut links = Vec::new();
+    (sets, representative)
+}
+
+/// Joins the verified pairs strongest first, each only when the representatives of the two
+/// sets it would join pass the relaxed check too (`cluster.check-representatives`); the larger
+/// set keeps its representative. Each join is a link.
+fn join_strongest_first(
+    verified: StrongestFirst,
+    (sets, representative): (&mut UnionFind, &mut [u32]),
+    (sketches, shingles, config): (&[Sketch], SetsView, &Plan),
+    links: &mut Vec<Link>,
+    stats: &mut ClusterStats,
+) {
+    let relaxed = config.verifier.relaxed();
+    let mut kept = KeptSets::default();
     for (score, a, b) in verified.merged() {
         let (ra, rb) = (sets.find(a), sets.find(b));
         if ra == rb {
@@ -399,25 +457,6 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Resolved, known: &
         });
         let root = sets.find(a);
         representative[root as usize] = keep;
-    }
-    if attach > 0.0 {
-        stats.attached = attach_lone_documents(
-            &mut sets,
-            weak_links.into_iter().flatten(),
-            attach,
-            &mut links,
-        );
-    }
-    let members = sets.sets();
-    let representatives = members
-        .iter()
-        .map(|set| representative[sets.find(set[0]) as usize])
-        .collect();
-    Joined {
-        sets: members,
-        representatives,
-        stats,
-        links,
     }
 }
 

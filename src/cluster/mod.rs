@@ -53,7 +53,7 @@ pub use verify::{
     estimate_containment, exact_jaccard, open_alike, PairSets, Verifier, MIN_CONTAINED_SHINGLES,
 };
 
-use crate::config::Resolved;
+use crate::config::Plan;
 use crate::corpus::set_store::SetsView;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
@@ -97,11 +97,7 @@ pub struct ClusterStats {
 
 /// Clusters of documents, sketches given in document-number order (by id); `sets` gives the
 /// shingle sets that verification compares, where it is exact.
-pub fn cluster(
-    sketches: &[Sketch],
-    sets: SetsView,
-    config: &Resolved,
-) -> (Vec<Cluster>, ClusterStats) {
+pub fn cluster(sketches: &[Sketch], sets: SetsView, config: &Plan) -> (Vec<Cluster>, ClusterStats) {
     let (clusters, stats, _) = cluster_with_links(sketches, sets, config);
     (clusters, stats)
 }
@@ -110,7 +106,7 @@ pub fn cluster(
 pub fn cluster_with_links(
     sketches: &[Sketch],
     sets: SetsView,
-    config: &Resolved,
+    config: &Plan,
 ) -> (Vec<Cluster>, ClusterStats, Vec<Link>) {
     let joined = join(sketches, sets, config, &Known::default());
     (
@@ -203,7 +199,11 @@ mod tests {
             sketch(vec![u32::MAX; 84], 0),
             sketch(vec![u32::MAX; 84], 0),
         ];
-        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters.len(), 4);
         assert_eq!(clusters[0].members, vec![(2, Some(1.0)), (0, Some(1.0))]);
         assert_eq!(clusters[1].members, vec![(1, Some(1.0))]);
@@ -223,14 +223,22 @@ mod tests {
             sketch(near(2), 10),
             sketch(near(3), 10),
         ];
-        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters.len(), 3);
         assert!(stats.cut_buckets > 0 && stats.cut_buckets <= stats.keys);
         assert_eq!(stats.cut_bucket_documents, 3);
         assert_eq!((stats.candidate_pairs, stats.copies), (0, 0));
         // At a bound of 3 they are one story, and nothing is cut.
         config.cluster.max_bucket = 3;
-        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters.len(), 1);
         assert_eq!((stats.cut_buckets, stats.cut_bucket_documents), (0, 0));
     }
@@ -244,7 +252,11 @@ mod tests {
         // Ten copies of one text and one near-copy of it: two distinct documents per bucket.
         let mut sketches = vec![sketch(a.clone(), 10); 10];
         sketches.insert(4, sketch(b, 10));
-        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters.len(), 1, "{clusters:?}");
         assert_eq!(clusters[0].members.len(), 11);
         assert_eq!(stats.copies, 9);
@@ -254,7 +266,11 @@ mod tests {
         // A third distinct text in their buckets cuts them: the copies still cluster, and
         // the cut counts the documents the originals stand for.
         sketches.push(sketch((0..80).chain(2000..2004).collect(), 10));
-        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters[0].members.len(), 10, "{clusters:?}");
         assert_eq!(stats.cut_bucket_documents, 12);
     }
@@ -269,13 +285,22 @@ mod tests {
         let distinct: Vec<Sketch> = (1..=12).map(|d| sketch(near(d), 50)).collect();
         let mut with_copies = distinct.clone();
         with_copies.extend(distinct.iter().take(6).cloned());
-        let (clusters, stats) = cluster(&with_copies, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &with_copies,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(stats.copies, 6);
         assert_eq!(clusters.len(), 1);
         let mut counted = ClusterStats::default();
         let copies = find_copies(&with_copies, SetsView::none(), 0);
         let mut bucketing = Bucketing::new(&config, 0, &copies);
-        let pairs = indexed_pairs(&with_copies, &config.resolve(), &mut bucketing, usize::MAX);
+        let pairs = indexed_pairs(
+            &with_copies,
+            &Plan::try_from(&config).unwrap(),
+            &mut bucketing,
+            usize::MAX,
+        );
         bucketing.count_into(&mut counted);
         // Anchored at document 0: 11 pairs, not the 66 of all pairs of 12 documents.
         assert_eq!(pairs.len(), 11, "{pairs:?}");
@@ -301,13 +326,17 @@ mod tests {
         let mut bucketing = Bucketing::new(&config, 0, &copies);
         let pairs = indexed_pairs(
             &sketches,
-            &config.resolve(),
+            &Plan::try_from(&config).unwrap(),
             &mut bucketing,
             INDEX_ENTRIES_PER_RANGE,
         );
         assert_eq!(pairs.len(), n - 1);
         assert!(pairs.iter().all(|&(a, _)| a == 0));
-        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters.len(), 1);
         assert_eq!(stats.copies, 0);
     }
@@ -318,7 +347,11 @@ mod tests {
         let minima: Vec<u32> = (0..84).collect();
         for n in [5_000, 5_001, 20_000] {
             let sketches = vec![sketch(minima.clone(), 100); n];
-            let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+            let (clusters, stats) = cluster(
+                &sketches,
+                SetsView::none(),
+                &Plan::try_from(&config).unwrap(),
+            );
             assert_eq!(clusters.len(), 1, "{n} copies");
             assert_eq!(clusters[0].members.len(), n);
             assert_eq!(stats.copies, n - 1);
@@ -365,7 +398,12 @@ mod tests {
             config.cluster.max_bucket = max_bucket;
             let pairs_in_ranges = |per_range| {
                 let mut bucketing = Bucketing::new(&config, 3, &copies);
-                let pairs = indexed_pairs(&sketches, &config.resolve(), &mut bucketing, per_range);
+                let pairs = indexed_pairs(
+                    &sketches,
+                    &Plan::try_from(&config).unwrap(),
+                    &mut bucketing,
+                    per_range,
+                );
                 let mut stats = ClusterStats::default();
                 bucketing.count_into(&mut stats);
                 (pairs, stats)
@@ -453,7 +491,7 @@ mod tests {
             &links,
             &sketches,
             SetsView::none(),
-            &config.resolve(),
+            &Plan::try_from(&config).unwrap(),
         );
         let hop = |partner, score, weak, depth| {
             Some(Via {
@@ -479,8 +517,11 @@ mod tests {
         // Shares 24 of 84 minima with `a`: estimated Jaccard 0.29, enough to attach only.
         let weak: Vec<u32> = (0..24).chain(1000..1060).collect();
         let sketches = vec![sketch(a.clone(), 100), sketch(a, 100), sketch(weak, 100)];
-        let (clusters, stats, links) =
-            cluster_with_links(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats, links) = cluster_with_links(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!((clusters.len(), stats.attached), (1, 1));
         assert_eq!(links.len(), 2);
         let via = joined_via(
@@ -488,7 +529,7 @@ mod tests {
             &links,
             &sketches,
             SetsView::none(),
-            &config.resolve(),
+            &Plan::try_from(&config).unwrap(),
         );
         assert_eq!(clusters[0].representative(), 0);
         assert!(matches!(
@@ -510,7 +551,12 @@ mod tests {
             })
         ));
         assert_eq!(
-            cluster(&sketches, SetsView::none(), &config.resolve()).0,
+            cluster(
+                &sketches,
+                SetsView::none(),
+                &Plan::try_from(&config).unwrap()
+            )
+            .0,
             clusters
         );
     }
@@ -529,7 +575,11 @@ mod tests {
             sketch(b.clone(), 100),
             sketch(b, 100),
         ];
-        let (clusters, stats) = cluster(&sketches, SetsView::none(), &config.resolve());
+        let (clusters, stats) = cluster(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+        );
         let together = |x: u32, y: u32| {
             clusters
                 .iter()
@@ -568,13 +618,23 @@ mod tests {
             pairs: None,
         };
         // Two known documents, however alike, are not joined again.
-        let joined = join(&sketches, SetsView::none(), &config.resolve(), &known(5));
+        let joined = join(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+            &known(5),
+        );
         assert!(!joined.sets.iter().any(|s| s.contains(&0) && s.contains(&1)));
         // The new document attaches to story 0, which has 6 documents though 1 is loaded...
         assert!(joined.sets.iter().any(|s| s == &vec![0, 2]), "{joined:?}");
         assert_eq!(joined.stats.attached, 1);
         // ...but not to a story of one.
-        let joined = join(&sketches, SetsView::none(), &config.resolve(), &known(0));
+        let joined = join(
+            &sketches,
+            SetsView::none(),
+            &Plan::try_from(&config).unwrap(),
+            &known(0),
+        );
         assert_eq!(joined.sets, vec![vec![0], vec![1], vec![2]]);
         assert_eq!(joined.representatives, vec![0, 1, 2]);
     }
@@ -598,13 +658,21 @@ mod tests {
         let jaccard = verifier.jaccard(&both()[0], &both()[1], || Some((&a[..], &b[..])));
         assert!((jaccard.unwrap() - 10.0 / 190.0).abs() < 1e-12);
         let store = SetStore::of_sets(&[a, b]);
-        let (clusters, _) = cluster(&both(), SetsView::of(&store, 0), &config.resolve());
+        let (clusters, _) = cluster(
+            &both(),
+            SetsView::of(&store, 0),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters.len(), 2);
         // Without sets the estimate (1.0) decides.
-        let (clusters, _) = cluster(&both(), SetsView::none(), &config.resolve());
+        let (clusters, _) = cluster(&both(), SetsView::none(), &Plan::try_from(&config).unwrap());
         assert_eq!(clusters.len(), 1);
         // Sets numbered from 1: document 0 has none, so the pair is estimated.
-        let (clusters, _) = cluster(&both(), SetsView::of(&store, 1), &config.resolve());
+        let (clusters, _) = cluster(
+            &both(),
+            SetsView::of(&store, 1),
+            &Plan::try_from(&config).unwrap(),
+        );
         assert_eq!(clusters.len(), 1);
         assert_eq!(exact_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
         assert_eq!(exact_jaccard(&[], &[]), 0.0);
@@ -658,7 +726,11 @@ mod tests {
             ]
         };
         let attached = |sketches: &[Sketch], config: &Config| {
-            let (clusters, stats) = cluster(sketches, SetsView::of(&store, 0), &config.resolve());
+            let (clusters, stats) = cluster(
+                sketches,
+                SetsView::of(&store, 0),
+                &Plan::try_from(config).unwrap(),
+            );
             assert_eq!(stats.attached, usize::from(clusters.len() == 1));
             clusters.len() == 1
         };

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use megashingle::compare::{compare, Comparison};
+use megashingle::Plan;
 
 use crate::cli::CompareArgs;
 use crate::cmd::files::{print, read_document};
@@ -15,7 +16,7 @@ use crate::exit::Outcome;
 
 /// Runs the command.
 pub fn run(args: CompareArgs) -> Result<Outcome> {
-    let config = args.config.resolve()?;
+    let plan = Plan::try_from(&args.config.resolve()?)?;
     let (first, second, first_name, second_name) = if args.text {
         (
             args.first,
@@ -31,7 +32,7 @@ pub fn run(args: CompareArgs) -> Result<Outcome> {
             args.second,
         )
     };
-    let comparison = compare((&first, &first_name), (&second, &second_name), &config)?;
+    let comparison = compare((&first, &first_name), (&second, &second_name), &plan)?;
     if args.json {
         print(&(serde_json::to_string(&comparison)? + "\n"))?;
     } else {

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use megashingle::cluster::joined_via;
-use megashingle::config::Resolved;
+use megashingle::config::Plan;
 use megashingle::corpus::set_store::SetStore;
 use megashingle::engine::{Collection, Collector, Timings};
 use megashingle::index::{Index, Open};
@@ -39,7 +39,7 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
         None,
     )?;
     // The settings every stage derives, worked out once for the whole command.
-    let config = args.config.resolve()?.resolve();
+    let config = Plan::try_from(&args.config.resolve()?)?;
     let options = read_options(&args.input, &args.report);
     let (collection, stories, timings) = match &args.clusters {
         None => {
@@ -98,7 +98,7 @@ pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
         Some(&args.config),
         Some(&args.db.db),
     )?;
-    let config = args.config.resolve()?.resolve();
+    let config = Plan::try_from(&args.config.resolve()?)?;
     let db = args.db.db.display().to_string();
     let (known, rows) = {
         let index = Index::open_by(&args.db.db, Open::Existing, "index report")?;
@@ -146,7 +146,7 @@ fn read_options(input: &InputArgs, report: &ReportOutputArgs) -> ReadOptions {
 fn collect(
     inputs: &[PathBuf],
     options: &ReadOptions,
-    config: &Resolved,
+    config: &Plan,
     run: &RunArgs,
     known: Option<megashingle::corpus::boilerplate::Boilerplate>,
 ) -> Result<Collection> {
@@ -174,7 +174,7 @@ fn write_report(
     how: Run,
     mut collection: Collection,
     stories: &Stories,
-    config: &Resolved,
+    config: &Plan,
 ) -> Result<Outcome> {
     let Run {
         inputs,

@@ -2,9 +2,9 @@
 //! how it is loaded. Layers apply in one order: built-in defaults < the file < command-line flags.
 //! Unknown keys and out-of-range values are errors that name the key and what is allowed.
 
-pub mod resolved;
+pub mod plan;
 
-pub use resolved::Resolved;
+pub use plan::Plan;
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::canonicalize::tokens::UnitScript;
 use crate::sketch::grouping::Grouping;
+pub use crate::sketch::grouping::Matching;
 
 /// A language with stop-word lists and a Snowball stemmer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -59,16 +60,6 @@ pub enum HtmlMode {
     Always,
     /// Never: the text is taken as it is.
     Never,
-}
-
-/// How candidate pairs are generated from the supershingles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Matching {
-    /// Two documents are candidates when they share a pair of supershingles (a megashingle).
-    Megashingle,
-    /// Two documents are candidates when they share one supershingle.
-    Supershingle,
 }
 
 /// How candidate pairs are verified.

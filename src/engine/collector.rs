@@ -18,7 +18,7 @@ use super::allocator::{give_back_free_pages, give_back_large_blocks};
 use super::statistics::sketch_with_statistics;
 use super::{thread_pool, Collection, Ids, Timings};
 use crate::cancel::Cancel;
-use crate::config::{Resolved, Verify};
+use crate::config::{Plan, Verify};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::{Place, SetStore};
 use crate::error::Error;
@@ -87,7 +87,7 @@ type Batches = Vec<std::io::Result<Vec<ShingledDocument>>>;
 /// batches go to the workers at once, and [`Collector::finish`] waits for them and makes the
 /// sketches of the whole collection.
 pub struct Collector {
-    config: Resolved,
+    config: Plan,
     options: CollectOptions,
     pool: Arc<rayon::ThreadPool>,
     sketcher: Arc<Sketcher>,
@@ -104,7 +104,7 @@ pub struct Collector {
 impl Collector {
     /// A collector for documents to sketch under `config` (validated by the caller); its worker
     /// threads start at once and wait for batches.
-    pub fn new(config: &Resolved, options: CollectOptions) -> Result<Collector, Error> {
+    pub fn new(config: &Plan, options: CollectOptions) -> Result<Collector, Error> {
         give_back_large_blocks();
         let pool = Arc::new(thread_pool(options.threads, "sketch")?);
         let sketcher = Arc::new(Sketcher::new(config));
@@ -349,7 +349,7 @@ fn collect(
     documents: Vec<ShingledDocument>,
     mut store: SetStore,
     sketcher: &Sketcher,
-    config: &Resolved,
+    config: &Plan,
     pool: &rayon::ThreadPool,
     options: &CollectOptions,
     read: ReadSummary,

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::cancel::Cancel;
 use crate::cluster::{cluster_with_links, Cluster, ClusterStats, Link};
-use crate::config::Resolved;
+use crate::config::Plan;
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::SetStore;
 use crate::error::Error;
@@ -112,7 +112,7 @@ pub struct Clustering {
 /// Clusters a collection with `threads` threads (0: one per core).
 pub fn cluster_collection(
     collection: &Collection,
-    config: &Resolved,
+    config: &Plan,
     threads: usize,
     progress: &dyn Progress,
     cancel: &Cancel,

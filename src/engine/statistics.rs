@@ -12,7 +12,7 @@ use super::allocator::give_back_free_pages;
 use super::Timings;
 use crate::cancel::Cancel;
 use crate::cluster::cluster;
-use crate::config::Resolved;
+use crate::config::Plan;
 use crate::corpus::boilerplate::{
     document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
 };
@@ -32,7 +32,7 @@ pub(super) fn sketch_with_statistics(
     store: &mut SetStore,
     outlines: Vec<TextOutline>,
     sketcher: &Sketcher,
-    config: &Resolved,
+    config: &Plan,
     known: &Arc<Boilerplate>,
     progress: &dyn Progress,
     cancel: &Cancel,
@@ -248,7 +248,7 @@ pub(super) const MIN_KEYS_PER_PART: usize = 1 << 24;
 /// Its pairs are verified from the minima, whatever `cluster.verify` says: these stories only
 /// decide how many stories share a shingle, and the estimate (lowered by the margin) spares
 /// reading every candidate pair's two sets, from a file for a large collection.
-pub(super) fn preliminary_stories(sketches: &[Sketch], config: &Resolved) -> Vec<u32> {
+pub(super) fn preliminary_stories(sketches: &[Sketch], config: &Plan) -> Vec<u32> {
     let (clusters, _) = cluster(sketches, SetsView::none(), config);
     let mut story = vec![0u32; sketches.len()];
     for (index, c) in clusters.iter().enumerate() {
@@ -305,7 +305,7 @@ mod tests {
             config.boilerplate.min_documents = 3;
             config.boilerplate.min_stories = 2;
             config.cluster.verify = verify;
-            let sketcher = Sketcher::new(&config);
+            let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
             let mut store = if on_file {
                 let mut store = SetStore::new(0);
                 store.push_block(sets.concat()).unwrap();
@@ -332,7 +332,7 @@ mod tests {
                 &mut store,
                 outlines.clone(),
                 &sketcher,
-                &config.resolve(),
+                &Plan::try_from(&config).unwrap(),
                 &Arc::new(Boilerplate::none()),
                 &crate::progress::Quiet,
                 &Cancel::default(),

@@ -25,7 +25,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cluster::{join, Joined, Known, KnownStory};
 use crate::clusterer::Status;
-use crate::config::Resolved;
+use crate::config::Plan;
 use crate::corpus::set_store::SetStore;
 use crate::engine::{Collection, Timings};
 use crate::index::error::{Damage, IndexError, Result};
@@ -107,7 +107,7 @@ const CANNOT_WRITE: &str = "cannot write to the index, which is left as it was";
 pub(crate) fn prepare<'s>(
     store: &'s mut Store,
     collection: Collection,
-    config: &Resolved,
+    config: &Plan,
     options: AddOptions,
 ) -> crate::Result<PreparedAdd<'s>> {
     let path = store.path.clone();
@@ -208,7 +208,7 @@ impl Clock {
 fn write_add(
     store: &mut Store,
     collection: Collection,
-    config: &Resolved,
+    config: &Plan,
     options: AddOptions,
 ) -> Result<std::io::Result<(WriteTransaction, AddReport, Clock)>> {
     let mut clock = Clock::start();
@@ -358,7 +358,7 @@ fn look_up(
     t: &mut Tables,
     before: Option<&ReadTransaction>,
     fresh: &[Sketch],
-    config: &Resolved,
+    config: &Plan,
     first_doc: u64,
     report: &mut AddReport,
 ) -> Result<Vec<(u32, u32)>> {
@@ -419,7 +419,7 @@ fn examine(
     before: Option<ReadTransaction>,
     pairs: Vec<(u32, u32)>,
     fresh: &[Sketch],
-    config: &Resolved,
+    config: &Plan,
     report: &mut AddReport,
 ) -> Result<FxHashMap<u32, Loaded>> {
     // Each candidate's pairs.
@@ -443,7 +443,7 @@ fn load(
     t: &Tables,
     linkable: FxHashMap<u32, Loaded>,
     fresh: Vec<Sketch>,
-    config: &Resolved,
+    config: &Plan,
 ) -> Result<(Neighbourhood, Vec<Sketch>, Known)> {
     let mut near = Neighbourhood::load(t, linkable)?;
     let mut all = near.sketches(config.signature.minima);
@@ -459,7 +459,7 @@ fn join_night(
     all: &[Sketch],
     sets: Option<SetStore>,
     near: &Neighbourhood,
-    config: &Resolved,
+    config: &Plan,
     known: Known,
     report: &mut AddReport,
 ) -> std::io::Result<Joined> {
@@ -757,7 +757,7 @@ impl Neighbourhood {
         docs: &(impl ReadableTable<u32, &'static [u8]> + Sync),
         by_candidate: &[&[(u32, u32)]],
         fresh: &[Sketch],
-        config: &Resolved,
+        config: &Plan,
     ) -> Result<FxHashMap<u32, Loaded>> {
         let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
         for part in by_candidate.chunks(EXAMINED_AT_ONCE) {
@@ -903,7 +903,7 @@ mod tests {
 
     #[test]
     fn passes_split_the_posting_pairs_into_key_ranges_in_order() {
-        let maker = Config::default().resolve().key_maker;
+        let maker = Plan::try_from(&Config::default()).unwrap().key_maker;
         // Sketches with pseudo-random minima, some sharing all of them, and one too short to
         // compare, which has no postings.
         let mut state = 7u64;

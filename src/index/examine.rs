@@ -9,7 +9,7 @@
 use rayon::prelude::*;
 
 use crate::cluster::ALL_PAIRS_BUCKET;
-use crate::config::Resolved;
+use crate::config::Plan;
 use crate::sketch::Sketch;
 
 /// The first fresh documents of a large bucket that a candidate is checked against: the join
@@ -57,7 +57,7 @@ pub(crate) fn linking(
     pairs: &[(u32, u32)],
     candidates: &[Sketch],
     fresh: &[Sketch],
-    config: &Resolved,
+    config: &Plan,
 ) -> Vec<bool> {
     let (verifier, attach) = (config.verifier, config.cluster.attach_similarity);
     let passing: Vec<bool> = pairs
@@ -121,14 +121,14 @@ mod tests {
         let pairs = [(0, 0), (1, 1), (2, 2), (3, 0)];
         let mut config = Config::default();
         config.cluster.attach_similarity = 0.2;
-        let weak = config.resolve();
+        let weak = Plan::try_from(&config).unwrap();
         assert_eq!(
             linking(&pairs, &candidates, &fresh, &weak),
             [true, true, false, false]
         );
         // Without weak links, 0.28 is below `cluster.min-similarity`.
         config.cluster.attach_similarity = 0.0;
-        let strict = config.resolve();
+        let strict = Plan::try_from(&config).unwrap();
         assert_eq!(
             linking(&pairs, &candidates, &fresh, &strict),
             [true, false, false, false]

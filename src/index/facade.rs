@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use crate::config::{Config, Resolved};
+use crate::config::{Config, Plan};
 use crate::engine::{thread_pool, CollectOptions, Collection, Collector, Timings};
 use crate::error::Result;
 use crate::index::add::{prepare, AddOptions, AddReport, PreparedAdd};
@@ -33,10 +33,10 @@ pub struct Index {
 }
 
 /// What queries under one configuration share, once it is found comparable with the
-/// index's: the configuration resolved and its sketcher.
+/// index's: its plan and its sketcher.
 struct Prepared {
     config: Config,
-    resolved: Resolved,
+    plan: Plan,
     sketcher: Sketcher,
 }
 
@@ -97,16 +97,15 @@ impl Index {
         options: RunOptions,
         upsert: bool,
     ) -> Result<IndexAddition<'_>> {
-        config.validate()?;
+        let plan = Plan::try_from(config)?;
         self.forget_reads();
         self.store.check_comparable(config)?;
         let mut clock = Instant::now();
         let known = known_boilerplate(&self.store)?;
         let mut timings = Timings::default();
         timings.lap("index: known boilerplate", &mut clock);
-        let config = config.resolve();
         let collector = Collector::new(
-            &config,
+            &plan,
             CollectOptions {
                 threads: options.threads,
                 strict: options.strict,
@@ -117,7 +116,7 @@ impl Index {
         )?;
         Ok(IndexAddition {
             index: self,
-            config,
+            config: plan,
             threads: options.threads,
             upsert,
             documents: Documents::Collecting(collector),
@@ -154,18 +153,19 @@ impl Index {
             match cached.as_ref() {
                 Some(p) if p.config == *config => Arc::clone(p),
                 _ => {
+                    let plan = Plan::try_from(config)?;
                     reader.check_comparable(config)?;
                     let p = Arc::new(Prepared {
                         config: config.clone(),
-                        resolved: config.resolve(),
-                        sketcher: Sketcher::new(config),
+                        sketcher: Sketcher::new(&plan),
+                        plan,
                     });
                     *cached = Some(Arc::clone(&p));
                     p
                 }
             }
         };
-        Ok(reader.query(text, &prepared.resolved, &prepared.sketcher)?)
+        Ok(reader.query(text, &prepared.plan, &prepared.sketcher)?)
     }
 
     /// Every indexed document with its story, story by story, as `index export` writes them.
@@ -213,7 +213,7 @@ impl Index {
 /// [`IndexAddition::commit`] at once.
 pub struct IndexAddition<'a> {
     index: &'a mut Index,
-    config: Resolved,
+    config: Plan,
     threads: usize,
     upsert: bool,
     documents: Documents,

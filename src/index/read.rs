@@ -8,7 +8,7 @@ use redb::{ReadOnlyTable, ReadableTable, ReadableTableMetadata};
 use rustc_hash::FxHashMap;
 
 use crate::cluster::estimate_containment;
-use crate::config::Resolved;
+use crate::config::Plan;
 use crate::corpus::boilerplate::Boilerplate;
 use crate::index::boilerplate::KnownBoilerplate;
 use crate::index::error::{Damage, IndexError, Result};
@@ -290,13 +290,13 @@ impl Reader {
 
     /// The indexed near-duplicates of `text` (see [`query`]); `config` must have passed
     /// [`Reader::check_comparable`], and `sketcher` be made from it.
-    pub fn query(&self, text: &str, config: &Resolved, sketcher: &Sketcher) -> Result<Vec<Match>> {
+    pub fn query(&self, text: &str, config: &Plan, sketcher: &Sketcher) -> Result<Vec<Match>> {
         self.found(text, config, sketcher)
             .map_err(|e| e.at(Path::new(&self.path)))
     }
 
     /// The matches of [`Reader::query`], their errors not yet given the index's path.
-    fn found(&self, text: &str, config: &Resolved, sketcher: &Sketcher) -> Result<Vec<Match>> {
+    fn found(&self, text: &str, config: &Plan, sketcher: &Sketcher) -> Result<Vec<Match>> {
         let Some(t) = &self.tables else {
             return Ok(Vec::new());
         };
@@ -376,7 +376,7 @@ impl Reader {
 /// Jaccard, less `cluster.estimate-margin` standard errors, reaches
 /// `cluster.attach-similarity` (or `cluster.min-similarity` when attaching is off), or whose
 /// containment passes; most similar first.
-pub fn query(store: &Store, text: &str, config: &Resolved) -> Result<Vec<Match>> {
+pub fn query(store: &Store, text: &str, config: &Plan) -> Result<Vec<Match>> {
     let reader = Reader::open(store)?;
     reader.check_comparable(config)?;
     reader.query(text, config, &Sketcher::new(config))

@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cluster::{Cluster, Via};
 use crate::compare::{Comparer, Prepared};
-use crate::config::{Config, Resolved};
+use crate::config::{Config, Plan};
 use crate::engine::Collection;
 use crate::io::read::{read_inputs, ReadError, ReadOptions};
 use crate::io::time::format_time;
@@ -152,7 +152,7 @@ pub struct Setting<'a> {
     /// The inputs, as named on the command line.
     pub inputs: &'a [PathBuf],
     /// The configuration the stories were made with.
-    pub config: &'a Resolved,
+    pub config: &'a Plan,
     /// The time column, when one is read.
     pub time_column: Option<String>,
     /// Other columns shown (read into each record's columns).
@@ -419,7 +419,7 @@ mod tests {
                     &clustering.links,
                     &collection.sketches,
                     sets,
-                    &config.resolve(),
+                    &Plan::try_from(&config).unwrap(),
                 )
             })
             .unwrap();
@@ -431,7 +431,7 @@ mod tests {
             source: StorySource::Clustered,
         };
         let texts = read_texts(&inputs, &options, &collection, &stories.clusters, &config);
-        let resolved = config.resolve();
+        let resolved = Plan::try_from(&config).unwrap();
         let setting = Setting {
             inputs: &inputs,
             config: &resolved,

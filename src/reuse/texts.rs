@@ -49,11 +49,11 @@ pub fn mask_boilerplate(texts: &mut [Text], min_documents: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config::{Config, Plan};
 
     #[test]
     fn texts_keep_shingles_in_order_and_mask_what_many_share() {
-        let sketcher = Sketcher::new(&Config::default());
+        let sketcher = Sketcher::new(&Plan::try_from(&Config::default()).unwrap());
         let mut scratch = SketchBuffers::default();
         let t = text_of(&sketcher, "<p>One two three</p> four five", &mut scratch);
         assert_eq!((t.words, t.k, t.keys.len()), (5, 3, 3));

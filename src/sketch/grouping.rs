@@ -7,7 +7,17 @@
 //! area (pairs never seen). A missed pair is lost while a needless one only costs a check, so
 //! the choice minimizes `FALSE_NEGATIVE_WEIGHT`·FN + (1-`FALSE_NEGATIVE_WEIGHT`)·FP.
 
-use crate::config::Matching;
+use serde::{Deserialize, Serialize};
+
+/// How candidate pairs are generated from the supershingles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Matching {
+    /// Two documents are candidates when they share a pair of supershingles (a megashingle).
+    Megashingle,
+    /// Two documents are candidates when they share one supershingle.
+    Supershingle,
+}
 
 /// How much more a false negative costs than a false positive, as a share of the total.
 pub const FALSE_NEGATIVE_WEIGHT: f64 = 0.8;

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
-use crate::config::{Config, ScriptCount, ShingleConfig};
+use crate::config::{Plan, ScriptCount, ShingleConfig};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::sketch::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher};
 use crate::sketch::signature::MinHasher;
@@ -126,8 +126,9 @@ pub struct Sketcher {
 }
 
 impl Sketcher {
-    /// A sketcher for `config`.
-    pub fn new(config: &Config) -> Sketcher {
+    /// A sketcher for `plan`.
+    pub fn new(plan: &Plan) -> Sketcher {
+        let config = plan.config();
         Sketcher {
             canonicalizer: Canonicalizer::new(&config.canonicalize),
             hasher: ShingleHasher::new(config.signature.seed),
@@ -364,6 +365,7 @@ impl Sketcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn five_word_shingles() -> Config {
         let mut config = Config::default();
@@ -373,7 +375,7 @@ mod tests {
 
     #[test]
     fn golden_signature_is_stable() {
-        let sketcher = Sketcher::new(&five_word_shingles());
+        let sketcher = Sketcher::new(&Plan::try_from(&five_word_shingles()).unwrap());
         let sketch = sketcher.sketch(
             "The quick brown fox jumps over the lazy dog near the river bank",
             &mut SketchBuffers::default(),
@@ -409,7 +411,7 @@ mod tests {
         // Little added: the set shrinks; much added: less than a fifth is left, all is kept.
         for added in [vec![21, 28], (0..45).map(|i| i * 7).collect()] {
             let after = common([7, 14, 1000].into_iter().chain(added).collect());
-            let sketcher = Sketcher::new(&Config::default());
+            let sketcher = Sketcher::new(&Plan::try_from(&Config::default()).unwrap());
             let (mut set, mut rest) = (Vec::new(), Vec::new());
             let mut sketch =
                 sketcher.sketch_set(outline.clone(), &full, &before, &mut set, &mut rest);
@@ -429,7 +431,7 @@ mod tests {
     fn shingles_appended_to_a_list_are_those_made_alone() {
         let mut config = Config::default();
         config.canonicalize.main_text = true;
-        let sketcher = Sketcher::new(&config);
+        let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
         let page = "<html><body><nav><a href=/>Home</a> <a href=/w>World</a> <a href=/s>Sport</a>\
             </nav><article><p>The council approved the new budget for the city library on \
             Monday evening after a long debate.</p></article></body></html>";
@@ -520,7 +522,7 @@ mod tests {
                 2 => config.canonicalize.html = crate::config::HtmlMode::Never,
                 _ => config.canonicalize.html = crate::config::HtmlMode::Always,
             }
-            let sketcher = Sketcher::new(&config);
+            let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
             let mut scratch = SketchBuffers::default();
             for with_page in [false, true] {
                 let streamed = sketcher.shingles(&text, &mut scratch, with_page);
@@ -538,7 +540,7 @@ mod tests {
 
     #[test]
     fn short_texts_have_no_shingles() {
-        let sketcher = Sketcher::new(&five_word_shingles());
+        let sketcher = Sketcher::new(&Plan::try_from(&five_word_shingles()).unwrap());
         let sketch = sketcher.sketch("only four words here", &mut SketchBuffers::default());
         assert_eq!(sketch.words, 4);
         assert!(!sketch.is_comparable());
@@ -547,7 +549,7 @@ mod tests {
 
     #[test]
     fn markup_and_case_do_not_change_the_sketch() {
-        let sketcher = Sketcher::new(&Config::default());
+        let sketcher = Sketcher::new(&Plan::try_from(&Config::default()).unwrap());
         let mut scratch = SketchBuffers::default();
         let a = sketcher.sketch("Один два три четыре пять шесть", &mut scratch);
         let b = sketcher.sketch(

@@ -14,7 +14,7 @@ use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::compare::compare;
-use megashingle::config::Config;
+use megashingle::config::{Config, Plan};
 use megashingle::io::read::{read_inputs, InputFormat, ReadOptions};
 
 use crate::common::{megashingle, single_error_line, stderr_of, stdout_of, temp};
@@ -599,7 +599,7 @@ proptest! {
         let (first, second) = (String::from_utf8_lossy(&first), String::from_utf8_lossy(&second));
         let _ = canonicalizer.words(&first);
         let _ = canonicalizer.dropped_lines(&first);
-        match compare((&first, "first.html"), (&second, "second.eml"), &config) {
+        match compare((&first, "first.html"), (&second, "second.eml"), &Plan::try_from(&config).unwrap()) {
             Ok(comparison) => {
                 prop_assert!((0.0..=1.0).contains(&comparison.jaccard));
                 prop_assert!(comparison.common <= comparison.first_shingles.min(comparison.second_shingles));
