@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::engine::collector::drop_duplicate_ids;
 use crate::engine::{cut_buckets_note, thread_pool, Timings};
 use crate::error::{Error, Result};
-use crate::io::read::{read_inputs, Origin, ReadOptions, ReadSummary, Record};
+use crate::io::read::{read_inputs, Origin, ReadItem, ReadOptions, ReadSummary, Record};
 use crate::progress::Stage;
 use crate::reuse::texts::{mask_boilerplate, text_of};
 use crate::reuse::{find_pairs, share, Pair, ReuseStats, Settings, Text};
@@ -155,9 +155,17 @@ impl Reuser {
     /// adds every usable record; each skipped record is reported to the progress as a warning
     /// and counted.
     pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<()> {
-        let progress = self.options.progress.clone();
-        let mut warn = |message: String| progress.warn(&message);
-        let summary = read_inputs(inputs, options, &mut |r| self.add_record(r), &mut warn)?;
+        let mut records = read_inputs(inputs, options);
+        for item in records.by_ref() {
+            match item? {
+                ReadItem::Record(record) => self.add_record(record),
+                ReadItem::Skipped(report) => self.options.progress.warn(&report),
+            }
+            if self.options.cancel.is_cancelled() {
+                break;
+            }
+        }
+        let summary = records.summary();
         self.read.records += summary.records;
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;

@@ -22,7 +22,7 @@ use crate::config::{Resolved, Verify};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::{Place, SetStore};
 use crate::error::Error;
-use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
+use crate::io::read::{read_inputs, Origin, ReadError, ReadItem, ReadOptions, ReadSummary, Record};
 use crate::progress::{Progress, Stage};
 use crate::sketch::{Sketch, SketchBuffers, Sketcher, TextOutline};
 
@@ -216,9 +216,18 @@ impl Collector {
     /// Reads every input and adds its records; each skipped record's one-line report goes to
     /// the progress as a warning. Fails on an input that cannot be read at all.
     pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<(), ReadError> {
-        let progress = self.options.progress.clone();
-        let mut warn = |message: String| progress.warn(&message);
-        let summary = read_inputs(inputs, options, &mut |record| self.add(record), &mut warn)?;
+        let mut records = read_inputs(inputs, options);
+        for item in records.by_ref() {
+            match item? {
+                ReadItem::Record(record) => self.add(record),
+                ReadItem::Skipped(report) => self.options.progress.warn(&report),
+            }
+            if self.options.cancel.is_cancelled() {
+                // Reading stops with the reader: nothing more would be kept.
+                break;
+            }
+        }
+        let summary = records.summary();
         self.read.records += summary.records;
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;
