@@ -169,6 +169,8 @@ impl Reuser {
         self.read.records += summary.records;
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;
+        self.read.malformed += summary.malformed;
+        self.read.not_text += summary.not_text;
         Ok(())
     }
 
@@ -231,6 +233,8 @@ impl Reuser {
             too_short: texts.iter().filter(|t| t.keys.is_empty()).count(),
             pairs: pairs.len(),
             skipped: self.read.skipped + duplicates,
+            malformed: self.read.malformed,
+            not_text: self.read.not_text,
             boilerplate,
             stats,
         };
@@ -256,6 +260,10 @@ pub struct ReuseSummary {
     pub pairs: usize,
     /// Records skipped while reading or for a duplicate id.
     pub skipped: u64,
+    /// Malformed byte sequences of the inputs read as U+FFFD.
+    pub malformed: u64,
+    /// WARC responses left out for a type that is not text.
+    pub not_text: u64,
     /// Distinct shingles left out as boilerplate.
     pub boilerplate: usize,
     /// Counts from the search.
@@ -266,13 +274,19 @@ impl ReuseSummary {
     /// The summary line: documents, pairs, candidates, boilerplate, skipped records, time.
     pub fn line(&self, elapsed: Duration) -> String {
         format!(
-            "{} documents, {} reuse pairs of {} candidate pairs aligned; {} too short to compare; {} boilerplate shingles left out; {} records skipped{}; {:.2} s",
+            "{} documents, {} reuse pairs of {} candidate pairs aligned; {} too short to compare; {} boilerplate shingles left out; {} records skipped{}{}; {:.2} s",
             self.documents,
             self.pairs,
             self.stats.candidates,
             self.too_short,
             self.boilerplate,
             self.skipped,
+            ReadSummary {
+                malformed: self.malformed,
+                not_text: self.not_text,
+                ..ReadSummary::default()
+            }
+            .notes(),
             cut_buckets_note(self.stats.cut_buckets, self.stats.cut_documents),
             elapsed.as_secs_f64()
         )

@@ -104,13 +104,19 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     if !args.run.quiet {
         let removed = dedup.duplicates().len();
         eprintln!(
-            "megashingle: {} records in, {} kept, {removed} removed as duplicates ({} stories of 2 or more; keep {}, threshold {}); {} records skipped; {:.2} s",
+            "megashingle: {} records in, {} kept, {removed} removed as duplicates ({} stories of 2 or more; keep {}, threshold {}); {} records skipped{}; {:.2} s",
             summary.documents,
             summary.documents - removed,
             summary.multi_clusters,
             config.dedup.keep,
             config.dedup.threshold,
             summary.skipped,
+            megashingle::io::read::ReadSummary {
+                malformed: summary.malformed,
+                not_text: summary.not_text,
+                ..Default::default()
+            }
+            .notes(),
             started.elapsed().as_secs_f64()
         );
     }

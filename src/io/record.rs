@@ -256,6 +256,25 @@ pub enum Entry {
     NotText,
 }
 
+impl ReadSummary {
+    /// What a command's summary line says of the bytes read besides the records skipped:
+    /// malformed sequences replaced, and WARC responses left out (`; 3 malformed byte
+    /// sequences read as U+FFFD`); empty when there were none.
+    pub fn notes(&self) -> String {
+        let mut notes = match self.malformed {
+            0 => String::new(),
+            n => format!("; {n} malformed byte sequences read as U+FFFD"),
+        };
+        if self.not_text > 0 {
+            notes.push_str(&format!(
+                "; {} WARC responses not of a text type left out",
+                self.not_text
+            ));
+        }
+        notes
+    }
+}
+
 /// Texts of at least this many bytes are moved rather than copied out of a CSV record, and a
 /// JSONL line buffer that grew this large is given back once its record is read.
 pub(crate) const LONG_TEXT_BYTES: usize = 1 << 20;
