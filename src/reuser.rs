@@ -131,6 +131,7 @@ impl Reuser {
                 order: (u32::MAX, position),
                 source: Arc::from("document"),
                 line: position,
+                dated: None,
             },
         });
         Ok(())

@@ -105,6 +105,7 @@ pub fn read_document(
         id,
         document: decode_document(bytes, kind),
         source,
+        newest_kept: false,
     })
 }
 
@@ -141,6 +142,7 @@ impl<R: BufRead> Iterator for MboxReader<R> {
                     id,
                     document,
                     source: Arc::from(format!("{}#{number}", self.source)),
+                    newest_kept: false,
                 })
             }
             Err(e) => Err(ReadError::Io {

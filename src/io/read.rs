@@ -338,6 +338,7 @@ impl Records<'_> {
             order: (self.input, self.serial),
             source,
             line,
+            dated: None,
         }
     }
 
@@ -360,8 +361,10 @@ impl Records<'_> {
                 id,
                 document,
                 source,
+                newest_kept,
             } => {
-                let origin = self.origin(source, 0);
+                let mut origin = self.origin(source, 0);
+                origin.dated = document.time.filter(|_| newest_kept);
                 self.accept_document(id, document, origin)?
             }
             Entry::Skipped { source, line, what } => {

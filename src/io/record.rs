@@ -14,6 +14,9 @@ pub struct Origin {
     pub source: Arc<str>,
     /// Line where the record starts; 0 for whole-file documents.
     pub line: u64,
+    /// For a record of which the newest of one id is kept (a WARC record), its date; `None`
+    /// for the others, of which the first in input order is kept.
+    pub dated: Option<i64>,
 }
 
 impl std::fmt::Display for Origin {
@@ -242,6 +245,8 @@ pub enum Entry {
         document: DocumentText,
         /// Where it came from, as named in messages.
         source: Arc<str>,
+        /// Of two documents with this id, the newer is kept (WARC records, by `WARC-Date`).
+        newest_kept: bool,
     },
     /// A record that cannot be used, and why.
     Skipped {

@@ -259,6 +259,7 @@ impl<R> WarcEntries<R> {
                     id: document.uri,
                     document: text,
                     source: at(document.offset),
+                    newest_kept: true,
                 }
             }
             WarcItem::NotText => Entry::NotText,
