@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::config::Config;
-use megashingle::io::read::{read_inputs, ReadOptions, Record};
+use megashingle::io::read::{read_inputs, ReadItem, ReadOptions, Record};
 use megashingle::sketch::shingle::ShingleHasher;
 
 /// Records per batch sent to the workers, as in the crate's pipeline.
@@ -102,18 +102,22 @@ fn main() {
     let inputs = [csv.clone()];
     let (read, counts) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
-            let mut warn = |message: String| eprintln!("floor: warning: {message}");
-            let mut batch = Vec::with_capacity(BATCH_RECORDS);
-            let mut emit = |record: Record| {
-                batch.push(record);
+            let mut batch: Vec<Record> = Vec::with_capacity(BATCH_RECORDS);
+            let options = ReadOptions::default();
+            let mut records = read_inputs(&inputs, &options);
+            for item in records.by_ref() {
+                match item {
+                    Ok(ReadItem::Record(record)) => batch.push(record),
+                    Ok(ReadItem::Skipped(message)) => eprintln!("floor: warning: {message}"),
+                    Err(e) => return Err(e),
+                }
                 if batch.len() == BATCH_RECORDS {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
                     let _ = sender.send(full);
                 }
-            };
-            let read = read_inputs(&inputs, &ReadOptions::default(), &mut emit, &mut warn);
+            }
             let _ = sender.send(batch);
-            read
+            Ok(records.summary())
         });
         let counts = pool.install(|| {
             receiver

@@ -352,16 +352,12 @@ impl Summary {
             ),
         };
         let cut = cut_buckets_note(self.cut_buckets, self.cut_bucket_documents);
-        let mut malformed = match self.malformed {
-            0 => String::new(),
-            n => format!("; {n} malformed byte sequences read as U+FFFD"),
-        };
-        if self.not_text > 0 {
-            malformed.push_str(&format!(
-                "; {} WARC responses not of a text type left out",
-                self.not_text
-            ));
+        let malformed = crate::io::read::ReadSummary {
+            malformed: self.malformed,
+            not_text: self.not_text,
+            ..Default::default()
         }
+        .notes();
         format!(
             "{} documents in {} clusters ({} clusters of 2 or more hold {} documents); {} too short to compare; {} records skipped{malformed}{on_file}{cut}; {:.2} s",
             self.documents,

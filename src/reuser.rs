@@ -15,7 +15,7 @@ use crate::config::{Config, Plan};
 use crate::engine::collector::drop_duplicate_ids;
 use crate::engine::{cut_buckets_note, thread_pool, Timings};
 use crate::error::{Error, Result};
-use crate::io::read::{read_inputs, Origin, ReadOptions, ReadSummary, Record};
+use crate::io::read::{read_inputs, Origin, ReadItem, ReadOptions, ReadSummary, Record};
 use crate::progress::Stage;
 use crate::reuse::texts::{mask_boilerplate, text_of};
 use crate::reuse::{find_pairs, share, Pair, ReuseStats, Settings, Text};
@@ -131,6 +131,7 @@ impl Reuser {
                 order: (u32::MAX, position),
                 source: Arc::from("document"),
                 line: position,
+                dated: None,
             },
         });
         Ok(())
@@ -155,12 +156,22 @@ impl Reuser {
     /// adds every usable record; each skipped record is reported to the progress as a warning
     /// and counted.
     pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<()> {
-        let progress = self.options.progress.clone();
-        let mut warn = |message: String| progress.warn(&message);
-        let summary = read_inputs(inputs, options, &mut |r| self.add_record(r), &mut warn)?;
+        let mut records = read_inputs(inputs, options);
+        for item in records.by_ref() {
+            match item? {
+                ReadItem::Record(record) => self.add_record(record),
+                ReadItem::Skipped(report) => self.options.progress.warn(&report),
+            }
+            if self.options.cancel.is_cancelled() {
+                break;
+            }
+        }
+        let summary = records.summary();
         self.read.records += summary.records;
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;
+        self.read.malformed += summary.malformed;
+        self.read.not_text += summary.not_text;
         Ok(())
     }
 
@@ -223,6 +234,8 @@ impl Reuser {
             too_short: texts.iter().filter(|t| t.keys.is_empty()).count(),
             pairs: pairs.len(),
             skipped: self.read.skipped + duplicates,
+            malformed: self.read.malformed,
+            not_text: self.read.not_text,
             boilerplate,
             stats,
         };
@@ -248,6 +261,10 @@ pub struct ReuseSummary {
     pub pairs: usize,
     /// Records skipped while reading or for a duplicate id.
     pub skipped: u64,
+    /// Malformed byte sequences of the inputs read as U+FFFD.
+    pub malformed: u64,
+    /// WARC responses left out for a type that is not text.
+    pub not_text: u64,
     /// Distinct shingles left out as boilerplate.
     pub boilerplate: usize,
     /// Counts from the search.
@@ -258,13 +275,19 @@ impl ReuseSummary {
     /// The summary line: documents, pairs, candidates, boilerplate, skipped records, time.
     pub fn line(&self, elapsed: Duration) -> String {
         format!(
-            "{} documents, {} reuse pairs of {} candidate pairs aligned; {} too short to compare; {} boilerplate shingles left out; {} records skipped{}; {:.2} s",
+            "{} documents, {} reuse pairs of {} candidate pairs aligned; {} too short to compare; {} boilerplate shingles left out; {} records skipped{}{}; {:.2} s",
             self.documents,
             self.pairs,
             self.stats.candidates,
             self.too_short,
             self.boilerplate,
             self.skipped,
+            ReadSummary {
+                malformed: self.malformed,
+                not_text: self.not_text,
+                ..ReadSummary::default()
+            }
+            .notes(),
             cut_buckets_note(self.stats.cut_buckets, self.stats.cut_documents),
             elapsed.as_secs_f64()
         )

@@ -302,3 +302,37 @@ fn mails_give_the_words_of_their_text() {
         "{explained}"
     );
 }
+
+#[test]
+fn every_reading_command_counts_the_malformed_bytes_it_replaced() {
+    let dir = temp();
+    let folder = dir.path().join("pages");
+    std::fs::create_dir(&folder).unwrap();
+    let (_, paragraph) = PAGES[7];
+    let mut bad = page("<meta charset=utf-8>", paragraph).into_bytes();
+    let end = bad.len() - bad.iter().rev().position(|&b| b == b'<').unwrap() - 1;
+    bad.splice(end..end, *b" \xC3 ");
+    std::fs::write(folder.join("a.html"), bad).unwrap();
+    std::fs::write(folder.join("b.html"), page("", paragraph)).unwrap();
+    let csv = format!("id,text\n1,{}\n2,{}", PAGES[2].1, PAGES[2].1);
+    let mut csv = encoding_rs::SHIFT_JIS.encode(&csv).0.into_owned();
+    // 0xFF is no byte of Shift_JIS.
+    csv.extend_from_slice(b"\xFF\n");
+    std::fs::write(dir.path().join("sjis.csv"), &csv).unwrap();
+    let runs: [&[&str]; 5] = [
+        &["cluster", "pages"],
+        &["reuse", "pages"],
+        &["report", "pages", "-o", "r.html"],
+        &["index", "add", "--db", "s.db", "pages"],
+        &["dedup", "sjis.csv", "--encoding", "shift_jis"],
+    ];
+    for args in runs {
+        let output = megashingle(dir.path()).args(args).output().unwrap();
+        let err = common::stderr_of(&output);
+        assert!(output.status.success(), "{args:?}: {err}");
+        assert!(
+            err.contains("; 1 malformed byte sequences read as U+FFFD"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -487,6 +487,71 @@ fn duplicate_id_across_two_inputs_names_both_files() {
     );
 }
 
+/// A WARC `resource` record of `uri`, dated `date`, holding `text`.
+fn warc_resource(uri: &str, date: &str, text: &str) -> Vec<u8> {
+    let mut out = format!(
+        "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: {uri}\r\nWARC-Date: {date}\r\n\
+         Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+        text.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+#[test]
+fn a_repeated_warc_uri_keeps_the_newer_record_and_names_both() {
+    for newer_first in [false, true] {
+        let dir = temp();
+        std::fs::create_dir(dir.path().join("crawl")).unwrap();
+        let old = warc_resource("http://a/x", "2025-06-03T10:00:00Z", LONG_A);
+        let new = warc_resource("http://a/x", "2025-06-04T10:00:00Z", LONG_B);
+        let (first, second) = if newer_first {
+            (&new, &old)
+        } else {
+            (&old, &new)
+        };
+        let second_at = first.len();
+        std::fs::write(
+            dir.path().join("crawl/c.warc"),
+            [&first[..], second].concat(),
+        )
+        .unwrap();
+        write(&dir, "crawl/b.txt", LONG_B);
+        let assert = megashingle(dir.path())
+            .args(["cluster", "-q", "crawl"])
+            .assert()
+            .code(1);
+        let output = assert.get_output();
+        let line = only_line_starting(output, "warning: ");
+        let (at, expected) = if newer_first {
+            (
+                format!("crawl/c.warc@{second_at}"),
+                "first seen at".to_owned(),
+            )
+        } else {
+            (
+                "crawl/c.warc@0".to_owned(),
+                format!("seen again at crawl/c.warc@{second_at} with a newer date, which is kept"),
+            )
+        };
+        assert!(
+            line.starts_with(&format!("warning: {at}: duplicate id \"http://a/x\""))
+                && line.contains(&expected)
+                && line.ends_with("; record skipped"),
+            "{line}"
+        );
+        // The newer text is kept: it is the text of b.txt, so the two make one story.
+        let rows = parse_table(&stdout_of(output));
+        let stories: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.doc_id.as_str(), r.cluster_id.as_str()))
+            .collect();
+        assert_eq!(stories, [("b.txt", "b.txt"), ("http://a/x", "b.txt")]);
+    }
+}
+
 #[test]
 fn strict_makes_a_duplicate_id_fatal() {
     let dir = temp();

@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use megashingle::io::charset::{decode, prescan, TextKind};
-use megashingle::io::mime::{for_each_mbox_message, read_mail};
+use megashingle::io::mime::{read_mail, MboxMessages};
 use megashingle::io::transcode::Utf8Reader;
 use megashingle::io::warc::WarcReader;
 use proptest::prelude::*;
@@ -50,10 +50,10 @@ fn read_warc(bytes: &[u8]) -> usize {
 }
 
 fn read_mbox(bytes: &[u8]) {
-    let _ = for_each_mbox_message(bytes, |_, message| {
+    for message in MboxMessages::new(bytes) {
+        let Ok((_, message)) = message else { break };
         let _ = read_mail(&message);
-        Ok(())
-    });
+    }
 }
 
 proptest! {
@@ -74,7 +74,7 @@ proptest! {
         read_mbox(&bytes);
         read_warc(&bytes);
         let mut text = String::new();
-        let malformed = std::rc::Rc::default();
+        let malformed = std::sync::Arc::default();
         let mut reader = Utf8Reader::new(&bytes[..], encoding_rs::SHIFT_JIS, false, malformed);
         prop_assert!(reader.read_to_string(&mut text).is_ok());
     }

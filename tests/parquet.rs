@@ -423,7 +423,7 @@ fn index_add_reads_parquet_as_it_reads_csv() {
 
 #[test]
 fn the_time_of_a_timestamp_or_date_column_is_read() {
-    use megashingle::io::read::{read_inputs, ReadOptions};
+    use megashingle::io::read::{read_inputs, ReadItem, ReadOptions};
     let dir = temp();
     let path = dir.path().join("t.parquet");
     let mut date = arrow_array::builder::Date32Builder::new();
@@ -450,10 +450,12 @@ fn the_time_of_a_timestamp_or_date_column_is_read() {
         ..ReadOptions::default()
     };
     let mut records = Vec::new();
-    read_inputs(&[path], &options, &mut |r| records.push(r), &mut |w| {
-        panic!("{w}")
-    })
-    .unwrap();
+    for item in read_inputs(&[path], &options) {
+        match item.unwrap() {
+            ReadItem::Record(r) => records.push(r),
+            ReadItem::Skipped(w) => panic!("{w}"),
+        }
+    }
     let got: Vec<(Option<i64>, &str, u64)> = records
         .iter()
         .map(|r| (r.time, r.columns[0].as_str(), r.origin.line))
@@ -513,13 +515,12 @@ fn every_kind_of_string_column_is_read() {
         ..Default::default()
     };
     let mut sources = Vec::new();
-    megashingle::io::read::read_inputs(
-        &[d.join("kinds.parquet")],
-        &options,
-        &mut |r| sources.push(r.columns[0].clone()),
-        &mut |w| panic!("{w}"),
-    )
-    .unwrap();
+    for item in megashingle::io::read::read_inputs(&[d.join("kinds.parquet")], &options) {
+        match item.unwrap() {
+            megashingle::io::read::ReadItem::Record(r) => sources.push(r.columns[0].clone()),
+            megashingle::io::read::ReadItem::Skipped(w) => panic!("{w}"),
+        }
+    }
     let expected: Vec<&str> = docs.iter().map(|d| d.source.unwrap_or("")).collect();
     assert_eq!(sources, expected);
 }

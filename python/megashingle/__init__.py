@@ -31,6 +31,7 @@ from ._megashingle import (
     Sketch,
     StoryIndexError,
     __version__,
+    detect_format,
 )
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "cluster",
     "compare",
     "dedup",
+    "detect_format",
     "reuse",
     "__version__",
 ]

@@ -55,7 +55,7 @@ fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(packed::packed_page_values, m)?)?;
     m.add_function(wrap_pyfunction!(packed::packed_main_values, m)?)?;
     m.add_function(wrap_pyfunction!(packed::packed_low_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(readers::input_kind, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::detect_format, m)?)?;
     m.add(
         "ALL_PAIRS_BUCKET",
         megashingle::cluster::candidates::ALL_PAIRS_BUCKET,

@@ -1,12 +1,15 @@
 //! `megashingle.RecordReader`: record and document files read with the command's readers on a
 //! thread of its own, in batches of numpy buffers (the Spark job reads its inputs through it on
-//! the executors), and the command's rules for what a file is read as.
+//! the executors), and what a file is read as, from the library's one table of formats
+//! (`detect_format`).
 
 use std::path::PathBuf;
 
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+
+use megashingle::io::format::{Format, ReadOptions};
 
 use crate::errors;
 
@@ -46,11 +49,10 @@ impl PyRecordReader {
         part: u64,
         batch_bytes: usize,
     ) -> PyResult<PyRecordReader> {
-        use megashingle::io::read::{read_inputs, InputFormat, ReadOptions};
+        use megashingle::io::read::{read_inputs, ReadItem, ReadOptions};
         let format = match input_format {
             None => None,
-            Some("csv") => Some(InputFormat::Csv),
-            Some("jsonl") => Some(InputFormat::Jsonl),
+            Some(name @ ("csv" | "jsonl")) => Format::of_label(name),
             Some(other) => {
                 return Err(errors::input(format!(
                     "input format {other}: expected csv or jsonl"
@@ -69,10 +71,25 @@ impl PyRecordReader {
             let mut batch = Vec::new();
             let mut bytes = 0usize;
             let mut failed = None;
-            for (position, (path, id)) in files.iter().enumerate() {
-                let mut emit = |mut record: megashingle::io::read::Record| {
+            // Reading stops when the reader is dropped: a send fails, and the loop ends.
+            'files: for (position, (path, id)) in files.iter().enumerate() {
+                let inputs = [PathBuf::from(path)];
+                for item in read_inputs(&inputs, &options) {
+                    let mut record = match item {
+                        Ok(ReadItem::Record(record)) => record,
+                        Ok(ReadItem::Skipped(message)) => {
+                            if sender.send(ReadMessage::Warning(message)).is_err() {
+                                return;
+                            }
+                            continue;
+                        }
+                        Err(e) => {
+                            failed = Some(e);
+                            break 'files;
+                        }
+                    };
                     if (record.origin.order.1 - 1) % stride != part {
-                        return;
+                        continue;
                     }
                     if let Some(id) = id {
                         record.id = id.clone();
@@ -81,17 +98,11 @@ impl PyRecordReader {
                     batch.push((position, record));
                     if bytes >= batch_bytes {
                         bytes = 0;
-                        let _ = sender.send(ReadMessage::Batch(std::mem::take(&mut batch)));
+                        let full = std::mem::take(&mut batch);
+                        if sender.send(ReadMessage::Batch(full)).is_err() {
+                            return;
+                        }
                     }
-                };
-                let warnings = sender.clone();
-                let mut warn = |message: String| {
-                    let _ = warnings.send(ReadMessage::Warning(message));
-                };
-                let read = read_inputs(&[PathBuf::from(path)], &options, &mut emit, &mut warn);
-                if let Err(e) = read {
-                    failed = Some(e);
-                    break;
                 }
             }
             if !batch.is_empty() {
@@ -176,53 +187,47 @@ impl PyRecordReader {
     }
 }
 
-/// What the command reads a local file as: in a folder (`in_folder`), `"parquet"`,
-/// `"document"` or `"ignored"`; given by name, `"parquet"`, `"document"` (read whole, its
-/// name its id) or `"records"` (CSV or JSONL, by `input_format` or by its extension, else
-/// guessed from its first byte). With `remote`, the file is not opened: its format by its
-/// extension alone, `"csv"`, `"jsonl"`, `"parquet"`, or None for one that says nothing.
+/// What a file is read as, by the library's one table of formats: `(format, delimiter)`, where
+/// `format` is `"csv"`, `"jsonl"`, `"parquet"`, `"text"`, `"html"`, `"mail"`, `"mbox"` or
+/// `"warc"`, or `"records"` for a local record file whose first bytes tell JSONL from CSV, and
+/// `delimiter` the byte between the fields of CSV (a tab for `.tsv`). In a folder (`in_folder`),
+/// None for a file left out. With `remote`, the file is not opened: its format by its name
+/// alone, None when the name tells nothing.
 #[pyfunction]
 #[pyo3(signature = (path, input_format=None, in_folder=false, remote=false))]
-pub fn input_kind(
+pub fn detect_format(
     path: PathBuf,
     input_format: Option<&str>,
     in_folder: bool,
     remote: bool,
-) -> PyResult<Option<&'static str>> {
-    use megashingle::io::read::{self, FolderEntry, InputFormat, DOCUMENT_EXTENSIONS};
-    let extension = read::format_extension(&path);
-    if remote {
-        return Ok(match read::records_format_of(&extension) {
-            Some(InputFormat::Csv) => Some("csv"),
-            Some(InputFormat::Jsonl) => Some("jsonl"),
-            _ => (extension == read::PARQUET_EXTENSION).then_some("parquet"),
-        });
-    }
+) -> PyResult<Option<(&'static str, char)>> {
+    let options = ReadOptions {
+        format: input_format_named(input_format)?,
+        ..ReadOptions::default()
+    };
     if in_folder {
-        return Ok(Some(match read::folder_entry(&path) {
-            FolderEntry::Parquet => "parquet",
-            FolderEntry::Document => "document",
-            FolderEntry::Ignored => "ignored",
-        }));
+        let delimiter = char::from(options.delimiter_for(""));
+        return Ok(Format::in_folder(&path).map(|format| (format.label(), delimiter)));
     }
-    let format = input_format_named(input_format)?;
-    Ok(Some(if read::is_parquet(&path, format) {
-        "parquet"
-    } else if format.is_none() && DOCUMENT_EXTENSIONS.contains(&extension.as_str()) {
-        "document"
+    let read_error = |e: megashingle::io::read::ReadError| errors::read_error(&e, e.to_string());
+    let detection = if remote {
+        Format::detect_by_name(&path, &options).map_err(read_error)?
     } else {
-        "records"
-    }))
+        Format::detect(&path, &options).map_err(read_error)?
+    };
+    let delimiter = char::from(detection.delimiter);
+    Ok(match detection.format {
+        Some(format) => Some((format.label(), delimiter)),
+        None if remote => None,
+        None => Some(("records", delimiter)),
+    })
 }
 
 /// An input format named in Python.
-fn input_format_named(name: Option<&str>) -> PyResult<Option<megashingle::InputFormat>> {
-    use megashingle::InputFormat;
+fn input_format_named(name: Option<&str>) -> PyResult<Option<Format>> {
     match name {
         None => Ok(None),
-        Some("csv") => Ok(Some(InputFormat::Csv)),
-        Some("jsonl") => Ok(Some(InputFormat::Jsonl)),
-        Some("parquet") => Ok(Some(InputFormat::Parquet)),
+        Some(name @ ("csv" | "jsonl" | "parquet")) => Ok(Format::of_label(name)),
         Some(other) => Err(errors::input(format!(
             "input format {other}: expected csv, jsonl or parquet"
         ))),

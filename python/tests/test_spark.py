@@ -295,6 +295,33 @@ def test_folder_ids_and_compressed_documents_match_the_command(spark, cli, tmp_p
     assert result.inputs.ignored == 1
 
 
+def test_a_folder_of_documents_and_parquet_files_reads_both_as_the_command(spark, cli, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "a.txt").write_text(STORY)
+    (folder / "b.html").write_text(f"<html><body><p>{STORY} and more</p></body></html>")
+    table = pa.table({"id": ["p1", "p2"], "text": [STORY + " and local shop owners", "a recipe for bread"]})
+    pq.write_table(table, folder / "rows.parquet")
+    result = megashingle.spark.cluster_files(spark, [str(folder)])
+    got = {r.doc_id: (r.cluster_id, str(r.cluster_size)) for r in result.table.collect()}
+    expected = {k: (v[0], v[1]) for k, v in _cli_rows(cli, folder).items()}
+    assert set(got) == {"a.txt", "b.html", "p1", "p2"}
+    assert got == expected
+
+
+def test_a_remote_tsv_is_read_separated_by_tabs(spark, tmp_path, monkeypatch):
+    tsv = tmp_path / "docs.tsv"
+    tsv.write_text(f"id\ttext\nt1\t{STORY}\nt2\t{STORY} and local shop owners\n", encoding="utf-8")
+    # Spark's own readers read remote files; a local path stands for one here.
+    monkeypatch.setattr(megashingle.spark.inputs, "_is_remote", lambda path: path.endswith(".tsv"))
+    result = megashingle.spark.cluster_files(spark, [str(tsv)])
+    got = {r.doc_id: r.cluster_id for r in result.table.collect()}
+    assert got == {"t1": "t1", "t2": "t1"}
+
+
 def test_parquet_input_and_nulls_are_counted(spark, tmp_path, capfd):
     import pyarrow as pa
     import pyarrow.parquet as pq

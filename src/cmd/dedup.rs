@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use megashingle::io::csv_records::{CsvRecord, CsvRecords};
-use megashingle::io::read::{is_parquet, open_input, InputFormat, ReadOptions};
+use megashingle::io::csv::records::{CsvRecord, CsvRecords};
+use megashingle::io::format::{open_input, Format, ReadOptions};
 use megashingle::io::write::{stage, write_csv, OutputFormat};
 use megashingle::{Clusterer, Keep};
 
@@ -104,13 +104,19 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     if !args.run.quiet {
         let removed = dedup.duplicates().len();
         eprintln!(
-            "megashingle: {} records in, {} kept, {removed} removed as duplicates ({} stories of 2 or more; keep {}, threshold {}); {} records skipped; {:.2} s",
+            "megashingle: {} records in, {} kept, {removed} removed as duplicates ({} stories of 2 or more; keep {}, threshold {}); {} records skipped{}; {:.2} s",
             summary.documents,
             summary.documents - removed,
             summary.multi_clusters,
             config.dedup.keep,
             config.dedup.threshold,
             summary.skipped,
+            megashingle::io::read::ReadSummary {
+                malformed: summary.malformed,
+                not_text: summary.not_text,
+                ..Default::default()
+            }
+            .notes(),
             started.elapsed().as_secs_f64()
         );
     }
@@ -121,11 +127,11 @@ pub fn run(args: DedupArgs) -> Result<Outcome> {
     })
 }
 
-/// The one record format of all inputs, and the delimiter of each (for CSV); folders, single
-/// documents and stdin are refused, and CSV inputs must share one header.
-fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputFormat, Vec<u8>)> {
-    let given = options.format;
-    let mut found: Option<(InputFormat, &Path)> = None;
+/// The one record format of all inputs, as the reader reads them ([`Format::detect`], and for
+/// a file whose name tells nothing, its first bytes), and the delimiter of each (for CSV);
+/// folders, documents and stdin are refused, and CSV inputs must share one header.
+fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(Format, Vec<u8>)> {
+    let mut found: Option<(Format, &Path)> = None;
     let mut delimiters = Vec::with_capacity(inputs.len());
     for input in inputs {
         let name = input.display();
@@ -135,36 +141,41 @@ fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputForm
         if input.is_dir() {
             bail!("{name}: a folder of documents; dedup writes records, so give CSV, JSONL or Parquet files (use `cluster` for folders)");
         }
-        let (_, extension) = open_input(input)?;
-        delimiters.push(options.delimiter_for(&extension));
-        let format = match (given, extension.as_str()) {
-            (Some(format), _) => format,
-            (None, "jsonl" | "ndjson" | "json") => InputFormat::Jsonl,
-            (None, "txt" | "html" | "htm" | "eml") => {
-                bail!("{name}: a single document; dedup writes records, so give CSV, JSONL or Parquet files")
-            }
-            (None, "mbox" | "warc") => {
+        let (file, _) = open_input(input)?;
+        let detection = Format::detect(input, options)?;
+        delimiters.push(detection.delimiter);
+        let format = match detection.format {
+            Some(Format::Mbox | Format::Warc) => {
                 bail!("{name}: an archive of documents; dedup writes records, so give CSV, JSONL or Parquet files (use `cluster` for mail archives and WARC files)")
             }
-            (None, _) if is_parquet(input, None) => InputFormat::Parquet,
-            (None, _) => InputFormat::Csv,
+            Some(format) if format.is_document() => {
+                bail!("{name}: a single document; dedup writes records, so give CSV, JSONL or Parquet files")
+            }
+            Some(format) => format,
+            None => {
+                let mut file = BufReader::with_capacity(1 << 16, file);
+                let head = file
+                    .fill_buf()
+                    .with_context(|| format!("{name}: read error"))?;
+                Format::of_head(head)
+            }
         };
         match found {
             None => found = Some((format, input)),
             Some((first, first_input)) if first != format => bail!(
                 "{name} is {} but {} is {}: dedup writes one format, so give inputs of one format",
-                format_name(format),
+                format.name(),
                 first_input.display(),
-                format_name(first)
+                first.name()
             ),
             Some(_) => {}
         }
     }
     let (format, _) = found.context("no inputs")?;
-    if format == InputFormat::Parquet {
+    if format == Format::Parquet {
         same_parquet_schema(inputs)?;
     }
-    if format == InputFormat::Csv {
+    if format == Format::Csv {
         let mut first: Option<(CsvRecord, &Path)> = None;
         for (input, &delimiter) in inputs.iter().zip(&delimiters) {
             let header = csv_header(input, delimiter)?;
@@ -182,32 +193,28 @@ fn record_format(inputs: &[PathBuf], options: &ReadOptions) -> Result<(InputForm
     Ok((format, delimiters))
 }
 
-fn format_name(format: InputFormat) -> &'static str {
-    match format {
-        InputFormat::Csv => "CSV",
-        InputFormat::Jsonl => "JSONL",
-        InputFormat::Parquet => "Parquet",
-    }
-}
-
 /// True when the output is Parquet: the inputs are, or `--format parquet` asks for CSV
 /// inputs to be written as Parquet. Any other change of format is refused.
-fn writes_parquet(input: InputFormat, asked: Option<OutputFormat>) -> Result<bool> {
+fn writes_parquet(input: Format, asked: Option<OutputFormat>) -> Result<bool> {
     match (input, asked) {
-        (InputFormat::Parquet, None | Some(OutputFormat::Parquet)) => Ok(true),
-        (InputFormat::Csv, Some(OutputFormat::Parquet)) => Ok(true),
-        (InputFormat::Csv, None | Some(OutputFormat::Csv))
-        | (InputFormat::Jsonl, None | Some(OutputFormat::Jsonl)) => Ok(false),
+        (Format::Parquet, None | Some(OutputFormat::Parquet)) => Ok(true),
+        (Format::Csv, Some(OutputFormat::Parquet)) => Ok(true),
+        (Format::Csv, None | Some(OutputFormat::Csv))
+        | (Format::Jsonl, None | Some(OutputFormat::Jsonl)) => Ok(false),
         (input, Some(asked)) => bail!(
             "dedup writes {} inputs as {}{}, not as {}: leave out --format, or convert the output afterwards",
-            format_name(input),
-            format_name(input),
-            if input == InputFormat::Csv { " or Parquet" } else { "" },
+            input.name(),
+            input.name(),
+            if input == Format::Csv { " or Parquet" } else { "" },
             match asked {
                 OutputFormat::Csv => "CSV",
                 OutputFormat::Jsonl => "JSONL",
                 OutputFormat::Parquet => "Parquet",
             }
+        ),
+        (input, None) => bail!(
+            "dedup writes records, not {} documents: give CSV, JSONL or Parquet files",
+            input.name()
         ),
     }
 }
@@ -238,7 +245,7 @@ fn same_parquet_schema(inputs: &[PathBuf]) -> Result<()> {
 
 #[cfg(not(feature = "parquet"))]
 fn same_parquet_schema(_inputs: &[PathBuf]) -> Result<()> {
-    bail!(megashingle::io::write::NO_PARQUET)
+    bail!(megashingle::io::format::NO_PARQUET)
 }
 
 /// Copies the records of `inputs` that start on a line (CSV) or are a row (Parquet) of
@@ -246,13 +253,13 @@ fn same_parquet_schema(_inputs: &[PathBuf]) -> Result<()> {
 #[cfg(feature = "parquet")]
 fn copy_parquet(
     inputs: &[PathBuf],
-    format: InputFormat,
+    format: Format,
     kept_lines: &[Vec<u64>],
     out: impl Write + Send,
 ) -> std::io::Result<()> {
     use megashingle::io::parquet::{copy_rows, StringTable};
     let out = BufWriter::with_capacity(1 << 16, out);
-    if format == InputFormat::Parquet {
+    if format == Format::Parquet {
         return copy_rows(inputs, kept_lines, out);
     }
     let mut table: Option<StringTable<_>> = None;
@@ -287,11 +294,11 @@ fn copy_parquet(
 #[cfg(not(feature = "parquet"))]
 fn copy_parquet(
     _inputs: &[PathBuf],
-    _format: InputFormat,
+    _format: Format,
     _kept_lines: &[Vec<u64>],
     _out: impl Write + Send,
 ) -> std::io::Result<()> {
-    Err(std::io::Error::other(megashingle::io::write::NO_PARQUET))
+    Err(std::io::Error::other(megashingle::io::format::NO_PARQUET))
 }
 
 /// The header row of a CSV file (empty for an empty file).
@@ -310,7 +317,7 @@ fn csv_header(input: &Path, delimiter: u8) -> Result<CsvRecord> {
 /// `delimiters`), or JSONL lines as they are.
 fn copy_kept(
     inputs: &[PathBuf],
-    format: InputFormat,
+    format: Format,
     delimiters: &[u8],
     kept_lines: &[Vec<u64>],
     out: &mut dyn Write,
@@ -322,7 +329,7 @@ fn copy_kept(
             .map_err(std::io::Error::other)
     };
     match format {
-        InputFormat::Csv => {
+        Format::Csv => {
             let mut writer = csv::WriterBuilder::new()
                 .delimiter(delimiters[0])
                 .from_writer(&mut out);
@@ -340,11 +347,7 @@ fn copy_kept(
             }
             writer.flush()?;
         }
-        InputFormat::Parquet => {
-            let what = "Parquet records are written by copy_parquet, not as text";
-            return Err(std::io::Error::other(what));
-        }
-        InputFormat::Jsonl => {
+        Format::Jsonl => {
             let mut line = Vec::new();
             for (i, input) in inputs.iter().enumerate() {
                 let mut reader = open(input)?;
@@ -366,6 +369,10 @@ fn copy_kept(
                     }
                 }
             }
+        }
+        other => {
+            let what = format!("{} records are not written as CSV or JSONL", other.name());
+            return Err(std::io::Error::other(what));
         }
     }
     out.flush()

@@ -8,8 +8,9 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use megashingle::io::document::{decode_document, DocumentKind, DocumentText};
-use megashingle::io::read::open_input;
+use megashingle::io::document::{decode_document, DocumentKind};
+use megashingle::io::format::open_input;
+use megashingle::io::record::DocumentText;
 use megashingle::io::write::{stage, write_csv, Guarded, Staged};
 
 use crate::cli::ConfigArgs;

@@ -148,6 +148,7 @@ fn run_add(args: IndexAddArgs) -> Result<Outcome> {
 struct Sketched<'i> {
     addition: IndexAddition<'i>,
     skipped: u64,
+    read_notes: String,
     timings: Timings,
     started: Instant,
 }
@@ -174,6 +175,7 @@ fn sketch_inputs<'i>(
     Ok(Sketched {
         addition,
         skipped: sketched.skipped,
+        read_notes: sketched.read_notes,
         timings: sketched.timings,
         started,
     })
@@ -203,6 +205,7 @@ fn add_to_index(args: IndexAddArgs, sketched: Sketched, committed: &mut bool) ->
     let Sketched {
         addition,
         skipped,
+        read_notes,
         mut timings,
         started,
     } = sketched;
@@ -249,7 +252,7 @@ fn add_to_index(args: IndexAddArgs, sketched: Sketched, committed: &mut bool) ->
     }
     if !args.run.quiet {
         eprintln!(
-            "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped){}; the index holds {} documents; {:.2} s",
+            "megashingle: added {} documents ({} joined indexed stories, {} new stories, {} merges, {} replaced, {} records skipped){read_notes}{}; the index holds {} documents; {:.2} s",
             report.assignments.len(),
             report.joined_existing,
             report.new_stories,

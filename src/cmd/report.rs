@@ -217,13 +217,14 @@ fn write_report(
     let skipped = collection.read.skipped + collection.duplicates;
     if !run.quiet {
         eprintln!(
-            "megashingle: report of {} documents in {} stories ({} of 2 or more) written to {} ({:.1} MB); {} records skipped; {:.2} s",
+            "megashingle: report of {} documents in {} stories ({} of 2 or more) written to {} ({:.1} MB); {} records skipped{}; {:.2} s",
             model.summary.documents,
             model.summary.stories,
             model.summary.multi_stories,
             report.output.display(),
             page.len() as f64 / 1e6,
             skipped,
+            collection.read.notes(),
             started.elapsed().as_secs_f64()
         );
     }

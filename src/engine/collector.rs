@@ -22,7 +22,7 @@ use crate::config::{Plan, Verify};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::corpus::set_store::{Place, SetStore};
 use crate::error::Error;
-use crate::io::read::{read_inputs, Origin, ReadError, ReadOptions, ReadSummary, Record};
+use crate::io::read::{read_inputs, Origin, ReadError, ReadItem, ReadOptions, ReadSummary, Record};
 use crate::progress::{Progress, Stage};
 use crate::sketch::{Sketch, SketchBuffers, Sketcher, TextOutline};
 
@@ -194,6 +194,7 @@ impl Collector {
                 order: (u32::MAX, position),
                 source: Arc::from("document"),
                 line: position,
+                dated: None,
             },
         });
         Ok(())
@@ -216,9 +217,18 @@ impl Collector {
     /// Reads every input and adds its records; each skipped record's one-line report goes to
     /// the progress as a warning. Fails on an input that cannot be read at all.
     pub fn read(&mut self, inputs: &[PathBuf], options: &ReadOptions) -> Result<(), ReadError> {
-        let progress = self.options.progress.clone();
-        let mut warn = |message: String| progress.warn(&message);
-        let summary = read_inputs(inputs, options, &mut |record| self.add(record), &mut warn)?;
+        let mut records = read_inputs(inputs, options);
+        for item in records.by_ref() {
+            match item? {
+                ReadItem::Record(record) => self.add(record),
+                ReadItem::Skipped(report) => self.options.progress.warn(&report),
+            }
+            if self.options.cancel.is_cancelled() {
+                // Reading stops with the reader: nothing more would be kept.
+                break;
+            }
+        }
+        let summary = records.summary();
         self.read.records += summary.records;
         self.read.skipped += summary.skipped;
         self.read.ignored_files += summary.ignored_files;
@@ -419,7 +429,8 @@ fn collect(
 }
 
 /// Sorts documents by id (`id_of` gives each one's id and origin) and drops the later of two
-/// records with the same id, reporting it; with `strict`, the second is an error instead.
+/// records with the same id, reporting it; of two dated records (WARC records, by their
+/// `WARC-Date`), the older is dropped. With `strict`, the second is an error instead.
 pub(crate) fn drop_duplicate_ids<T: Send>(
     documents: &mut Vec<T>,
     id_of: impl Fn(&T) -> (&str, &Origin) + Sync,
@@ -434,19 +445,43 @@ pub(crate) fn drop_duplicate_ids<T: Send>(
     let mut kept: Vec<T> = Vec::with_capacity(before);
     for document in documents.drain(..) {
         let (id, origin) = id_of(&document);
-        match kept.last().map(&id_of) {
+        let repeat = match kept.last().map(&id_of) {
             Some((first, first_origin)) if first == id => {
-                let message = format!(
-                    "{origin}: duplicate id {id:?}, first seen at {first_origin}; ids must be unique"
-                );
+                Some(repeat_report(id, first_origin, origin))
+            }
+            _ => None,
+        };
+        match repeat {
+            None => kept.push(document),
+            Some((message, newer)) => {
                 if strict {
                     return Err(ReadError::Strict(message).into());
                 }
                 progress.warn(&format!("{message}; record skipped"));
+                if newer {
+                    *kept.last_mut().expect("a kept record of this id") = document;
+                }
             }
-            _ => kept.push(document),
         }
     }
     *documents = kept;
     Ok((before - documents.len()) as u64)
+}
+
+/// The report of a record of id `id` read at `second` after one read at `first`, and whether
+/// it replaces that one: the later in input order is dropped, unless both are dated and it is
+/// the newer.
+fn repeat_report(id: &str, first: &Origin, second: &Origin) -> (String, bool) {
+    match (first.dated, second.dated) {
+        (Some(old), Some(new)) if new > old => (
+            format!(
+                "{first}: duplicate id {id:?}, seen again at {second} with a newer date, which is kept; ids must be unique"
+            ),
+            true,
+        ),
+        _ => (
+            format!("{second}: duplicate id {id:?}, first seen at {first}; ids must be unique"),
+            false,
+        ),
+    }
 }

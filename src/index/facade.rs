@@ -237,6 +237,8 @@ pub struct SketchedDocuments {
     pub documents: usize,
     /// Records skipped: bad records, and documents whose id was given before.
     pub skipped: u64,
+    /// What the summary line says of the bytes read besides (`ReadSummary::notes`).
+    pub read_notes: String,
     /// Time of each step so far: the known boilerplate's loading, reading and sketching.
     pub timings: Timings,
 }
@@ -289,6 +291,7 @@ impl<'a> IndexAddition<'a> {
         Ok(SketchedDocuments {
             documents: collection.ids.len(),
             skipped: collection.read.skipped + collection.duplicates,
+            read_notes: collection.read.notes(),
             timings: self.timings.clone(),
         })
     }

@@ -2,8 +2,13 @@
 //! whose kind no name tells, such as stdin to `canon`) become text, and what is told of how.
 //! HTML and plain text are decoded by [`crate::io::charset`], mail by [`crate::io::mime`].
 
+use std::io::{BufRead, Read};
+use std::sync::Arc;
+
 use crate::io::charset::{self, TextKind};
-use crate::io::mime;
+use crate::io::format::Format;
+use crate::io::mime::{self, MboxMessages};
+use crate::io::record::{DocumentText, Entry, ReadError};
 
 /// What a whole-file document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,10 +24,15 @@ pub enum DocumentKind {
 impl DocumentKind {
     /// The kind an extension (lower case, before any `.gz` or `.zst`) names.
     pub fn of_extension(extension: &str) -> Option<DocumentKind> {
-        match extension {
-            "html" | "htm" => Some(DocumentKind::Html),
-            "txt" => Some(DocumentKind::Plain),
-            "eml" => Some(DocumentKind::Mail),
+        Format::of_extension(extension).and_then(DocumentKind::of_format)
+    }
+
+    /// The kind of a document of `format` (text, HTML or mail); `None` for the others.
+    pub fn of_format(format: Format) -> Option<DocumentKind> {
+        match format {
+            Format::Html => Some(DocumentKind::Html),
+            Format::Text => Some(DocumentKind::Plain),
+            Format::Mail => Some(DocumentKind::Mail),
             _ => None,
         }
     }
@@ -40,22 +50,6 @@ impl DocumentKind {
             DocumentKind::Plain
         }
     }
-}
-
-/// A document's text, with what its bytes said.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocumentText {
-    /// The text.
-    pub text: String,
-    /// Its time (a mail's `Date`), in seconds since 1970 (UTC).
-    pub time: Option<i64>,
-    /// A mail's `Message-ID`.
-    pub message_id: Option<String>,
-    /// How it was decoded, one line for each text read ("windows-1251, declared by …"; a
-    /// mail's parts as "text/plain: …").
-    pub decoding: Vec<String>,
-    /// Malformed byte sequences replaced by U+FFFD.
-    pub malformed: u64,
 }
 
 /// The text of a document of `kind` whose bytes are `bytes`. A `.eml` file that does not start
@@ -91,6 +85,71 @@ pub fn from_mail(mail: mime::Mail) -> DocumentText {
         message_id: mail.message_id,
         decoding: mail.parts,
         malformed: mail.malformed,
+    }
+}
+
+/// The one record of a whole-file document of `kind` whose bytes are read from `file`; its id
+/// is `id`.
+pub fn read_document(
+    mut file: impl Read,
+    id: String,
+    source: Arc<str>,
+    kind: DocumentKind,
+) -> Result<Entry, ReadError> {
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| ReadError::Io {
+        path: source.to_string(),
+        source: e,
+    })?;
+    Ok(Entry::Document {
+        id,
+        document: decode_document(bytes, kind),
+        source,
+        newest_kept: false,
+    })
+}
+
+/// The messages of an mbox archive as records, pulled one at a time: each message's id is its
+/// `Message-ID`, else the archive's id and the message's number (`archive.mbox#3`), and it is
+/// named in messages by the archive and that number.
+pub struct MboxReader<R: BufRead> {
+    messages: MboxMessages<R>,
+    archive: String,
+    source: Arc<str>,
+}
+
+impl<R: BufRead> MboxReader<R> {
+    /// The messages of the archive `input`, whose id is `archive`, named `source` in messages.
+    pub fn new(input: R, archive: String, source: Arc<str>) -> MboxReader<R> {
+        MboxReader {
+            messages: MboxMessages::new(input),
+            archive,
+            source,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for MboxReader<R> {
+    type Item = Result<Entry, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(match self.messages.next()? {
+            Ok((number, bytes)) => {
+                let document = decode_document(bytes, DocumentKind::Mail);
+                let id = (document.message_id.clone())
+                    .unwrap_or_else(|| format!("{}#{number}", self.archive));
+                Ok(Entry::Document {
+                    id,
+                    document,
+                    source: Arc::from(format!("{}#{number}", self.source)),
+                    newest_kept: false,
+                })
+            }
+            Err(e) => Err(ReadError::Io {
+                path: self.source.to_string(),
+                source: e,
+            }),
+        })
     }
 }
 

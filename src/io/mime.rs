@@ -162,26 +162,31 @@ fn decode_part(
     }
 }
 
-/// Calls `each` with the number (from 1) and the bytes of each message of an mbox archive, or
-/// the error that stopped reading it.
-pub fn for_each_mbox_message(
-    input: impl BufRead,
-    mut each: impl FnMut(u64, Vec<u8>) -> Result<(), crate::io::read::ReadError>,
-) -> Result<(), MboxError> {
-    for (i, message) in mail_parser::mailbox::mbox::MessageIterator::new(input).enumerate() {
-        let message = message.map_err(MboxError::Io)?;
-        each(i as u64 + 1, message.unwrap_contents()).map_err(MboxError::Read)?;
-    }
-    Ok(())
+/// The messages of an mbox archive, pulled one at a time: each its number (from 1) and its
+/// bytes, or the error that stopped reading the archive.
+pub struct MboxMessages<R: BufRead> {
+    messages: mail_parser::mailbox::mbox::MessageIterator<R>,
+    number: u64,
 }
 
-/// Why an mbox archive stopped being read.
-#[derive(Debug)]
-pub enum MboxError {
-    /// Reading the file failed.
-    Io(std::io::Error),
-    /// A message's record was fatal (under `--strict`).
-    Read(crate::io::read::ReadError),
+impl<R: BufRead> MboxMessages<R> {
+    /// The messages of the archive `input`.
+    pub fn new(input: R) -> MboxMessages<R> {
+        MboxMessages {
+            messages: mail_parser::mailbox::mbox::MessageIterator::new(input),
+            number: 0,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for MboxMessages<R> {
+    type Item = std::io::Result<(u64, Vec<u8>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let message = self.messages.next()?;
+        self.number += 1;
+        Some(message.map(|m| (self.number, m.unwrap_contents())))
+    }
 }
 
 #[cfg(test)]
@@ -276,13 +281,12 @@ mod tests {
     fn an_mbox_is_split_into_messages() {
         let mbox = b"From a@b.c Tue Jun  3 10:00:00 2025\nSubject: one\n\nFirst\n\n\
                      From c@d.e Tue Jun  3 11:00:00 2025\nSubject: two\n\n>From the start\n";
-        let mut messages = Vec::new();
-        for_each_mbox_message(&mbox[..], |n, bytes| {
-            messages.push((n, read_mail(&bytes).unwrap().text));
-            Ok(())
-        })
-        .unwrap();
+        let messages: Vec<(u64, String)> = MboxMessages::new(&mbox[..])
+            .map(|m| m.map(|(n, bytes)| (n, read_mail(&bytes).unwrap().text)))
+            .collect::<std::io::Result<_>>()
+            .unwrap();
         assert_eq!(messages.len(), 2);
+        assert_eq!((messages[0].0, messages[1].0), (1, 2));
         assert!(
             messages[1].1.ends_with("From the start\n"),
             "{:?}",

@@ -1,14 +1,22 @@
-//! Files in and out: readers for CSV, JSONL, Parquet, folders of text/HTML/mail files, mbox
-//! archives, WARC files and stdin, with the charsets of their bytes, and writers for the
-//! cluster table in CSV, JSONL and Parquet, written atomically, and the times of documents.
+//! Files in and out, one module per format. What an input is read as is decided in one place
+//! ([`format`]); the record formats are read and written by their own modules ([`csv`],
+//! [`jsonl`], [`parquet`]), the documents are read by theirs ([`document`] for text, HTML and
+//! mail files and mbox archives, [`mime`] for mail, [`warc`] for WARC files, with the charsets
+//! of their bytes from [`charset`]); [`read`] pulls the records of every input in turn,
+//! [`write`] writes tables atomically, [`table`] holds their rows, and [`time`] reads and
+//! writes the times of documents.
 
 pub mod charset;
-pub mod csv_records;
+pub mod csv;
 pub mod document;
+pub mod format;
+pub mod jsonl;
 pub mod mime;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod read;
+pub mod record;
+pub mod table;
 pub mod time;
 pub mod transcode;
 pub mod warc;

@@ -8,6 +8,7 @@
 //! (zstd-compressed, in row groups of at most [`ROW_GROUP_BYTES`]).
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -27,9 +28,10 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 
-use crate::io::read::{shown_names, ColumnRole, ReadError, ReadOptions};
+use crate::io::format::ReadOptions;
+use crate::io::record::{shown_names, ColumnRole, Entry, ReadError};
+use crate::io::table::{Row, PAIR_COLUMNS};
 use crate::io::time::format_time;
-use crate::io::write::Row;
 
 /// Rows per record batch read: small enough that a batch of long texts stays small.
 const BATCH_ROWS: usize = 256;
@@ -43,7 +45,7 @@ pub const ROW_GROUP_BYTES: usize = 64 << 20;
 
 /// The values of one usable row, as read.
 #[derive(Debug)]
-pub(crate) struct RowValues {
+struct RowValues {
     /// The id, as a string.
     pub id: String,
     /// The text.
@@ -260,75 +262,113 @@ impl<'a> Values<'a> {
     }
 }
 
-/// Reads the rows of the Parquet file `path` (named `name` in messages), passing each to `row`
-/// with its number (from 1): its values, or why it cannot be used. A column asked for that
-/// is missing or holds values of a type that cannot be read as its role asks is a fatal error.
-pub(crate) fn read_rows(
-    path: &Path,
-    name: &str,
-    options: &ReadOptions,
-    row: &mut dyn FnMut(u64, Result<RowValues, String>) -> Result<(), ReadError>,
-) -> Result<(), ReadError> {
-    let builder = open(path, name)?;
-    let schema = Arc::clone(builder.schema());
-    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let column = |column: &str, role: ColumnRole| -> Result<usize, ReadError> {
-        let at =
-            names
-                .iter()
-                .position(|n| n == column)
-                .ok_or_else(|| ReadError::MissingColumn {
-                    path: name.to_owned(),
-                    kind: "column",
-                    column: column.to_owned(),
-                    role,
-                    found: shown_names(&names),
-                    delimiter: None,
+/// The rows of a Parquet file, pulled one at a time: each a record, or a report of a row that
+/// cannot be used (a null id or text, a value that is not UTF-8). The rows of a record batch
+/// are read together.
+pub struct ParquetReader {
+    reader: ParquetRecordBatchReader,
+    source: Arc<str>,
+    names: Vec<String>,
+    /// The projected columns, in the file's order.
+    roots: Vec<usize>,
+    id_at: usize,
+    text_at: usize,
+    time_at: Option<usize>,
+    columns_at: Vec<usize>,
+    /// The rows of the batch read last, not yet given, each with its number (from 1).
+    rows: VecDeque<(u64, Result<RowValues, String>)>,
+    /// Rows read so far.
+    number: u64,
+    done: bool,
+}
+
+impl ParquetReader {
+    /// Opens the Parquet file `path` (named `source` in messages) and finds the columns
+    /// `options` ask for. A column asked for that is missing or holds values of a type that
+    /// cannot be read as its role asks is a fatal error.
+    pub fn open(
+        path: &Path,
+        source: Arc<str>,
+        options: &ReadOptions,
+    ) -> Result<ParquetReader, ReadError> {
+        let name: &str = &source;
+        let builder = open(path, name)?;
+        let schema = Arc::clone(builder.schema());
+        let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let column =
+            |column: &str, role: ColumnRole| -> Result<usize, ReadError> {
+                let at = names.iter().position(|n| n == column).ok_or_else(|| {
+                    ReadError::MissingColumn {
+                        path: name.to_owned(),
+                        kind: "column",
+                        column: column.to_owned(),
+                        role,
+                        found: shown_names(&names),
+                        delimiter: None,
+                    }
                 })?;
-        let data_type = schema.field(at).data_type();
-        let (kinds, expected) = accepted(role);
-        if !kinds.contains(&kind_of(data_type)) {
-            return Err(ReadError::ColumnType {
-                path: name.to_owned(),
-                column: column.to_owned(),
-                role,
-                found: data_type.to_string(),
-                expected,
-            });
-        }
-        Ok(at)
-    };
-    let id_at = column(&options.id_column, ColumnRole::Id)?;
-    let text_at = column(&options.text_column, ColumnRole::Text)?;
-    let time_at = match &options.time_column {
-        Some(time) => Some(column(time, ColumnRole::Time)?),
-        None => None,
-    };
-    let columns_at = (options.columns.iter())
-        .map(|c| column(c, ColumnRole::Extra))
-        .collect::<Result<Vec<usize>, ReadError>>()?;
-    // The projected batch holds the columns read in the file's order.
-    let mut roots: Vec<usize> = [id_at, text_at]
-        .into_iter()
-        .chain(time_at)
-        .chain(columns_at.iter().copied())
-        .collect();
-    roots.sort_unstable();
-    roots.dedup();
-    let projected = |at: usize| roots.binary_search(&at).expect("a projected column");
-    let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(BATCH_ROWS)
-        .build()
-        .map_err(|e| unreadable(name, format!("damaged Parquet file: {}", one_line(&e))))?;
-    let mut number = 0u64;
-    for batch in reader {
+                let data_type = schema.field(at).data_type();
+                let (kinds, expected) = accepted(role);
+                if !kinds.contains(&kind_of(data_type)) {
+                    return Err(ReadError::ColumnType {
+                        path: name.to_owned(),
+                        column: column.to_owned(),
+                        role,
+                        found: data_type.to_string(),
+                        expected,
+                    });
+                }
+                Ok(at)
+            };
+        let id_at = column(&options.id_column, ColumnRole::Id)?;
+        let text_at = column(&options.text_column, ColumnRole::Text)?;
+        let time_at = match &options.time_column {
+            Some(time) => Some(column(time, ColumnRole::Time)?),
+            None => None,
+        };
+        let columns_at = (options.columns.iter())
+            .map(|c| column(c, ColumnRole::Extra))
+            .collect::<Result<Vec<usize>, ReadError>>()?;
+        // The projected batch holds the columns read in the file's order.
+        let mut roots: Vec<usize> = [id_at, text_at]
+            .into_iter()
+            .chain(time_at)
+            .chain(columns_at.iter().copied())
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
+        let reader = builder
+            .with_projection(mask)
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(|e| unreadable(name, format!("damaged Parquet file: {}", one_line(&e))))?;
+        Ok(ParquetReader {
+            reader,
+            source,
+            names,
+            roots,
+            id_at,
+            text_at,
+            time_at,
+            columns_at,
+            rows: VecDeque::new(),
+            number: 0,
+            done: false,
+        })
+    }
+
+    /// Reads the next record batch into `rows`; false at the end.
+    fn read_batch(&mut self) -> Result<bool, ReadError> {
+        let Some(batch) = self.reader.next() else {
+            return Ok(false);
+        };
         let batch = batch.map_err(|e| {
             unreadable(
-                name,
+                &self.source,
                 format!(
-                    "damaged Parquet file after row {number}: {}",
+                    "damaged Parquet file after row {}: {}",
+                    self.number,
                     e.to_string()
                         .split_whitespace()
                         .collect::<Vec<_>>()
@@ -336,17 +376,55 @@ pub(crate) fn read_rows(
                 ),
             )
         })?;
-        let values = |at: usize| Values::new(&names[at], batch.column(projected(at)));
-        let id = values(id_at);
-        let text = values(text_at);
-        let time = time_at.map(values);
-        let columns: Vec<Values> = columns_at.iter().map(|&at| values(at)).collect();
+        let projected = |at: usize| self.roots.binary_search(&at).expect("a projected column");
+        let values = |at: usize| Values::new(&self.names[at], batch.column(projected(at)));
+        let id = values(self.id_at);
+        let text = values(self.text_at);
+        let time = self.time_at.map(values);
+        let columns: Vec<Values> = self.columns_at.iter().map(|&at| values(at)).collect();
         for i in 0..batch.num_rows() {
-            number += 1;
-            row(number, row_values(i, &id, &text, time.as_ref(), &columns))?;
+            self.number += 1;
+            let row = row_values(i, &id, &text, time.as_ref(), &columns);
+            self.rows.push_back((self.number, row));
         }
+        Ok(true)
     }
-    Ok(())
+
+    /// The next record or report, `None` at the end.
+    fn next_entry(&mut self) -> Result<Option<Entry>, ReadError> {
+        while self.rows.is_empty() {
+            if self.done || !self.read_batch()? {
+                self.done = true;
+                return Ok(None);
+            }
+        }
+        let (line, row) = self.rows.pop_front().expect("a row");
+        let source = Arc::clone(&self.source);
+        Ok(Some(match row {
+            Ok(v) => Entry::Record {
+                id: v.id,
+                text: v.text,
+                time: v.time,
+                columns: v.columns,
+                source,
+                line,
+            },
+            Err(what) => Entry::Skipped { source, line, what },
+        }))
+    }
+}
+
+impl Iterator for ParquetReader {
+    type Item = Result<Entry, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let entry = self.next_entry().transpose();
+        if matches!(entry, Some(Err(_))) {
+            self.done = true;
+            self.rows.clear();
+        }
+        entry
+    }
 }
 
 /// The values of row `i`, or why the row cannot be used.
@@ -455,7 +533,7 @@ pub fn write_rows<'a>(
 /// The schema of the reuse table: doc_a, doc_b (strings), a_in_b, b_in_a (doubles),
 /// shared_words, passages, longest (64-bit integers), jaccard (double).
 pub fn pair_table_schema() -> SchemaRef {
-    let [a, b, a_in_b, b_in_a, shared, passages, longest, jaccard] = crate::io::write::PAIR_COLUMNS;
+    let [a, b, a_in_b, b_in_a, shared, passages, longest, jaccard] = PAIR_COLUMNS;
     Arc::new(Schema::new(vec![
         Field::new(a, DataType::Utf8, false),
         Field::new(b, DataType::Utf8, false),

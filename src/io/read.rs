@@ -1,363 +1,199 @@
-//! Readers. Every input becomes a stream of `Record{id, text, origin}`: a CSV file (header
-//! row; `.tsv` and `.tab` files are read as CSV separated by tabs, and any CSV input by the
-//! delimiter the options give), a JSONL file (one object per line), a Parquet file (one record
-//! a row; see [`crate::io::parquet`]), a folder of `.txt`/`.html`/`.htm`/`.eml` files (id = path
-//! relative to the folder; their bytes decoded by [`crate::io::document`]), `.mbox` archives
-//! (one message a record) and `.parquet` files, a single such file, or `-` for stdin. A record
-//! that cannot be used is reported in one line naming the file and line, and skipped; what
-//! makes a whole input unusable (missing column, unreadable file) is a fatal error. Record files
-//! are UTF-8 unless [`ReadOptions::encoding`] names another charset ([`crate::io::transcode`]).
+//! Reading inputs. Every input becomes records pulled by the caller ([`read_inputs`] gives an
+//! iterator of [`ReadItem`]s: a record, or the one-line report of a record skipped): a record
+//! file (CSV, TSV, JSONL, Parquet), a whole-file document (`.txt`, `.html`, `.htm`, `.eml`), an
+//! archive of documents (`.mbox`, `.warc`), a folder of documents and Parquet files (id = path
+//! relative to the folder), or `-` for stdin. What each is read as is
+//! [`Format::detect`]'s (and, in a folder, [`Format::in_folder`]'s); each format's module
+//! reads its records, and this one checks their ids and times, numbers them in input order and
+//! counts them. A record that cannot be used is reported in one line naming the file and line,
+//! and skipped (fatal under `strict`); what makes a whole input unusable (a missing column, an
+//! unreadable file) ends the reading with an error. Record files are UTF-8 unless
+//! [`ReadOptions::encoding`] names another charset. Reading stops where the caller stops
+//! pulling: a dropped reader reads no further.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::io::document::{decode_document, DocumentKind, DocumentText};
-use crate::io::transcode::{RecordEncoding, Utf8Reader};
-
-use crate::io::csv_records::{CsvRecord, CsvRecords, RecordShape, RunawayQuote};
+use crate::io::csv::CsvReader;
+use crate::io::document::{read_document, DocumentKind, MboxReader};
+use crate::io::format::{open_input, Detection};
+pub use crate::io::format::{Format, ReadOptions};
+use crate::io::jsonl::JsonlReader;
+use crate::io::record::Entry;
+pub use crate::io::record::{
+    delimiter_name, ColumnRole, DocumentText, Origin, ReadError, ReadSummary, Record,
+};
 use crate::io::time::parse_time;
+use crate::io::transcode::Utf8Reader;
+use crate::io::warc::WarcEntries;
 
-/// The format of a record file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum InputFormat {
-    /// CSV with a header row.
-    Csv,
-    /// One JSON object per line.
-    Jsonl,
-    /// An Apache Parquet file, one record a row (needs the `parquet` feature; not stdin).
-    Parquet,
+/// The format of a record file, as the options name it: [`Format`].
+pub type InputFormat = Format;
+
+/// What reading gives, in input order.
+#[derive(Debug)]
+pub enum ReadItem {
+    /// A usable record.
+    Record(Record),
+    /// The one-line report of a record skipped: the file and line, what is wrong, what to do.
+    Skipped(String),
 }
 
-/// How inputs are read.
-#[derive(Debug, Clone)]
-pub struct ReadOptions {
-    /// Column (CSV) or field (JSONL) holding the id.
-    pub id_column: String,
-    /// Column or field holding the text.
-    pub text_column: String,
-    /// Format of stdin and of files whose extension says nothing; `None` means CSV for stdin and
-    /// detection by extension for files.
-    pub format: Option<InputFormat>,
-    /// Make the first bad record fatal.
-    pub strict: bool,
-    /// Column or field holding each document's time (RFC 3339 or a date), if any.
-    pub time_column: Option<String>,
-    /// More columns or fields whose values are kept with each record, as they are (to be
-    /// shown, such as a source or a headline).
-    pub columns: Vec<String>,
-    /// The byte between the fields of CSV inputs (`b';'`, `b'\t'`); `None` reads `.tsv` and
-    /// `.tab` files (also compressed, `.tsv.gz`) as separated by tabs and any other CSV input
-    /// by commas.
-    pub delimiter: Option<u8>,
-    /// The charset of CSV, TSV and JSONL inputs; `None` is UTF-8. Whole-file documents find
-    /// their own ([`crate::io::charset`]).
-    pub encoding: Option<RecordEncoding>,
-}
-
-impl ReadOptions {
-    /// The byte between the fields of a CSV input whose extension (the one that tells its
-    /// format, before any `.gz` or `.zst`; empty for stdin) is `extension`.
-    pub fn delimiter_for(&self, extension: &str) -> u8 {
-        self.delimiter.unwrap_or(match extension {
-            "tsv" | "tab" => b'\t',
-            _ => b',',
-        })
-    }
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            id_column: "id".into(),
-            text_column: "text".into(),
-            format: None,
-            strict: false,
-            time_column: None,
-            columns: Vec::new(),
-            delimiter: None,
-            encoding: None,
-        }
-    }
-}
-
-/// Where a record came from.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Origin {
-    /// Position of the input among all inputs, then of the record in it: input order.
-    pub order: (u32, u64),
-    /// File name as given (or `<stdin>`), or the file's path for folder inputs.
-    pub source: Arc<str>,
-    /// Line where the record starts; 0 for whole-file documents.
-    pub line: u64,
-}
-
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line > 0 {
-            write!(f, "{}:{}", self.source, self.line)
-        } else {
-            write!(f, "{}", self.source)
-        }
-    }
-}
-
-/// One document as read.
-#[derive(Debug, Clone)]
-pub struct Record {
-    /// Its id.
-    pub id: String,
-    /// Its raw text.
-    pub text: String,
-    /// Its time in seconds since 1970 (UTC), from the time column when one is read.
-    pub time: Option<i64>,
-    /// The values of [`ReadOptions::columns`], in that order: empty where a record has none
-    /// (a JSONL record without the field, a whole-file document).
-    pub columns: Vec<String>,
-    /// Where it came from.
-    pub origin: Origin,
-}
-
-/// An input that cannot be read at all.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    /// The path does not exist or cannot be opened.
-    #[error("{path}: cannot open")]
-    Open {
-        /// The input.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// Reading failed midway.
-    #[error("{path}: read error")]
-    Io {
-        /// The input.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The id, text or another column asked for is missing.
-    #[error("{path}: no {kind} `{column}` ({}); {kind}s found: {found}{}", .role.named(.kind), .delimiter.map(other_delimiter).unwrap_or_default())]
-    MissingColumn {
-        /// The input.
-        path: String,
-        /// "column" or "field".
-        kind: &'static str,
-        /// The missing name.
-        column: String,
-        /// What it was to be read as.
-        role: ColumnRole,
-        /// What the input has.
-        found: String,
-        /// For a CSV header that is one column holding a `;`, a tab or a comma (other than the
-        /// delimiter it was read with), that byte: the delimiter the file seems to use.
-        delimiter: Option<u8>,
-    },
-    /// The CSV header is unusable.
-    #[error("{path}: {message}")]
-    Header {
-        /// The input.
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// An input whose format was guessed (stdin, or a file whose extension says nothing) could
-    /// not be read in that format; the hint says how it was guessed. A program that takes the
-    /// format from its user says how to give it.
-    #[error("{error}; {hint}")]
-    Guessed {
-        /// What went wrong.
-        error: Box<ReadError>,
-        /// How the format was chosen and how to choose another.
-        hint: String,
-    },
-    /// The input is not UTF-8 but UTF-16.
-    #[error(
-        "{path}: the file is {encoding}, not UTF-8; give --encoding {}, or convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)",
-        if .encoding.contains("big") { "utf-16be" } else { "utf-16le" }
-    )]
-    Utf16 {
-        /// The input.
-        path: String,
-        /// Which UTF-16.
-        encoding: &'static str,
-    },
-    /// A Parquet column asked for holds values of a type it cannot be read as.
-    #[error("{path}: column `{column}` ({}) holds {found} values, not {expected}", .role.named("column"))]
-    ColumnType {
-        /// The input.
-        path: String,
-        /// The column.
-        column: String,
-        /// What it was to be read as.
-        role: ColumnRole,
-        /// The type of its values.
-        found: String,
-        /// The types it may hold, for the message.
-        expected: &'static str,
-    },
-    /// A Parquet file that cannot be read: not Parquet, damaged, or stdin.
-    #[error("{path}: {message}")]
-    Parquet {
-        /// The input.
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A bad record under `--strict`.
-    #[error("{0}")]
-    Strict(String),
-}
-
-/// A record file as read, before its format is known.
-#[derive(Clone, Copy)]
-struct RecordInput<'p> {
-    /// The file.
-    path: &'p Path,
-    /// The file as named in messages.
-    source: &'p Arc<str>,
-    /// The extension that tells its format.
-    extension: &'p str,
-    /// Its format, when the options or the extension tell it.
-    format: Option<InputFormat>,
-    /// The byte between CSV fields.
-    delimiter: u8,
-}
-
-/// A record input read as it is (UTF-8), or decoded from another charset.
-enum Transcoded<R> {
-    Utf8(R),
-    Other(BufReader<Utf8Reader<R>>),
-}
-
-/// What a [`ReadError::MissingColumn`] says of a header that seems to use another delimiter.
-fn other_delimiter(delimiter: u8) -> String {
-    format!(
-        "; the header is one column with {} in it: the file seems to be separated by {}",
-        delimiter_name(delimiter),
-        delimiter_name(delimiter)
-    )
-}
-
-/// A delimiter as named in messages: `;`, or "tabs".
-pub fn delimiter_name(delimiter: u8) -> String {
-    match delimiter {
-        b'\t' => "tabs".into(),
-        b',' => "commas".into(),
-        other => format!("`{}`", char::from(other)),
-    }
-}
-
-/// What a column (CSV) or field (JSONL) named in [`ReadOptions`] is read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnRole {
-    /// Each record's id ([`ReadOptions::id_column`]).
-    Id,
-    /// Each record's text ([`ReadOptions::text_column`]).
-    Text,
-    /// Each record's time ([`ReadOptions::time_column`]).
-    Time,
-    /// One of [`ReadOptions::columns`], carried along with each record.
-    Extra,
-}
-
-impl ColumnRole {
-    /// The role in a message, for a `kind` of "column" or "field": "the id column".
-    pub fn named(self, kind: &str) -> String {
-        match self {
-            ColumnRole::Id => format!("the id {kind}"),
-            ColumnRole::Text => format!("the text {kind}"),
-            ColumnRole::Time => format!("the time {kind}"),
-            ColumnRole::Extra => format!("one of the {kind}s asked for"),
-        }
-    }
-}
-
-/// Counts from reading.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ReadSummary {
-    /// Records passed on.
-    pub records: u64,
-    /// Records reported and skipped.
-    pub skipped: u64,
-    /// Files in folders ignored for their extension.
-    pub ignored_files: u64,
-    /// Malformed byte sequences read as U+FFFD (bytes their charset does not allow), in records
-    /// passed on.
-    pub malformed: u64,
-    /// WARC responses and resources left out for a type that is not text (images, PDF).
-    pub not_text: u64,
-}
-
-/// Texts of at least this many bytes are moved rather than copied out of a CSV record, and a
-/// JSONL line buffer that grew this large is given back once its record is read.
-const LONG_TEXT_BYTES: usize = 1 << 20;
-
-/// Extensions of document files in folders.
-pub const DOCUMENT_EXTENSIONS: [&str; 6] =
-    ["txt", "html", "htm", "eml", MBOX_EXTENSION, WARC_EXTENSION];
-
-/// The extension of WARC files (also `.warc.gz`, `.warc.zst`), read as one record a page.
-pub const WARC_EXTENSION: &str = "warc";
-
-/// The extension of mbox archives, read as one record a message.
-pub const MBOX_EXTENSION: &str = "mbox";
-
-/// The extension of Parquet files, read as records wherever they are (named, or in a folder).
-pub const PARQUET_EXTENSION: &str = "parquet";
-
-/// Reads every input in turn, passing each usable record to `emit` and each skipped record's
-/// one-line report to `warn`.
-pub fn read_inputs(
-    inputs: &[PathBuf],
-    options: &ReadOptions,
-    emit: &mut dyn FnMut(Record),
-    warn: &mut dyn FnMut(String),
-) -> Result<ReadSummary, ReadError> {
-    let mut reader = Reader {
+/// The records of every input in turn, pulled one at a time: each a record, or a skipped
+/// record's report; an input that cannot be read at all ends them with its error. The counts
+/// of what has been read so far are [`Records::summary`].
+pub fn read_inputs<'a>(inputs: &'a [PathBuf], options: &'a ReadOptions) -> Records<'a> {
+    Records {
+        inputs,
         options,
-        emit,
-        warn,
-        summary: ReadSummary::default(),
+        next_input: 0,
         input: 0,
         serial: 0,
-        stream_malformed: Rc::default(),
-    };
-    for (i, input) in inputs.iter().enumerate() {
-        reader.input = i as u32;
-        reader.serial = 0;
-        reader.read_input(input)?;
+        folder: None,
+        source: None,
+        hint: None,
+        summary: ReadSummary::default(),
+        stream_malformed: Arc::default(),
+        done: false,
     }
-    reader.summary.malformed += reader.stream_malformed.get();
-    Ok(reader.summary)
 }
 
-struct Reader<'a> {
+/// A record file or an archive of documents, decompressed, and decoded when it is in another
+/// charset.
+type Input = Box<dyn BufRead + Send>;
+
+/// The reader of the file being read.
+enum Source {
+    Csv(Box<CsvReader<Input>>),
+    Jsonl(JsonlReader<Input>),
+    #[cfg(feature = "parquet")]
+    Parquet(Box<crate::io::parquet::ParquetReader>),
+    /// A whole-file document, until it is given.
+    One(Option<Entry>),
+    Mbox(MboxReader<Input>),
+    Warc(WarcEntries<Input>),
+}
+
+impl Iterator for Source {
+    type Item = Result<Entry, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Source::Csv(reader) => reader.next(),
+            Source::Jsonl(reader) => reader.next(),
+            #[cfg(feature = "parquet")]
+            Source::Parquet(reader) => reader.next(),
+            Source::One(entry) => entry.take().map(Ok),
+            Source::Mbox(reader) => reader.next(),
+            Source::Warc(reader) => reader.next(),
+        }
+    }
+}
+
+/// The files of a folder input not yet read, in order.
+struct Folder {
+    root: PathBuf,
+    files: std::vec::IntoIter<PathBuf>,
+}
+
+/// The reader of inputs: see [`read_inputs`].
+pub struct Records<'a> {
+    inputs: &'a [PathBuf],
     options: &'a ReadOptions,
-    emit: &'a mut dyn FnMut(Record),
-    warn: &'a mut dyn FnMut(String),
-    summary: ReadSummary,
+    /// The next input to open.
+    next_input: usize,
+    /// Position of the input being read, and of its last record: input order.
     input: u32,
     serial: u64,
+    /// The folder being read, if the input is one.
+    folder: Option<Folder>,
+    /// The file being read.
+    source: Option<Source>,
+    /// For records whose format their first bytes told, how and what else names a format.
+    hint: Option<String>,
+    summary: ReadSummary,
     /// Malformed sequences of record files read with `--encoding`.
-    stream_malformed: Rc<std::cell::Cell<u64>>,
+    stream_malformed: Arc<AtomicU64>,
+    done: bool,
 }
 
-impl Reader<'_> {
-    fn read_input(&mut self, input: &Path) -> Result<(), ReadError> {
-        if input.as_os_str() == "-" {
-            let stdin = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
-            let source: Arc<str> = Arc::from("<stdin>");
-            let hint = "stdin is read as CSV unless it starts with `{` (JSONL)";
-            let delimiter = self.options.delimiter_for("");
-            return match self.charset_of(stdin, &source)? {
-                Transcoded::Utf8(stdin) => self.read_records(stdin, &source, hint, delimiter),
-                Transcoded::Other(stdin) => self.read_records(stdin, &source, hint, delimiter),
+impl Iterator for Records<'_> {
+    type Item = Result<ReadItem, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.step() {
+            Ok(Some(item)) => Some(Ok(item)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                self.source = None;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl Records<'_> {
+    /// The counts of what has been read so far.
+    pub fn summary(&self) -> ReadSummary {
+        let mut summary = self.summary.clone();
+        summary.malformed += self.stream_malformed.load(Ordering::Relaxed);
+        summary
+    }
+
+    /// The next record or report, opening inputs, folders' files and files as they are needed;
+    /// `None` after the last input.
+    fn step(&mut self) -> Result<Option<ReadItem>, ReadError> {
+        loop {
+            if let Some(source) = &mut self.source {
+                match source.next() {
+                    Some(Ok(entry)) => match self.settle(entry)? {
+                        Some(item) => return Ok(Some(item)),
+                        None => continue,
+                    },
+                    Some(Err(e)) => return Err(self.hinted(e)),
+                    None => {
+                        self.source = None;
+                        self.hint = None;
+                    }
+                }
+            }
+            if let Some(folder) = &mut self.folder {
+                match folder.files.next() {
+                    Some(path) => {
+                        let root = folder.root.clone();
+                        self.open_folder_file(&root, &path)?;
+                    }
+                    None => self.folder = None,
+                }
+                continue;
+            }
+            let Some(input) = self.inputs.get(self.next_input) else {
+                return Ok(None);
             };
+            self.input = self.next_input as u32;
+            self.next_input += 1;
+            self.serial = 0;
+            self.open_input(input)?;
+        }
+    }
+
+    /// Opens an input named by the caller: stdin, a folder or a file.
+    fn open_input(&mut self, input: &Path) -> Result<(), ReadError> {
+        if input.as_os_str() == "-" {
+            let detection = Format::detect(input, self.options)?;
+            let stdin = BufReader::with_capacity(1 << 16, std::io::stdin());
+            let source: Arc<str> = Arc::from("<stdin>");
+            let stdin = self.transcoded(stdin, &source)?;
+            return self.open_records(stdin, source, input, &detection);
         }
         let name = input.display().to_string();
         let meta = std::fs::metadata(input).map_err(|source| ReadError::Open {
@@ -365,167 +201,190 @@ impl Reader<'_> {
             source,
         })?;
         if meta.is_dir() {
-            return self.read_folder(input);
+            return self.open_folder(input);
         }
-        if is_parquet(input, self.options.format) {
-            return self.read_parquet(input, &Arc::from(name));
-        }
-        let (file, extension) = open_input(input)?;
+        let detection = Format::detect(input, self.options)?;
         let source: Arc<str> = Arc::from(name);
-        let format = match (self.options.format, extension.as_str()) {
-            (Some(format), _) => Some(format),
-            (None, PARQUET_EXTENSION) => {
-                return Err(ReadError::Parquet {
-                    path: source.to_string(),
-                    message: "a compressed Parquet file cannot be read; decompress it (Parquet \
-                              compresses its pages itself)"
-                        .into(),
-                })
+        match detection.format {
+            Some(Format::Parquet) => {
+                self.source = Some(open_parquet(input, source, self.options)?);
             }
-            (None, e) if DOCUMENT_EXTENSIONS.contains(&e) => {
+            Some(format) if format.is_document() => {
+                let (file, _) = open_input(input)?;
                 let id = input
                     .file_name()
                     .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned());
-                return self.read_document(file, id, source, e);
+                self.source = Some(open_document(file, format, id, source)?);
             }
-            (None, _) => records_format_of(&extension),
-        };
-        let reader = BufReader::with_capacity(1 << 16, file);
-        let delimiter = self.options.delimiter_for(&extension);
-        let records = RecordInput {
-            path: input,
-            source: &source,
-            extension: &extension,
-            format,
-            delimiter,
-        };
-        match self.charset_of(reader, &source)? {
-            Transcoded::Utf8(reader) => self.read_record_file(reader, &records),
-            Transcoded::Other(reader) => self.read_record_file(reader, &records),
+            _ => {
+                let (file, _) = open_input(input)?;
+                let reader = BufReader::with_capacity(1 << 16, file);
+                let reader = self.transcoded(reader, &source)?;
+                self.open_records(reader, source, input, &detection)?;
+            }
         }
+        Ok(())
+    }
+
+    /// Lists the files of a folder input, to be read in order.
+    fn open_folder(&mut self, folder: &Path) -> Result<(), ReadError> {
+        let mut files = Vec::new();
+        collect_files(folder, &mut files).map_err(|(path, source)| ReadError::Open {
+            path: path.display().to_string(),
+            source,
+        })?;
+        files.sort();
+        self.folder = Some(Folder {
+            root: folder.to_owned(),
+            files: files.into_iter(),
+        });
+        Ok(())
+    }
+
+    /// Opens a file found in a folder: a document or a Parquet file, or one left out.
+    fn open_folder_file(&mut self, folder: &Path, path: &Path) -> Result<(), ReadError> {
+        let source: Arc<str> = Arc::from(path.display().to_string());
+        match Format::in_folder(path) {
+            None => self.summary.ignored_files += 1,
+            Some(Format::Parquet) => self.source = Some(open_parquet(path, source, self.options)?),
+            Some(format) => {
+                let (file, _) = open_input(path)?;
+                let id = relative_id(folder, path);
+                self.source = Some(open_document(file, format, id, source)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens the record input `path` (or stdin), whose text is `input`, in the format detected,
+    /// or the one its first bytes tell.
+    fn open_records(
+        &mut self,
+        mut input: Input,
+        source: Arc<str>,
+        path: &Path,
+        detection: &Detection,
+    ) -> Result<(), ReadError> {
+        let head = check_not_utf16(&mut input, &source)?;
+        let format = match detection.format {
+            Some(format) => format,
+            None => {
+                self.hint = Some(detection.guess_hint(path));
+                if head.binary {
+                    return Err(self.hinted(ReadError::Header {
+                        path: source.to_string(),
+                        message: "binary data, not text (a compressed file?)".into(),
+                    }));
+                }
+                head.format
+            }
+        };
+        let opened = match format {
+            Format::Csv => CsvReader::open(input, source, detection.delimiter, self.options)
+                .map(|reader| Source::Csv(Box::new(reader))),
+            Format::Jsonl => Ok(Source::Jsonl(JsonlReader::new(input, source, self.options))),
+            Format::Parquet => Err(ReadError::Parquet {
+                path: source.to_string(),
+                message: "Parquet cannot be read from a stream: save it to a file and give that"
+                    .into(),
+            }),
+            document => open_document(Box::new(input), document, source.to_string(), source),
+        };
+        self.source = Some(opened.map_err(|e| self.hinted(e))?);
+        Ok(())
     }
 
     /// `input` as it is when it is UTF-8 (no `--encoding`, or one that finds UTF-8), else
     /// decoded from its charset as it is read.
-    fn charset_of<R: BufRead>(
+    fn transcoded(
         &self,
-        mut input: R,
+        mut input: impl BufRead + Send + 'static,
         source: &Arc<str>,
-    ) -> Result<Transcoded<R>, ReadError> {
+    ) -> Result<Input, ReadError> {
         let Some(encoding) = self.options.encoding else {
-            return Ok(Transcoded::Utf8(input));
+            return Ok(Box::new(input));
         };
         let found = encoding.for_input(&mut input).map_err(|e| ReadError::Io {
             path: source.to_string(),
             source: e,
         })?;
         Ok(match found {
-            None => Transcoded::Utf8(input),
+            None => Box::new(input),
             Some(encoding) => {
-                let malformed = Rc::clone(&self.stream_malformed);
+                let malformed = Arc::clone(&self.stream_malformed);
                 let utf8 = Utf8Reader::new(input, encoding, self.options.strict, malformed);
-                Transcoded::Other(BufReader::with_capacity(1 << 16, utf8))
+                Box::new(BufReader::with_capacity(1 << 16, utf8))
             }
         })
     }
 
-    /// Reads a record file (CSV, JSONL, Parquet; or guessed) whose text is `reader`.
-    fn read_record_file(
-        &mut self,
-        reader: impl BufRead,
-        records: &RecordInput<'_>,
-    ) -> Result<(), ReadError> {
-        let RecordInput {
-            path: input,
-            source,
-            extension,
-            format,
-            delimiter,
-        } = *records;
-        let source: Arc<str> = Arc::clone(source);
-        match format {
-            Some(format) => {
-                let mut reader = reader;
-                check_not_utf16(&mut reader, &source)?;
-                match format {
-                    InputFormat::Csv => self.read_csv(reader, &source, delimiter),
-                    InputFormat::Jsonl => self.read_jsonl(reader, &source),
-                    InputFormat::Parquet => self.read_parquet(input, &source),
+    /// `error` with how the format was guessed, when it was and the error is one of a wrong
+    /// guess (an unusable header, a missing column).
+    fn hinted(&self, error: ReadError) -> ReadError {
+        match (&self.hint, error) {
+            (Some(hint), e @ (ReadError::Header { .. } | ReadError::MissingColumn { .. })) => {
+                ReadError::Guessed {
+                    error: Box::new(e),
+                    hint: hint.clone(),
                 }
             }
-            None => {
-                let why = if extension.is_empty() {
-                    "it has no extension".to_owned()
-                } else {
-                    format!("its extension .{extension} is not one megashingle knows")
-                };
-                let hint = format!(
-                    "it was read as CSV because {why} (.csv, .tsv, .tab; .jsonl, .ndjson, .json; \
-                     .txt, .html, .htm, .eml, .mbox; each also as .gz or .zst; .parquet)"
-                );
-                self.read_records(reader, &source, &hint, delimiter)
-            }
+            (_, e) => e,
         }
     }
 
-    /// Reads records in the format the options give, else JSONL when the input starts with
-    /// `{`, else CSV; a fatal error of a guessed format comes with `hint`.
-    fn read_records(
-        &mut self,
-        mut input: impl BufRead,
-        source: &Arc<str>,
-        hint: &str,
-        delimiter: u8,
-    ) -> Result<(), ReadError> {
-        let head = check_not_utf16(&mut input, source)?;
-        let format = match self.options.format {
-            Some(format) => format,
-            None if head.starts_json => InputFormat::Jsonl,
-            None => InputFormat::Csv,
-        };
-        let result = match format {
-            _ if head.binary && self.options.format.is_none() => Err(ReadError::Header {
-                path: source.to_string(),
-                message: "binary data, not text (a compressed file?)".into(),
-            }),
-            InputFormat::Csv => self.read_csv(input, source, delimiter),
-            InputFormat::Jsonl => self.read_jsonl(input, source),
-            InputFormat::Parquet => Err(ReadError::Parquet {
-                path: source.to_string(),
-                message: "Parquet cannot be read from a stream: save it to a file and give that"
-                    .into(),
-            }),
-        };
-        match result {
-            Err(e @ (ReadError::Header { .. } | ReadError::MissingColumn { .. }))
-                if self.options.format.is_none() =>
-            {
-                Err(ReadError::Guessed {
-                    error: Box::new(e),
-                    hint: hint.to_owned(),
-                })
-            }
-            other => other,
-        }
-    }
-
-    fn origin(&mut self, source: &Arc<str>, line: u64) -> Origin {
+    fn origin(&mut self, source: Arc<str>, line: u64) -> Origin {
         self.serial += 1;
         Origin {
             order: (self.input, self.serial),
-            source: Arc::clone(source),
+            source,
             line,
+            dated: None,
         }
     }
 
-    fn skip(&mut self, origin: &Origin, what: String) -> Result<(), ReadError> {
+    /// What the reader of a format gave, as the caller is given it; `None` for what is only
+    /// counted.
+    fn settle(&mut self, entry: Entry) -> Result<Option<ReadItem>, ReadError> {
+        Ok(Some(match entry {
+            Entry::Record {
+                id,
+                text,
+                time,
+                columns,
+                source,
+                line,
+            } => {
+                let origin = self.origin(source, line);
+                self.accept(id, text, time.as_deref(), columns, origin)?
+            }
+            Entry::Document {
+                id,
+                document,
+                source,
+                newest_kept,
+            } => {
+                let mut origin = self.origin(source, 0);
+                origin.dated = document.time.filter(|_| newest_kept);
+                self.accept_document(id, document, origin)?
+            }
+            Entry::Skipped { source, line, what } => {
+                let origin = self.origin(source, line);
+                self.skip(&origin, what)?
+            }
+            Entry::NotText => {
+                self.summary.not_text += 1;
+                return Ok(None);
+            }
+        }))
+    }
+
+    fn skip(&mut self, origin: &Origin, what: String) -> Result<ReadItem, ReadError> {
         let message = format!("{origin}: {what}");
         if self.options.strict {
             return Err(ReadError::Strict(message));
         }
         self.summary.skipped += 1;
-        (self.warn)(format!("{message}; record skipped"));
-        Ok(())
+        Ok(ReadItem::Skipped(format!("{message}; record skipped")))
     }
 
     fn accept(
@@ -535,13 +394,11 @@ impl Reader<'_> {
         time: Option<&str>,
         columns: Vec<String>,
         origin: Origin,
-    ) -> Result<(), ReadError> {
+    ) -> Result<ReadItem, ReadError> {
         if id.trim().is_empty() {
-            let column = self.options.id_column.clone();
-            return self.skip(
-                &origin,
-                format!("empty id in `{column}`; every record needs an id"),
-            );
+            let column = &self.options.id_column;
+            let what = format!("empty id in `{column}`; every record needs an id");
+            return self.skip(&origin, what);
         }
         let time = match time.map(str::trim).filter(|t| !t.is_empty()) {
             None => None,
@@ -559,7 +416,7 @@ impl Reader<'_> {
         self.accept_at(id, text, time, columns, origin)
     }
 
-    /// Passes on a record whose id is checked and whose time is read.
+    /// Passes on a record whose time is read.
     fn accept_at(
         &mut self,
         id: String,
@@ -567,49 +424,20 @@ impl Reader<'_> {
         time: Option<i64>,
         columns: Vec<String>,
         origin: Origin,
-    ) -> Result<(), ReadError> {
+    ) -> Result<ReadItem, ReadError> {
         if id.trim().is_empty() {
-            let column = self.options.id_column.clone();
-            return self.skip(
-                &origin,
-                format!("empty id in `{column}`; every record needs an id"),
-            );
+            let column = &self.options.id_column;
+            let what = format!("empty id in `{column}`; every record needs an id");
+            return self.skip(&origin, what);
         }
         self.summary.records += 1;
-        (self.emit)(Record {
+        Ok(ReadItem::Record(Record {
             id,
             text,
             time,
             columns,
             origin,
-        });
-        Ok(())
-    }
-
-    /// Reads a whole-file document (an mbox archive: each of its messages) of the kind its
-    /// extension names.
-    fn read_document(
-        &mut self,
-        mut file: impl Read,
-        id: String,
-        source: Arc<str>,
-        extension: &str,
-    ) -> Result<(), ReadError> {
-        if extension == MBOX_EXTENSION {
-            return self.read_mbox(BufReader::with_capacity(1 << 16, file), &id, &source);
-        }
-        if extension == WARC_EXTENSION {
-            return self.read_warc(BufReader::with_capacity(1 << 16, file), &source);
-        }
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(|e| ReadError::Io {
-            path: source.to_string(),
-            source: e,
-        })?;
-        let origin = self.origin(&source, 0);
-        let kind = DocumentKind::of_extension(extension).unwrap_or(DocumentKind::Plain);
-        let document = decode_document(bytes, kind);
-        self.accept_document(id, document, origin)
+        }))
     }
 
     /// Passes on a decoded document, counting its malformed bytes (fatal under `--strict`).
@@ -618,7 +446,7 @@ impl Reader<'_> {
         id: String,
         document: DocumentText,
         origin: Origin,
-    ) -> Result<(), ReadError> {
+    ) -> Result<ReadItem, ReadError> {
         if document.malformed > 0 {
             if self.options.strict {
                 return Err(ReadError::Strict(format!(
@@ -633,541 +461,44 @@ impl Reader<'_> {
         let columns = vec![String::new(); self.options.columns.len()];
         self.accept_at(id, document.text, document.time, columns, origin)
     }
+}
 
-    /// Reads a WARC file: each page or text a record, its id its `WARC-Target-URI`, its time
-    /// its `WARC-Date`. A damaged record is reported and skipped; a file whose decompression
-    /// fails midway is reported once and the records before are kept.
-    fn read_warc(&mut self, input: impl BufRead, source: &Arc<str>) -> Result<(), ReadError> {
-        use crate::io::warc::{WarcItem, WarcReader};
-        let mut warc = WarcReader::new(input);
-        loop {
-            let item = match warc.next_item() {
-                Ok(Some(item)) => item,
-                Ok(None) => return Ok(()),
-                Err(e) => {
-                    let origin = self.origin(source, 0);
-                    let what = format!(
-                        "cannot be read past this point ({e}); the records before are kept"
-                    );
-                    return self.skip(&origin, what);
-                }
-            };
-            match item {
-                WarcItem::Document(document) => {
-                    let origin =
-                        self.origin(&Arc::from(format!("{source}@{}", document.offset)), 0);
-                    let time = document.date.as_deref().and_then(parse_time);
-                    let text = DocumentText {
-                        decoding: vec![document.decoded.explain()],
-                        malformed: document.decoded.malformed,
-                        text: document.decoded.text,
-                        time,
-                        message_id: None,
-                    };
-                    self.accept_document(document.uri, text, origin)?;
-                }
-                WarcItem::NotText => self.summary.not_text += 1,
-                WarcItem::Other => {}
-                WarcItem::Damaged(offset, why) => {
-                    let origin = self.origin(&Arc::from(format!("{source}@{offset}")), 0);
-                    self.skip(&origin, format!("damaged WARC record: {why}"))?;
-                }
-            }
+/// The reader of a Parquet file.
+#[cfg(feature = "parquet")]
+fn open_parquet(path: &Path, source: Arc<str>, options: &ReadOptions) -> Result<Source, ReadError> {
+    let reader = crate::io::parquet::ParquetReader::open(path, source, options)?;
+    Ok(Source::Parquet(Box::new(reader)))
+}
+
+#[cfg(not(feature = "parquet"))]
+fn open_parquet(
+    _path: &Path,
+    source: Arc<str>,
+    _options: &ReadOptions,
+) -> Result<Source, ReadError> {
+    Err(ReadError::Parquet {
+        path: source.to_string(),
+        message: crate::io::format::NO_PARQUET.into(),
+    })
+}
+
+/// The reader of a whole-file document of `format` (an archive: of its documents), whose id
+/// is `id`.
+fn open_document(
+    file: Box<dyn Read + Send>,
+    format: Format,
+    id: String,
+    source: Arc<str>,
+) -> Result<Source, ReadError> {
+    let buffered = |file| -> Input { Box::new(BufReader::with_capacity(1 << 16, file)) };
+    Ok(match format {
+        Format::Mbox => Source::Mbox(MboxReader::new(buffered(file), id, source)),
+        Format::Warc => Source::Warc(WarcEntries::new(buffered(file), source)),
+        _ => {
+            let kind = DocumentKind::of_format(format).unwrap_or(DocumentKind::Plain);
+            Source::One(Some(read_document(file, id, source, kind)?))
         }
-    }
-
-    /// Reads an mbox archive: each message a record, its id its `Message-ID`, else the
-    /// archive's id and the message's number (`archive.mbox#3`).
-    fn read_mbox(
-        &mut self,
-        input: impl BufRead,
-        archive: &str,
-        source: &Arc<str>,
-    ) -> Result<(), ReadError> {
-        let result = crate::io::mime::for_each_mbox_message(input, |number, bytes| {
-            let document = decode_document(bytes, DocumentKind::Mail);
-            let id = (document.message_id.clone()).unwrap_or_else(|| format!("{archive}#{number}"));
-            let origin = self.origin(&Arc::from(format!("{source}#{number}")), 0);
-            self.accept_document(id, document, origin)
-        });
-        match result {
-            Ok(()) => Ok(()),
-            Err(crate::io::mime::MboxError::Read(e)) => Err(e),
-            Err(crate::io::mime::MboxError::Io(e)) => Err(ReadError::Io {
-                path: source.to_string(),
-                source: e,
-            }),
-        }
-    }
-
-    fn read_folder(&mut self, folder: &Path) -> Result<(), ReadError> {
-        let mut files = Vec::new();
-        collect_files(folder, &mut files).map_err(|(path, source)| ReadError::Open {
-            path: path.display().to_string(),
-            source,
-        })?;
-        files.sort();
-        for path in files {
-            match folder_entry(&path) {
-                FolderEntry::Parquet => {
-                    let source = Arc::from(path.display().to_string());
-                    self.read_parquet(&path, &source)?;
-                    continue;
-                }
-                FolderEntry::Ignored => {
-                    self.summary.ignored_files += 1;
-                    continue;
-                }
-                FolderEntry::Document => {}
-            }
-            let id = relative_id(folder, &path);
-            let (file, extension) = open_input(&path)?;
-            self.read_document(file, id, Arc::from(path.display().to_string()), &extension)?;
-        }
-        Ok(())
-    }
-
-    /// Reads a Parquet file: each row a record, its number (from 1) standing for the line.
-    #[cfg(feature = "parquet")]
-    fn read_parquet(&mut self, path: &Path, source: &Arc<str>) -> Result<(), ReadError> {
-        let options = self.options;
-        crate::io::parquet::read_rows(path, source, options, &mut |row, values| {
-            let origin = self.origin(source, row);
-            match values {
-                Ok(v) => self.accept(v.id, v.text, v.time.as_deref(), v.columns, origin),
-                Err(what) => self.skip(&origin, what),
-            }
-        })
-    }
-
-    #[cfg(not(feature = "parquet"))]
-    fn read_parquet(&mut self, _path: &Path, source: &Arc<str>) -> Result<(), ReadError> {
-        Err(ReadError::Parquet {
-            path: source.to_string(),
-            message: crate::io::write::NO_PARQUET.into(),
-        })
-    }
-
-    fn read_csv(
-        &mut self,
-        input: impl Read,
-        source: &Arc<str>,
-        delimiter: u8,
-    ) -> Result<(), ReadError> {
-        let mut csv = CsvRecords::with_delimiter(input, delimiter);
-        let io_error = |e: std::io::Error| ReadError::Io {
-            path: source.to_string(),
-            source: e,
-        };
-        let mut header = CsvRecord::default();
-        let has_header = csv.read(&mut header).map_err(io_error)?;
-        let names: Vec<String> = header
-            .iter()
-            .map(|h| String::from_utf8_lossy(h).trim().to_owned())
-            .collect();
-        if let Some(quote) = header.runaway() {
-            return Err(ReadError::Header {
-                path: source.to_string(),
-                message: format!(
-                    "line {}: the header row has a quote that is never closed; close it",
-                    quote.opened
-                ),
-            });
-        }
-        if !has_header || (names.len() == 1 && names[0].is_empty()) {
-            return Err(ReadError::Header {
-                path: source.to_string(),
-                message: "empty input: no header row and no records".into(),
-            });
-        }
-        // A header of one column that holds a likely delimiter: the file uses that one.
-        let seeming = match names.as_slice() {
-            [only] => [b'\t', b';', b',']
-                .into_iter()
-                .find(|&d| d != delimiter && only.as_bytes().contains(&d)),
-            _ => None,
-        };
-        let column = |name: &str, role: ColumnRole| {
-            names
-                .iter()
-                .position(|n| n == name)
-                .ok_or_else(|| ReadError::MissingColumn {
-                    path: source.to_string(),
-                    kind: "column",
-                    column: name.to_owned(),
-                    role,
-                    found: shown_names(&names),
-                    delimiter: seeming,
-                })
-        };
-        let id_at = column(&self.options.id_column, ColumnRole::Id)?;
-        let text_at = column(&self.options.text_column, ColumnRole::Text)?;
-        let time_at = match &self.options.time_column {
-            Some(name) => Some(column(name, ColumnRole::Time)?),
-            None => None,
-        };
-        let columns_at = (self.options.columns.iter())
-            .map(|name| column(name, ColumnRole::Extra))
-            .collect::<Result<Vec<usize>, ReadError>>()?;
-        csv.expect_shape(RecordShape {
-            fields: names.len(),
-            id_at,
-        });
-        let mut record = CsvRecord::default();
-        while csv.read(&mut record).map_err(io_error)? {
-            if let Some(quote) = record.runaway() {
-                let origin = self.origin(source, quote.opened);
-                let what = runaway_quote_report(quote, self.options.strict);
-                self.skip(&origin, what)?;
-                continue;
-            }
-            let origin = self.origin(source, record.line());
-            if record.len() != names.len() {
-                let what = format!(
-                    "malformed CSV record: {} fields where the header has {}",
-                    record.len(),
-                    names.len()
-                );
-                self.skip(&origin, what)?;
-                continue;
-            }
-            let invalid = |name: &str, valid_up_to: usize| {
-                format!(
-                    "invalid UTF-8 in `{name}` at byte {valid_up_to}; convert the file to UTF-8"
-                )
-            };
-            let id = match utf8(record.get(id_at)) {
-                Ok(id) => id.to_owned(),
-                Err(valid_up_to) => {
-                    self.skip(&origin, invalid(&self.options.id_column, valid_up_to))?;
-                    continue;
-                }
-            };
-            let time = time_at.map(|at| String::from_utf8_lossy(record.get(at)).into_owned());
-            let columns = (columns_at.iter())
-                .map(|&at| String::from_utf8_lossy(record.get(at)).into_owned())
-                .collect();
-            let text = if record.get(text_at).len() >= LONG_TEXT_BYTES {
-                // Moved out of the record, not copied: a long text is never held twice.
-                String::from_utf8(record.take_field(text_at))
-                    .map_err(|e| e.utf8_error().valid_up_to())
-            } else {
-                utf8(record.get(text_at)).map(str::to_owned)
-            };
-            match text {
-                Ok(text) => self.accept(id, text, time.as_deref(), columns, origin)?,
-                Err(valid_up_to) => {
-                    self.skip(&origin, invalid(&self.options.text_column, valid_up_to))?
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn read_jsonl(&mut self, input: impl BufRead, source: &Arc<str>) -> Result<(), ReadError> {
-        let mut input = input;
-        let mut line = Vec::new();
-        let mut number = 0u64;
-        let mut seen_object = false;
-        loop {
-            if line.capacity() >= LONG_TEXT_BYTES {
-                // The text of a long line is read; its buffer is not kept for short ones.
-                line = Vec::new();
-            }
-            line.clear();
-            let n = read_line(&mut input, &mut line).map_err(|e| ReadError::Io {
-                path: source.to_string(),
-                source: e,
-            })?;
-            if n == 0 {
-                return Ok(());
-            }
-            number += 1;
-            if number == 1 && line.starts_with(b"\xEF\xBB\xBF") {
-                line.drain(..3);
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let origin = self.origin(source, number);
-            let text = match utf8(&line) {
-                Ok(text) => text,
-                Err(valid_up_to) => {
-                    let what =
-                        format!("invalid UTF-8 at byte {valid_up_to}; convert the file to UTF-8");
-                    self.skip(&origin, what)?;
-                    continue;
-                }
-            };
-            let mut object = match serde_json::from_str::<serde_json::Value>(text) {
-                Ok(serde_json::Value::Object(object)) => object,
-                Ok(_) => {
-                    self.skip(&origin, "malformed JSON record: not an object".into())?;
-                    continue;
-                }
-                Err(e) => {
-                    self.skip(&origin, format!("malformed JSON record: {e}"))?;
-                    continue;
-                }
-            };
-            let first = !seen_object;
-            seen_object = true;
-            let fields = [
-                (&self.options.id_column, ColumnRole::Id),
-                (&self.options.text_column, ColumnRole::Text),
-            ];
-            if let Some(&(missing, role)) = fields.iter().find(|(f, _)| !object.contains_key(*f)) {
-                if first {
-                    return Err(ReadError::MissingColumn {
-                        path: source.to_string(),
-                        kind: "field",
-                        column: missing.to_string(),
-                        role,
-                        found: shown_names(&object.keys().cloned().collect::<Vec<_>>()),
-                        delimiter: None,
-                    });
-                }
-                let what = format!("malformed JSON record: no field `{missing}`");
-                self.skip(&origin, what)?;
-                continue;
-            }
-            let id = match &object[&self.options.id_column] {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Number(n) => n.to_string(),
-                _ => {
-                    let what = format!(
-                        "malformed JSON record: `{}` is not a string or number",
-                        self.options.id_column
-                    );
-                    self.skip(&origin, what)?;
-                    continue;
-                }
-            };
-            let time = match self
-                .options
-                .time_column
-                .as_ref()
-                .and_then(|f| object.get(f))
-            {
-                Some(serde_json::Value::String(s)) => Some(s.clone()),
-                Some(serde_json::Value::Number(n)) => Some(n.to_string()),
-                _ => None,
-            };
-            let columns = (self.options.columns.iter())
-                .map(|name| match object.get(name) {
-                    None | Some(serde_json::Value::Null) => String::new(),
-                    Some(serde_json::Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                })
-                .collect();
-            let Some(serde_json::Value::String(text)) = object.remove(&self.options.text_column)
-            else {
-                let what = format!(
-                    "malformed JSON record: `{}` is not a string",
-                    self.options.text_column
-                );
-                self.skip(&origin, what)?;
-                continue;
-            };
-            self.accept(id, text, time.as_deref(), columns, origin)?;
-        }
-    }
-}
-
-/// What went wrong with a record cut by a quote that never closes, and what became of the lines
-/// it took in.
-fn runaway_quote_report(quote: &RunawayQuote, strict: bool) -> String {
-    let mut what = String::from("unterminated quote: the field opened on this line ");
-    match quote.closed {
-        None => what.push_str("runs to the end of the input"),
-        Some(line) => what.push_str(&format!("is closed only by a quote on line {line}")),
-    }
-    if let Some((first, last)) = quote.swallowed {
-        let lines = if first == last {
-            format!("line {first}")
-        } else {
-            format!("lines {first}-{last}")
-        };
-        what.push_str(&format!(", taking in {lines}"));
-        if quote.resumed {
-            let mut ids = quote.first_ids.clone();
-            if quote.records > 3 {
-                ids.push("…".into());
-            }
-            if quote.records > 2 {
-                ids.extend(quote.last_id.clone());
-            }
-            let records = if quote.records == quote.lines {
-                format!("{} records", quote.records)
-            } else {
-                format!("{} lines, {} of them records", quote.lines, quote.records)
-            };
-            what.push_str(&format!(" ({records}: {})", ids.join(", ")));
-            if !strict {
-                what.push_str(", which are read on their own");
-            }
-        } else {
-            what.push_str(", which are not records and go with it");
-        }
-    }
-    what.push_str("; close the quote (a quote inside a quoted field is written \"\")");
-    what
-}
-
-/// Appends the next line of `input` to `line`, its `\n` included; the number of bytes appended,
-/// 0 at the end. `BufRead::read_until` does the same, searching without SIMD.
-fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<usize> {
-    let mut appended = 0;
-    loop {
-        let available = match input.fill_buf() {
-            Ok(available) => available,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let (taken, done) = match memchr::memchr(b'\n', available) {
-            Some(i) => (i + 1, true),
-            None => (available.len(), available.is_empty()),
-        };
-        line.extend_from_slice(&available[..taken]);
-        input.consume(taken);
-        appended += taken;
-        if done {
-            return Ok(appended);
-        }
-    }
-}
-
-/// `bytes` as a string, or where its valid UTF-8 ends. Validation is SIMD-accelerated: every
-/// text of a collection goes through it.
-fn utf8(bytes: &[u8]) -> Result<&str, usize> {
-    simdutf8::basic::from_utf8(bytes)
-        .map_err(|_| std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len))
-}
-
-/// Opens a record or document file, decompressing `.gz` and `.zst` files as they are read;
-/// also gives the extension that tells its format (see `compression_of`).
-pub fn open_input(path: &Path) -> Result<(Box<dyn Read>, String), ReadError> {
-    let (compression, extension) = compression_of(path);
-    let name = path.display().to_string();
-    let file = File::open(path).map_err(|source| ReadError::Open {
-        path: name.clone(),
-        source,
-    })?;
-    Ok((compression.reader(file, &name)?, extension))
-}
-
-/// How a file is compressed, told by its last extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Compression {
-    /// Plain: read as it is.
-    None,
-    /// `.gz`: one or more gzip members.
-    Gzip,
-    /// `.zst`: Zstandard frames.
-    Zstd,
-}
-
-impl Compression {
-    /// The file's contents, decompressed as they are read.
-    fn reader(self, file: File, name: &str) -> Result<Box<dyn Read>, ReadError> {
-        Ok(match self {
-            Compression::None => Box::new(file),
-            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
-                BufReader::with_capacity(1 << 16, file),
-            )),
-            Compression::Zstd => {
-                Box::new(zstd::Decoder::new(file).map_err(|source| ReadError::Open {
-                    path: name.to_owned(),
-                    source,
-                })?)
-            }
-        })
-    }
-}
-
-/// The record format a file's extension names (the one that tells its format, before any
-/// `.gz` or `.zst`): JSONL for `jsonl`, `ndjson`, `json`; CSV for `csv`, `tsv`, `tab`; `None`
-/// for any other (a document's extension, Parquet's, or one megashingle does not know).
-pub fn records_format_of(extension: &str) -> Option<InputFormat> {
-    match extension {
-        "jsonl" | "ndjson" | "json" => Some(InputFormat::Jsonl),
-        "csv" | "tsv" | "tab" => Some(InputFormat::Csv),
-        _ => None,
-    }
-}
-
-/// The extension that tells a file's format: the one before `.gz` or `.zst`
-/// (`docs.jsonl.gz`: `jsonl`), else its own, in lower case.
-pub fn format_extension(path: &Path) -> String {
-    compression_of(path).1
-}
-
-/// What a file found in a folder input is read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FolderEntry {
-    /// A Parquet file (`.parquet`), each row a record.
-    Parquet,
-    /// A document (`.txt`, `.html`, `.htm`, `.eml`, also compressed): one record.
-    Document,
-    /// Anything else: left out, and counted.
-    Ignored,
-}
-
-/// What the file `path`, found in a folder input, is read as.
-pub fn folder_entry(path: &Path) -> FolderEntry {
-    if extension_of(path) == PARQUET_EXTENSION {
-        FolderEntry::Parquet
-    } else if DOCUMENT_EXTENSIONS.contains(&format_extension(path).as_str()) {
-        FolderEntry::Document
-    } else {
-        FolderEntry::Ignored
-    }
-}
-
-/// How `path` is compressed, and the extension that tells its format: the one before `.gz` or
-/// `.zst` (`docs.jsonl.gz` is JSONL), else its own, in lower case.
-fn compression_of(path: &Path) -> (Compression, String) {
-    let compression = match extension_of(path).as_str() {
-        "gz" => Compression::Gzip,
-        "zst" => Compression::Zstd,
-        _ => return (Compression::None, extension_of(path)),
-    };
-    let inner = path
-        .file_stem()
-        .map_or_else(String::new, |stem| extension_of(Path::new(stem)));
-    (compression, inner)
-}
-
-/// True when the file `input` is to be read as Parquet: `format` says so, or none is given and
-/// its extension is `.parquet`, or it has no extension megashingle knows and starts with the
-/// Parquet marker.
-pub fn is_parquet(input: &Path, format: Option<InputFormat>) -> bool {
-    match format {
-        Some(format) => format == InputFormat::Parquet,
-        None => {
-            let (compression, extension) = compression_of(input);
-            let known = ["csv", "jsonl", "ndjson", "json", PARQUET_EXTENSION]
-                .iter()
-                .chain(&DOCUMENT_EXTENSIONS)
-                .any(|e| *e == extension);
-            extension == PARQUET_EXTENSION && compression == Compression::None
-                || !known && compression == Compression::None && starts_with_par1(input)
-        }
-    }
-}
-
-/// True when the file at `path` starts with the Parquet marker `PAR1`.
-fn starts_with_par1(path: &Path) -> bool {
-    let mut head = [0u8; 4];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| &head == b"PAR1")
-}
-
-fn extension_of(path: &Path) -> String {
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default()
+    })
 }
 
 /// The files under `folder`, hidden names left out; on error, the folder or file that could
@@ -1190,31 +521,10 @@ fn collect_files(folder: &Path, out: &mut Vec<PathBuf>) -> Result<(), (PathBuf, 
     Ok(())
 }
 
-/// Column or field names as listed in a message: a name with a control character shown
-/// quoted and escaped ("a\nb"), and the list cut after 200
-/// characters (a file that is not CSV has a long, odd first line).
-pub(crate) fn shown_names(names: &[String]) -> String {
-    let joined = names
-        .iter()
-        .map(|n| {
-            if n.chars().any(char::is_control) {
-                format!("{n:?}")
-            } else {
-                n.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    match joined.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}...", &joined[..cut]),
-        None => joined,
-    }
-}
-
 /// What the first bytes of an input say.
 struct Head {
-    /// The first byte that is not blank (after a byte order mark) is `{`: JSONL.
-    starts_json: bool,
+    /// The record format they tell.
+    format: Format,
     /// NUL bytes or bytes that are not UTF-8: not a text file.
     binary: bool,
 }
@@ -1233,12 +543,11 @@ fn check_not_utf16(input: &mut impl BufRead, source: &Arc<str>) -> Result<Head, 
         });
     }
     let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let first = text.iter().find(|b| !b.is_ascii_whitespace());
     let sample = &text[..text.len().min(4096)];
     // A character cut at the end of the sample is not an error.
     let not_utf8 = std::str::from_utf8(sample).is_err_and(|e| e.error_len().is_some());
     Ok(Head {
-        starts_json: first == Some(&b'{'),
+        format: Format::of_head(head),
         binary: not_utf8 || sample.contains(&0),
     })
 }
@@ -1276,6 +585,8 @@ fn relative_id(folder: &Path, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::record::LONG_TEXT_BYTES;
+    use crate::io::transcode::RecordEncoding;
     use std::io::Write;
 
     fn read(
@@ -1284,13 +595,16 @@ mod tests {
     ) -> (Result<ReadSummary, ReadError>, Vec<Record>, Vec<String>) {
         let mut records = Vec::new();
         let mut warnings = Vec::new();
-        let result = read_inputs(
-            &[path.to_owned()],
-            options,
-            &mut |r| records.push(r),
-            &mut |w| warnings.push(w),
-        );
-        (result, records, warnings)
+        let inputs = [path.to_owned()];
+        let mut reader = read_inputs(&inputs, options);
+        for item in reader.by_ref() {
+            match item {
+                Ok(ReadItem::Record(record)) => records.push(record),
+                Ok(ReadItem::Skipped(report)) => warnings.push(report),
+                Err(e) => return (Err(e), records, warnings),
+            }
+        }
+        (Ok(reader.summary()), records, warnings)
     }
 
     fn file_with(dir: &tempfile::TempDir, name: &str, content: &[u8]) -> PathBuf {
@@ -1525,17 +839,6 @@ mod tests {
     }
 
     #[test]
-    fn lines_are_read_across_buffer_refills() {
-        let mut input = std::io::BufReader::with_capacity(3, &b"ab\ncdefg\r\n\nh"[..]);
-        let mut lines = Vec::new();
-        let mut line = Vec::new();
-        while read_line(&mut input, &mut line).expect("reading from memory") > 0 {
-            lines.push(String::from_utf8(std::mem::take(&mut line)).expect("UTF-8"));
-        }
-        assert_eq!(lines, ["ab\n", "cdefg\r\n", "\n", "h"]);
-    }
-
-    #[test]
     fn jsonl_records_and_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = file_with(
@@ -1750,6 +1053,29 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    #[test]
+    fn records_are_pulled_and_a_reader_reads_no_further_than_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_with(&dir, "d.csv", b"id,text\n1,a\n,no id\n3,c\n");
+        let inputs = [path.clone(), dir.path().join("absent.csv")];
+        let options = ReadOptions::default();
+        let mut reader = read_inputs(&inputs, &options);
+        let first: Vec<ReadItem> = reader.by_ref().take(2).map(Result::unwrap).collect();
+        assert!(matches!(&first[0], ReadItem::Record(r) if r.id == "1"));
+        assert!(
+            matches!(&first[1], ReadItem::Skipped(w) if w.contains("d.csv:3: empty id")),
+            "{first:?}"
+        );
+        // The absent input is opened only when the first one is read to its end.
+        let summary = reader.summary();
+        assert_eq!((summary.records, summary.skipped), (1, 1));
+        drop(reader);
+        let all: Vec<Result<ReadItem, ReadError>> = read_inputs(&inputs, &options).collect();
+        assert_eq!(all.len(), 4, "{all:?}");
+        let err = all[3].as_ref().unwrap_err().to_string();
+        assert!(err.ends_with("absent.csv: cannot open"), "{err}");
     }
 
     #[test]

@@ -5,9 +5,9 @@
 //! is read; malformed sequences become U+FFFD and are counted, or stop the reading under
 //! `--strict`.
 
-use std::cell::Cell;
 use std::io::{BufRead, Read};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use encoding_rs::{Decoder, DecoderResult, Encoding, UTF_8};
 
@@ -78,7 +78,7 @@ pub struct Utf8Reader<R> {
     consumed: u64,
     finished: bool,
     strict: bool,
-    malformed: Rc<Cell<u64>>,
+    malformed: Arc<AtomicU64>,
 }
 
 impl<R: BufRead> Utf8Reader<R> {
@@ -88,7 +88,7 @@ impl<R: BufRead> Utf8Reader<R> {
         inner: R,
         encoding: &'static Encoding,
         strict: bool,
-        malformed: Rc<Cell<u64>>,
+        malformed: Arc<AtomicU64>,
     ) -> Utf8Reader<R> {
         Utf8Reader {
             inner,
@@ -136,7 +136,7 @@ impl<R: BufRead> Utf8Reader<R> {
                             ),
                         ));
                     }
-                    self.malformed.set(self.malformed.get() + 1);
+                    self.malformed.fetch_add(1, Ordering::Relaxed);
                     self.output.extend_from_slice("\u{FFFD}".as_bytes());
                 }
             }
@@ -167,12 +167,12 @@ mod tests {
         encoding: &'static Encoding,
         strict: bool,
     ) -> (std::io::Result<String>, u64) {
-        let malformed = Rc::new(Cell::new(0));
+        let malformed = Arc::new(AtomicU64::new(0));
         let input = std::io::BufReader::with_capacity(7, bytes);
-        let mut reader = Utf8Reader::new(input, encoding, strict, Rc::clone(&malformed));
+        let mut reader = Utf8Reader::new(input, encoding, strict, Arc::clone(&malformed));
         let mut text = String::new();
         let result = reader.read_to_string(&mut text).map(|_| text);
-        (result, malformed.get())
+        (result, malformed.load(Ordering::Relaxed))
     }
 
     #[test]

@@ -9,8 +9,11 @@
 //! damaged record is reported with its offset and reading goes on at the next `WARC/` line.
 
 use std::io::{BufRead, Read};
+use std::sync::Arc;
 
 use crate::io::charset::{self, Decoded, TextKind};
+use crate::io::record::{DocumentText, Entry, ReadError};
+use crate::io::time::parse_time;
 
 /// The largest header block of a WARC record or HTTP response read; past it the record is
 /// damaged.
@@ -185,6 +188,88 @@ impl<R: BufRead> WarcReader<R> {
             self.input.consume(n);
             self.offset += n as u64;
         }
+    }
+}
+
+/// The documents of a WARC file as records, pulled one at a time: each page or text a record,
+/// its id its `WARC-Target-URI`, its time its `WARC-Date`, named in messages by the file and the
+/// record's offset (`crawl.warc.gz@1234`). A damaged record is reported and skipped; a file
+/// whose decompression fails midway is reported once, and the records before are kept.
+pub struct WarcEntries<R> {
+    reader: WarcReader<R>,
+    source: Arc<str>,
+    done: bool,
+}
+
+impl<R: BufRead> WarcEntries<R> {
+    /// The documents of the decompressed WARC `input`, named `source` in messages.
+    pub fn new(input: R, source: Arc<str>) -> WarcEntries<R> {
+        WarcEntries {
+            reader: WarcReader::new(input),
+            source,
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for WarcEntries<R> {
+    type Item = Result<Entry, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.reader.next_item() {
+                Ok(Some(item)) => {
+                    if let Some(entry) = self.entry_of(item) {
+                        return Some(Ok(entry));
+                    }
+                }
+                Ok(None) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    let what = format!(
+                        "cannot be read past this point ({e}); the records before are kept"
+                    );
+                    return Some(Ok(Entry::Skipped {
+                        source: Arc::clone(&self.source),
+                        line: 0,
+                        what,
+                    }));
+                }
+            }
+        }
+        None
+    }
+}
+
+impl<R> WarcEntries<R> {
+    /// What a WARC record gives the reader of inputs; `None` for one that is not a document.
+    fn entry_of(&self, item: WarcItem) -> Option<Entry> {
+        let at = |offset: u64| Arc::from(format!("{}@{offset}", self.source));
+        Some(match item {
+            WarcItem::Document(document) => {
+                let time = document.date.as_deref().and_then(parse_time);
+                let text = DocumentText {
+                    decoding: vec![document.decoded.explain()],
+                    malformed: document.decoded.malformed,
+                    text: document.decoded.text,
+                    time,
+                    message_id: None,
+                };
+                Entry::Document {
+                    id: document.uri,
+                    document: text,
+                    source: at(document.offset),
+                    newest_kept: true,
+                }
+            }
+            WarcItem::NotText => Entry::NotText,
+            WarcItem::Other => return None,
+            WarcItem::Damaged(offset, why) => Entry::Skipped {
+                source: at(offset),
+                line: 0,
+                what: format!("damaged WARC record: {why}"),
+            },
+        })
     }
 }
 

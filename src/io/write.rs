@@ -1,119 +1,32 @@
-//! Writers. The cluster table (and the index's tables) goes to stdout or to a file; a file is
-//! written to a temporary file beside the target and renamed over it only when complete, so an
-//! interrupted run never leaves a truncated table and a failed run never replaces a good one.
+//! Writers. The cluster table and the reuse table (written by the module of their format), and
+//! the index's tables, go to stdout or to a file; a file is written to a temporary file beside
+//! the target and renamed over it only when complete, so an interrupted run never leaves a
+//! truncated table and a failed run never replaces a good one. An output is refused when it is
+//! an input, or a file that a folder input reads.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use serde::Serialize;
+pub use crate::io::csv::write_csv;
+use crate::io::format::Format;
+#[cfg(not(feature = "parquet"))]
+use crate::io::format::NO_PARQUET;
+use crate::io::table::four_decimals;
+pub use crate::io::table::{OutputFormat, Row};
 
-/// The format of the output table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OutputFormat {
-    /// CSV with a header row.
-    Csv,
-    /// One JSON object per line.
-    Jsonl,
-    /// An Apache Parquet file (needs the `parquet` feature).
-    Parquet,
-}
-
-/// One row of the cluster table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row<'a> {
-    /// The document.
-    pub doc_id: &'a str,
-    /// Its cluster: the smallest member id.
-    pub cluster_id: &'a str,
-    /// Documents in the cluster.
-    pub cluster_size: usize,
-    /// Estimated Jaccard to the cluster's representative, to four decimals.
-    pub similarity: Option<f64>,
-    /// `ok`, or why the document could not be compared.
-    pub status: &'a str,
-}
-
-impl<'a> From<crate::Assignment<'a>> for Row<'a> {
-    fn from(a: crate::Assignment<'a>) -> Row<'a> {
-        Row {
-            doc_id: a.doc_id,
-            cluster_id: a.cluster_id,
-            cluster_size: a.cluster_size,
-            similarity: a.similarity,
-            status: a.status.as_str(),
-        }
-    }
-}
-
-/// Writes rows in `format` to `out`.
+/// Writes rows of the cluster table in `format` to `out`.
 pub fn write_rows<'a>(
     rows: impl IntoIterator<Item = Row<'a>>,
     format: OutputFormat,
     out: impl Write + Send,
 ) -> std::io::Result<()> {
-    let text = match format {
-        OutputFormat::Csv => TextFormat::Csv,
-        OutputFormat::Jsonl => TextFormat::Jsonl,
-        OutputFormat::Parquet => return write_parquet(rows, out),
-    };
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    match text {
-        TextFormat::Csv => {
-            let mut csv = csv::Writer::from_writer(&mut out);
-            csv.write_record([
-                "doc_id",
-                "cluster_id",
-                "cluster_size",
-                "similarity",
-                "status",
-            ])
-            .map_err(io_error)?;
-            for row in rows {
-                let similarity = row
-                    .similarity
-                    .map(|s| format!("{s:.4}"))
-                    .unwrap_or_default();
-                csv.write_record([
-                    row.doc_id,
-                    row.cluster_id,
-                    &row.cluster_size.to_string(),
-                    &similarity,
-                    row.status,
-                ])
-                .map_err(io_error)?;
-            }
-            csv.flush()?;
-        }
-        TextFormat::Jsonl => {
-            for row in rows {
-                let row = Row {
-                    similarity: row.similarity.map(|s| (s * 1e4).round() / 1e4),
-                    ..row
-                };
-                serde_json::to_writer(&mut out, &row)?;
-                out.write_all(b"\n")?;
-            }
-        }
+    match format {
+        OutputFormat::Csv => crate::io::csv::write_rows(rows, &mut out)?,
+        OutputFormat::Jsonl => crate::io::jsonl::write_rows(rows, &mut out)?,
+        OutputFormat::Parquet => return write_rows_parquet(rows, out),
     }
     out.flush()
-}
-
-/// The header of the reuse table.
-pub const PAIR_COLUMNS: [&str; 8] = [
-    "doc_a",
-    "doc_b",
-    "a_in_b",
-    "b_in_a",
-    "shared_words",
-    "passages",
-    "longest",
-    "jaccard",
-];
-
-/// A share rounded to four decimals, as the tables write them.
-fn four_decimals(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
 }
 
 /// Writes reuse pairs (the `reuse` table) in `format` to `out`; shares to four decimals.
@@ -128,37 +41,11 @@ pub fn write_pairs<'a>(
         jaccard: four_decimals(p.jaccard),
         ..p
     });
-    let text = match format {
-        OutputFormat::Csv => TextFormat::Csv,
-        OutputFormat::Jsonl => TextFormat::Jsonl,
-        OutputFormat::Parquet => return write_pairs_parquet(rows, out),
-    };
     let mut out = BufWriter::with_capacity(1 << 16, out);
-    match text {
-        TextFormat::Csv => {
-            let mut csv = csv::Writer::from_writer(&mut out);
-            csv.write_record(PAIR_COLUMNS).map_err(io_error)?;
-            for p in rows {
-                csv.write_record([
-                    p.doc_a,
-                    p.doc_b,
-                    &format!("{:.4}", p.a_in_b),
-                    &format!("{:.4}", p.b_in_a),
-                    &p.shared_words.to_string(),
-                    &p.passages.to_string(),
-                    &p.longest.to_string(),
-                    &format!("{:.4}", p.jaccard),
-                ])
-                .map_err(io_error)?;
-            }
-            csv.flush()?;
-        }
-        TextFormat::Jsonl => {
-            for p in rows {
-                serde_json::to_writer(&mut out, &p)?;
-                out.write_all(b"\n")?;
-            }
-        }
+    match format {
+        OutputFormat::Csv => crate::io::csv::write_pairs(rows, &mut out)?,
+        OutputFormat::Jsonl => crate::io::jsonl::write_pairs(rows, &mut out)?,
+        OutputFormat::Parquet => return write_pairs_parquet(rows, out),
     }
     out.flush()
 }
@@ -168,7 +55,7 @@ fn write_pairs_parquet<'a>(
     rows: impl IntoIterator<Item = crate::ReusePair<'a>>,
     out: impl Write + Send,
 ) -> std::io::Result<()> {
-    crate::io::parquet::write_pairs(rows, std::io::BufWriter::with_capacity(1 << 16, out))
+    crate::io::parquet::write_pairs(rows, out)
 }
 
 #[cfg(not(feature = "parquet"))]
@@ -179,60 +66,20 @@ fn write_pairs_parquet<'a>(
     Err(std::io::Error::other(NO_PARQUET))
 }
 
-/// The output formats written as text.
-enum TextFormat {
-    Csv,
-    Jsonl,
-}
-
 #[cfg(feature = "parquet")]
-fn write_parquet<'a>(
+fn write_rows_parquet<'a>(
     rows: impl IntoIterator<Item = Row<'a>>,
     out: impl Write + Send,
 ) -> std::io::Result<()> {
-    crate::io::parquet::write_rows(rows, std::io::BufWriter::with_capacity(1 << 16, out))
+    crate::io::parquet::write_rows(rows, out)
 }
 
 #[cfg(not(feature = "parquet"))]
-fn write_parquet<'a>(
+fn write_rows_parquet<'a>(
     _rows: impl IntoIterator<Item = Row<'a>>,
     _out: impl Write + Send,
 ) -> std::io::Result<()> {
     Err(std::io::Error::other(NO_PARQUET))
-}
-
-/// Why a build without the `parquet` feature reads and writes no Parquet.
-pub const NO_PARQUET: &str =
-    "this megashingle was built without Parquet support (the `parquet` feature)";
-
-/// Writes a CSV table: the header row, then each row.
-pub fn write_csv(
-    header: &[&str],
-    rows: impl IntoIterator<Item = Vec<String>>,
-    out: impl Write,
-) -> std::io::Result<()> {
-    let mut out = BufWriter::with_capacity(1 << 16, out);
-    {
-        let mut csv = csv::Writer::from_writer(&mut out);
-        csv.write_record(header).map_err(io_error)?;
-        for row in rows {
-            csv.write_record(&row).map_err(io_error)?;
-        }
-        csv.flush()?;
-    }
-    out.flush()
-}
-
-/// The io error inside a csv error, so that its kind (a broken pipe above all) is seen by the
-/// caller; any other csv error as an io error of kind `Other`.
-fn io_error(error: csv::Error) -> std::io::Error {
-    if !error.is_io_error() {
-        return std::io::Error::other(error);
-    }
-    match error.into_kind() {
-        csv::ErrorKind::Io(e) => e,
-        other => std::io::Error::other(format!("{other:?}")),
-    }
 }
 
 /// Runs `write` into a temporary file beside `target`, then renames it to `target`. On error
@@ -554,13 +401,7 @@ fn is_document_of(folder: &Path, file: &Path) -> bool {
     let hidden = relative
         .components()
         .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
-    let extension = file
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let read = crate::io::read::DOCUMENT_EXTENSIONS.contains(&extension.as_str())
-        || extension == crate::io::read::PARQUET_EXTENSION;
-    !hidden && file.is_file() && read
+    !hidden && file.is_file() && Format::in_folder(file).is_some()
 }
 
 /// The output could not be written; the target is unchanged.

@@ -16,7 +16,7 @@ use crate::cluster::{Cluster, Via};
 use crate::compare::{Comparer, Prepared};
 use crate::config::{Config, Plan};
 use crate::engine::Collection;
-use crate::io::read::{read_inputs, ReadError, ReadOptions};
+use crate::io::read::{read_inputs, ReadError, ReadItem, ReadOptions};
 use crate::io::time::format_time;
 use crate::report::model::{
     Grouping, Join, Member, Pair, ReportModel, Story, StorySource, Summary,
@@ -109,12 +109,19 @@ pub fn read_texts(
     let lead_only = Keep { words: 0, bytes: 0 };
     let mut documents: Vec<Option<Text>> = (0..ids.len()).map(|_| None).collect();
     // Documents are in id order; of two records with one id, the first read was kept.
-    let mut emit = |record: crate::io::read::Record| {
+    let options = ReadOptions {
+        strict: false,
+        ..options.clone()
+    };
+    for item in read_inputs(inputs, &options) {
+        let ReadItem::Record(record) = item? else {
+            continue;
+        };
         let Ok(doc) = ids.binary_search(&record.id) else {
-            return;
+            continue;
         };
         if documents[doc].is_some() {
-            return;
+            continue;
         }
         let body = if whole[doc] {
             Body::Raw(record.text)
@@ -125,12 +132,7 @@ pub fn read_texts(
             body,
             columns: record.columns,
         });
-    };
-    let options = ReadOptions {
-        strict: false,
-        ..options.clone()
-    };
-    read_inputs(inputs, &options, &mut emit, &mut |_| {})?;
+    }
     Ok(Texts { documents })
 }
 

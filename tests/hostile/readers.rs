@@ -15,7 +15,7 @@ use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::compare::compare;
 use megashingle::config::{Config, Plan};
-use megashingle::io::read::{read_inputs, InputFormat, ReadOptions};
+use megashingle::io::read::{read_inputs, InputFormat, ReadItem, ReadOptions};
 
 use crate::common::{megashingle, single_error_line, stderr_of, stdout_of, temp};
 
@@ -497,14 +497,17 @@ fn read_in_process(path: &Path, name: &str, format: Option<InputFormat>) {
         ..ReadOptions::default()
     };
     let mut warnings = Vec::new();
-    let result = read_inputs(
-        &[path.to_owned()],
-        &options,
-        &mut |record| {
-            let _ = canonicalizer.words(&record.text);
-        },
-        &mut |warning| warnings.push(warning),
-    );
+    let inputs = [path.to_owned()];
+    let mut result = Ok(());
+    for item in read_inputs(&inputs, &options) {
+        match item {
+            Ok(ReadItem::Record(record)) => {
+                let _ = canonicalizer.words(&record.text);
+            }
+            Ok(ReadItem::Skipped(warning)) => warnings.push(warning),
+            Err(error) => result = Err(error),
+        }
+    }
     if let Err(error) = result {
         let message = error.to_string();
         assert!(message.contains(name), "error without the file: {message}");

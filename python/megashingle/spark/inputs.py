@@ -1,7 +1,7 @@
 """What the job reads, listed on the driver: each path checked, folders walked as the command
-walks them, every file classified by the command's rule (the library's ``input_kind``), and the
-read tasks of each file (a large record file read by several tasks, each keeping every k-th
-record).
+walks them, every file's format from the library's one table of formats
+(``megashingle.detect_format``, which the command's readers use too), and the read tasks of
+each file (a large record file read by several tasks, each keeping every k-th record).
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from megashingle import InputError
-from megashingle._megashingle import input_kind
+from megashingle import InputError, detect_format
 
 # A record file larger than this is read by several tasks, each keeping every k-th record.
 SPLIT_BYTES = 32 << 20
@@ -48,8 +47,9 @@ def _walk(folder: str) -> List[str]:
 @dataclass
 class Inputs:
     """What the job reads: files for the library's readers, as (path, id) in the command's
-    order (an id for a document file of a folder), Parquet files, and the files of folders
-    left out for their extension. ``positions`` gives every file's place in the collection's
+    order (an id for a document file of a folder), Parquet files, remote files as (path,
+    format, CSV delimiter) for Spark's readers, and the files of folders left out for their
+    extension. ``positions`` gives every file's place in the collection's
     order (record files and Parquet files share it)."""
 
     files: List[Tuple[str, Optional[str]]] = field(default_factory=list)
@@ -57,7 +57,7 @@ class Inputs:
     record_files: List[bool] = field(default_factory=list)
     parquet: List[str] = field(default_factory=list)
     parquet_positions: List[int] = field(default_factory=list)
-    remote: List[Tuple[str, str]] = field(default_factory=list)
+    remote: List[Tuple[str, str, str]] = field(default_factory=list)
     ignored: int = 0
     names: List[str] = field(default_factory=list)
     count: int = 0
@@ -86,47 +86,71 @@ class Inputs:
         return table
 
 
+def _remote_format(path: str, input_format: Optional[str]) -> Tuple[str, str]:
+    """The format and CSV delimiter Spark reads a remote file in: the library's, by its name
+    (``.tsv`` is CSV separated by tabs), else Parquet. Documents are read by the library's
+    readers, which need a local path."""
+    found = detect_format(path, input_format, remote=True)
+    if found is None:
+        return "parquet", ","
+    fmt, delimiter = found
+    if fmt not in ("csv", "jsonl", "parquet"):
+        raise InputError(
+            f"{path}: a remote {fmt} file cannot be read: documents are read by megashingle's own "
+            "readers, which need a path every executor sees; copy it there, or give CSV, JSONL or Parquet"
+        )
+    return fmt, delimiter
+
+
+def _plan_folder(inputs: Inputs, folder: str, input_format: Optional[str]) -> None:
+    """The files of a folder, as the command reads them: documents and Parquet files, others
+    left out; but a folder of Parquet files alone (Spark's output, its ``_SUCCESS`` and other
+    ``_`` names aside) is one Parquet input."""
+    files = _walk(folder)
+    found = [detect_format(f, in_folder=True) for f in files]
+    kinds = [k[0] if k else None for k in found]
+    visible = [k for f, k in zip(files, kinds) if not os.path.basename(f).startswith("_")]
+    spark_output = visible and input_format is None and all(k == "parquet" for k in visible)
+    for f, kind in zip(files, kinds):
+        if spark_output:
+            if not os.path.basename(f).startswith("_"):
+                inputs.add_parquet(f)
+        elif kind == "parquet":
+            inputs.add_parquet(f)
+        elif kind is not None:
+            inputs.add_file(f, os.path.relpath(f, folder).replace(os.sep, "/"))
+        else:
+            inputs.ignored += 1
+
+
 def plan_inputs(paths: List[str], input_format: Optional[str] = None) -> Inputs:
     """Lists the inputs on the driver: each path must exist and be readable. What each file is
-    read as is the command's rule (the library's ``input_kind``): in a folder, documents and
-    Parquet files, others left out; but a folder of Parquet files alone (Spark's output, its
-    ``_SUCCESS`` and other ``_`` names aside) is one Parquet input. A remote path (``s3a://``,
-    ``hdfs://``) is read by Spark in the format its extension names, else as Parquet."""
+    read as is the library's (``megashingle.detect_format``): in a folder, documents and Parquet
+    files, others left out; a file named alone, Parquet, a document, or records. A remote path
+    (``s3a://``, ``hdfs://``) is read by Spark in the format its name tells (a ``.tsv`` as CSV
+    separated by tabs), else as Parquet."""
     inputs = Inputs(names=list(paths))
     for path in paths:
         if _is_remote(path):
-            fmt = input_format or input_kind(path, remote=True) or "parquet"
-            inputs.remote.append((path, fmt))
+            fmt, delimiter = _remote_format(path, input_format)
+            inputs.remote.append((path, fmt, delimiter))
             continue
         local = path[len("file://") :] if path.startswith("file://") else path
         try:
-            st = os.stat(local)
+            os.stat(local)
         except OSError as e:
             raise InputError(f"{path}: cannot open: {e.strerror or e}") from None
         if os.path.isdir(local):
-            files = _walk(local)
-            kinds = [input_kind(f, in_folder=True) for f in files]
-            visible = [k for f, k in zip(files, kinds) if not os.path.basename(f).startswith("_")]
-            spark_output = visible and input_format is None and all(k == "parquet" for k in visible)
-            for f, kind in zip(files, kinds):
-                if spark_output:
-                    if not os.path.basename(f).startswith("_"):
-                        inputs.add_parquet(f)
-                elif kind == "parquet":
-                    inputs.add_parquet(f)
-                elif kind == "document":
-                    inputs.add_file(f, os.path.relpath(f, local).replace(os.sep, "/"))
-                else:
-                    inputs.ignored += 1
+            _plan_folder(inputs, local, input_format)
             continue
         if not os.access(local, os.R_OK):
             raise InputError(f"{path}: cannot open: Permission denied")
-        kind = input_kind(local, input_format)
-        if kind == "parquet":
+        found = detect_format(local, input_format)
+        fmt = found[0] if found else "records"
+        if fmt == "parquet":
             inputs.add_parquet(local)
         else:
-            del st
-            inputs.add_file(local, None, records=kind == "records")
+            inputs.add_file(local, None, records=fmt in ("csv", "jsonl", "records"))
     return inputs
 
 

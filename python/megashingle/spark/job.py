@@ -79,7 +79,7 @@ def cluster_files(
         raise
     except Exception as e:  # noqa: BLE001
         raise InputError(
-            f"{', '.join(inputs.parquet or [p for p, _ in inputs.remote])}: cannot be read: {_one_line(e)}"
+            f"{', '.join(inputs.parquet or [p for p, *_ in inputs.remote])}: cannot be read: {_one_line(e)}"
         ) from None
     if not inputs.files and not inputs.parquet and not inputs.remote:
         raise InputError(

@@ -79,9 +79,9 @@ class Reading:
                     F.col(self.text_column).cast("string").alias("text"),
                 )
             )
-        for path, fmt in self.inputs.remote:
+        for path, fmt, delimiter in self.inputs.remote:
             if fmt == "csv":
-                df = self.spark.read.csv(path, header=True, multiLine=True, escape='"')
+                df = self.spark.read.csv(path, header=True, multiLine=True, escape='"', sep=delimiter)
             elif fmt == "jsonl":
                 df = self.spark.read.json(path)
             else:
