@@ -115,7 +115,7 @@ struct Frame {
 
 /// The state of one main-text extraction: the text kept so far and the open elements.
 #[derive(Default)]
-struct Extraction {
+pub(super) struct Extraction {
     /// The text kept so far.
     out: String,
     stack: Vec<Frame>,
@@ -132,13 +132,10 @@ struct Extraction {
 
 /// The article of `html`, all of its text if nothing in it is furniture.
 pub(super) fn extract(html: &str) -> String {
-    let mut extraction = Extraction {
-        out: String::with_capacity(html.len() / 2),
-        ..Extraction::default()
-    };
+    let mut extraction = Extraction::for_page(html);
     // The extraction gives no chunks and is never full: the tokenizer runs to the page's end.
     tokenizer::tokenize(html, &mut extraction).for_each(drop);
-    extraction.out
+    extraction.into_text()
 }
 
 impl Sink for Extraction {
@@ -184,6 +181,19 @@ impl Sink for Extraction {
 }
 
 impl Extraction {
+    /// An extraction of the page `html`, to be given its tokens.
+    pub(super) fn for_page(html: &str) -> Self {
+        Extraction {
+            out: String::with_capacity(html.len() / 2),
+            ..Extraction::default()
+        }
+    }
+
+    /// The article, once the page's tokens are given.
+    pub(super) fn into_text(self) -> String {
+        self.out
+    }
+
     /// The name of the open element `at`.
     fn name(&self, at: usize) -> &str {
         let start = at

@@ -194,8 +194,28 @@ fn words_in_chunks(mut page: PageText<'_>) -> usize {
 /// whole text ([`page_words`]): a page with no recognizable structure keeps all its text.
 pub fn main_text(html: &str, page_words: usize) -> Option<String> {
     let main = extract::extract(html);
-    let main_words = count_words(&main);
-    (main_words > 0 && main_words * 5 >= page_words).then_some(main)
+    is_main_text(&main, page_words).then_some(main)
+}
+
+/// Whether an article holds enough of its page's `page_words` words to stand for it.
+fn is_main_text(article: &str, page_words: usize) -> bool {
+    let words = count_words(article);
+    words > 0 && words * 5 >= page_words
+}
+
+/// The text of `html` ([`html_to_text`]) and its article ([`main_text`] of the text's words),
+/// from one reading of the page: for a page whose text is held whole.
+pub fn text_and_main_text(html: &str) -> (String, Option<String>) {
+    let mut page = TextSink {
+        out: String::new(),
+        chunk_bytes: usize::MAX,
+        ended: false,
+    };
+    let mut extraction = extract::Extraction::for_page(html);
+    tokenizer::tokenize(html, tokenizer::Both(&mut page, &mut extraction)).for_each(drop);
+    let article = extraction.into_text();
+    let article = is_main_text(&article, count_words(&page.out)).then_some(article);
+    (page.out, article)
 }
 
 /// Decodes character references in text that is not HTML otherwise.
@@ -275,6 +295,14 @@ mod tests {
         assert_eq!(chunked(&long, 1000), whole);
         assert_eq!(page_words(&long), count_words(&whole));
         assert_eq!(chunked(PAGE, 5), html_to_text(PAGE));
+        // A pause for a full chunk never falls inside a tag the text ran into.
+        for html in [
+            "<<script>s</script>t",
+            "a&lt<b x=y>c</b><title>d</title>",
+            "x</<p>y",
+        ] {
+            assert_eq!(chunked(html, 1), html_to_text(html), "{html}");
+        }
         let mut page = PageText::with_chunk_bytes(&long, 1000);
         assert!(page.skip(&whole.as_bytes()[..70_000]));
         assert!(page.skip(&whole.as_bytes()[70_000..]));
@@ -409,6 +437,16 @@ mod tests {
     #[test]
     fn script_like_names_are_not_hidden() {
         assert_eq!(html_to_text("<scripture>a</scripture>").trim(), "a");
+    }
+
+    #[test]
+    fn one_reading_gives_the_text_and_the_article_of_two() {
+        let structureless = "<div class=\"menu\"><p>all of it</p></div>";
+        for html in [PAGE, structureless, "", "<p>a</p><nav>b</nav>"] {
+            let text = html_to_text(html);
+            let article = main_text(html, count_words(&text));
+            assert_eq!(text_and_main_text(html), (text, article), "{html}");
+        }
     }
 
     #[test]

@@ -83,6 +83,37 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
 }
 
+/// Two sinks given the same tokens: one reading of a page for both.
+pub(super) struct Both<A, B>(pub A, pub B);
+
+impl<A: Sink, B: Sink> Sink for Both<A, B> {
+    type Chunk = std::convert::Infallible;
+
+    fn text(&mut self, text: &str) {
+        self.0.text(text);
+        self.1.text(text);
+    }
+    fn start_tag(&mut self, tag: &StartTag<'_>) {
+        self.0.start_tag(tag);
+        self.1.start_tag(tag);
+    }
+    fn end_tag(&mut self, name: &str) {
+        self.0.end_tag(name);
+        self.1.end_tag(name);
+    }
+    fn other(&mut self) {
+        self.0.other();
+        self.1.other();
+    }
+    fn wants_attribute(&self, name: &[u8]) -> bool {
+        self.0.wants_attribute(name) || self.1.wants_attribute(name)
+    }
+    fn end(&mut self) {
+        self.0.end();
+        self.1.end();
+    }
+}
+
 /// A start tag as the sink sees it.
 pub(super) struct StartTag<'t> {
     /// The element's name, lowercase.
@@ -135,10 +166,11 @@ pub(super) type Tokens<'a, S> = Tokenizer<CappedReader<'a>, TokenEmitter<S>>;
 
 /// The page's bytes, read as `html5gum`'s own reader of a string reads them, but at most
 /// [`TEXT_PIECE_BYTES`] at a time: a page that is one long text is given in pieces. When the
-/// emitter asks for a pause, the next run read (`read_until`) fails with [`Pause`] instead:
-/// `html5gum` reads runs only in loops that keep nothing but the emitter's state and its own
-/// (text, tag and attribute names and values, comments), so calling it again goes on where
-/// it stopped.
+/// emitter asks for a pause, the next read of a run of text ([`is_text_run`]) fails with
+/// [`Pause`] instead: the text states (data, RCDATA, raw text, script data, plaintext) read
+/// runs in a loop that keeps nothing of its own, and are always entered with the tokenizer's
+/// state set to them, so calling the tokenizer again goes on where it stopped. (The states of
+/// tags and attributes are entered without it, and are never paused in.)
 pub(super) struct CappedReader<'a> {
     bytes: &'a [u8],
     pause: Rc<Cell<bool>>,
@@ -171,7 +203,8 @@ impl Reader for CappedReader<'_> {
         needle: &[u8],
         char_buf: &'b mut [u8; 4],
     ) -> Result<Option<&'b [u8]>, Pause> {
-        if self.pause.replace(false) {
+        if self.pause.get() && is_text_run(needle) {
+            self.pause.set(false);
             return Err(Pause);
         }
         let window = &self.bytes[..self.bytes.len().min(TEXT_PIECE_BYTES)];
@@ -185,6 +218,16 @@ impl Reader for CappedReader<'_> {
         self.bytes = rest;
         Ok(Some(read))
     }
+}
+
+/// Whether `html5gum` reads a run with this needle in a text state only: data and RCDATA stop
+/// at `&`, `<`, NUL and CR, raw text and script data at `<`, NUL and CR, plaintext at NUL and
+/// CR. Every other state's needle holds another byte (`-` for comments and escaped script,
+/// `>`, quotes, whitespace, `]`).
+fn is_text_run(needle: &[u8]) -> bool {
+    needle
+        .iter()
+        .all(|b| matches!(b, b'&' | b'<' | b'\0' | b'\r'))
 }
 
 /// Which kind of tag is being read.
@@ -260,6 +303,22 @@ impl<S: Sink> TokenEmitter<S> {
         if self.text.is_empty() || (!whole && self.text.len() < TEXT_PIECE_BYTES) {
             return;
         }
+        match simdutf8::basic::from_utf8(&self.text) {
+            Ok(text) => {
+                self.sink.text(text);
+                self.text.clear();
+            }
+            Err(_) => self.flush_cut_text(whole),
+        }
+        if self.sink.is_full() {
+            self.pause.set(true);
+        }
+    }
+
+    /// [`TokenEmitter::flush_text`] of text that is not whole UTF-8: a character cut at the
+    /// end is kept for what follows unless `whole` is set; anything else is replaced.
+    #[cold]
+    fn flush_cut_text(&mut self, whole: bool) {
         match std::str::from_utf8(&self.text) {
             Ok(text) => {
                 self.sink.text(text);
@@ -274,9 +333,6 @@ impl<S: Sink> TokenEmitter<S> {
                 self.sink.text(&String::from_utf8_lossy(&self.text[..end]));
                 self.text.drain(..end);
             }
-        }
-        if self.sink.is_full() {
-            self.pause.set(true);
         }
     }
 
@@ -411,10 +467,21 @@ impl<S: Sink> Emitter for TokenEmitter<S> {
     }
 
     fn emit_string(&mut self, text: &[u8]) {
-        if self.hidden.is_none() {
-            self.text.extend_from_slice(text);
-            self.flush_text(false);
+        if self.hidden.is_some() {
+            return;
         }
+        if self.text.is_empty() {
+            // Most text comes as whole runs of whole characters: given as it is, not gathered.
+            if let Ok(text) = simdutf8::basic::from_utf8(text) {
+                self.sink.text(text);
+                if self.sink.is_full() {
+                    self.pause.set(true);
+                }
+                return;
+            }
+        }
+        self.text.extend_from_slice(text);
+        self.flush_text(false);
     }
 
     fn init_start_tag(&mut self) {
