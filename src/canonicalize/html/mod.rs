@@ -1,4 +1,4 @@
-//! HTML to text, read as the WHATWG HTML standard tokenizes it ([`tokenizer`], over
+//! HTML to text, read as the WHATWG HTML standard tokenizes it (the `tokenizer` module, over
 //! `html5gum`): character references are decoded in text and in attribute values as a browser
 //! decodes them, a tag ends where the standard ends it (a `>` in a quoted attribute value does
 //! not end it), comments, CDATA sections and the text of `<title>`, `<textarea>`, `<script>`,
@@ -7,9 +7,9 @@
 //! - [`html_to_text`] (and [`PageText`], the same a chunk at a time): every tag but an inline
 //!   one becomes a space; comments and the `<script>`/`<style>`/`<noscript>`/`<template>`/
 //!   `<title>`/`<svg>`/`<iframe>` elements are dropped with their content.
-//! - [`main_text`]: the page's article text, Readability-style ([`extract`]).
+//! - [`main_text`]: the page's article text, Readability-style (the `extract` module).
 //!
-//! Whether a text is HTML at all is guessed apart ([`detect`]).
+//! Whether a text is HTML at all is guessed apart ([`looks_like_html`]).
 
 mod detect;
 mod extract;
