@@ -1,4 +1,4 @@
-//! The article of an HTML page, Readability-style, read from its tokens ([`super::tokenizer`]):
+//! The article of an HTML page, Readability-style, read from its tokens (`super::tokenizer`):
 //! elements that are page furniture by their tag (`nav`, `header`, `footer`, `aside`, `form`,
 //! ...), their ARIA role (`navigation`, `banner`, `contentinfo`, `dialog`, ...) or their class
 //! and id (the names Readability treats as unlikely candidates: menu, sidebar, related, share,
@@ -9,7 +9,7 @@
 
 use std::convert::Infallible;
 
-use super::tokenizer::{self, Sink, StartTag};
+use super::tokenizer::{Sink, StartTag};
 use super::{is_inline, is_one_of};
 
 /// Elements without content.
@@ -128,14 +128,6 @@ pub(super) struct Extraction {
     /// Visible characters kept so far, and how many of them are link text.
     text_chars: usize,
     link_chars: usize,
-}
-
-/// The article of `html`, all of its text if nothing in it is furniture.
-pub(super) fn extract(html: &str) -> String {
-    let mut extraction = Extraction::for_page(html);
-    // The extraction gives no chunks and is never full: the tokenizer runs to the page's end.
-    tokenizer::tokenize(html, &mut extraction).for_each(drop);
-    extraction.into_text()
 }
 
 impl Sink for Extraction {
@@ -344,12 +336,18 @@ fn furniture_name(name: &str) -> bool {
     if name.is_empty() {
         return false;
     }
-    FURNITURE_NAMES.iter().any(|f| {
-        name.match_indices(f)
-            .any(|(at, _)| at == 0 || matches!(name.as_bytes()[at - 1], b'-' | b'_'))
-    }) || name
-        .split(['-', '_'])
-        .any(|part| FURNITURE_WORDS.contains(&part))
+    // Each `-`/`_`-separated part starts at 0 or after an (ASCII) separator.
+    let part_starts = std::iter::once(0).chain(
+        name.bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'-' || b == b'_')
+            .map(|(at, _)| at + 1),
+    );
+    let mut parts = part_starts.map(|at| &name[at..]);
+    parts.any(|rest| FURNITURE_NAMES.iter().any(|f| rest.starts_with(f)))
+        || name
+            .split(['-', '_'])
+            .any(|part| FURNITURE_WORDS.contains(&part))
 }
 
 #[cfg(test)]
@@ -357,7 +355,7 @@ mod tests {
     use super::*;
 
     fn words(html: &str) -> String {
-        extract(html)
+        super::super::article(html)
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")

@@ -49,7 +49,7 @@ const PAGE_CHUNK_BYTES: usize = 64 << 10;
 /// be held whole: the page is tokenized as the chunks are asked for.
 pub struct PageText<'a> {
     /// The tokenizer (boxed: it is large, and a page's text is often passed by value).
-    tokens: Box<tokenizer::Tokens<'a, TextSink>>,
+    tokens: Box<tokenizer::Tokens<'a, PageSink<'a>>>,
     /// The last chunk given.
     chunk: String,
     /// How much of `chunk` [`PageText::skip`] has passed.
@@ -100,6 +100,90 @@ impl Sink for TextSink {
     }
 }
 
+/// What one reading of a page makes: its text (a chunk at a time), its article, or both. Every
+/// reading has this one sink type, so that the tokenizer is compiled once.
+struct PageSink<'e> {
+    text: Option<TextSink>,
+    article: Option<&'e mut extract::Extraction>,
+}
+
+impl PageSink<'_> {
+    /// A sink of a page's text, in chunks of about `chunk_bytes`.
+    fn text(chunk_bytes: usize) -> Self {
+        PageSink {
+            text: Some(TextSink {
+                out: String::new(),
+                chunk_bytes,
+                ended: false,
+            }),
+            article: None,
+        }
+    }
+}
+
+impl Sink for PageSink<'_> {
+    type Chunk = String;
+
+    fn text(&mut self, text: &str) {
+        if let Some(sink) = &mut self.text {
+            sink.text(text);
+        }
+        if let Some(sink) = &mut self.article {
+            sink.text(text);
+        }
+    }
+
+    fn start_tag(&mut self, tag: &StartTag<'_>) {
+        if let Some(sink) = &mut self.text {
+            sink.start_tag(tag);
+        }
+        if let Some(sink) = &mut self.article {
+            sink.start_tag(tag);
+        }
+    }
+
+    fn end_tag(&mut self, name: &str) {
+        if let Some(sink) = &mut self.text {
+            sink.end_tag(name);
+        }
+        if let Some(sink) = &mut self.article {
+            sink.end_tag(name);
+        }
+    }
+
+    fn other(&mut self) {
+        if let Some(sink) = &mut self.text {
+            sink.other();
+        }
+        if let Some(sink) = &mut self.article {
+            sink.other();
+        }
+    }
+
+    fn wants_attribute(&self, name: &[u8]) -> bool {
+        self.article
+            .as_ref()
+            .is_some_and(|a| a.wants_attribute(name))
+    }
+
+    fn is_full(&self) -> bool {
+        self.text.as_ref().is_some_and(TextSink::is_full)
+    }
+
+    fn take_chunk(&mut self) -> Option<String> {
+        self.text.as_mut()?.take_chunk()
+    }
+
+    fn end(&mut self) {
+        if let Some(sink) = &mut self.text {
+            sink.end();
+        }
+        if let Some(sink) = &mut self.article {
+            sink.end();
+        }
+    }
+}
+
 impl<'a> PageText<'a> {
     /// The text of `html`, read from its start.
     pub fn new(html: &'a str) -> Self {
@@ -107,13 +191,8 @@ impl<'a> PageText<'a> {
     }
 
     fn with_chunk_bytes(html: &'a str, chunk_bytes: usize) -> Self {
-        let sink = TextSink {
-            out: String::new(),
-            chunk_bytes,
-            ended: false,
-        };
         PageText {
-            tokens: Box::new(tokenizer::tokenize(html, sink)),
+            tokens: Box::new(tokenizer::tokenize(html, PageSink::text(chunk_bytes))),
             chunk: String::new(),
             skipped: 0,
         }
@@ -193,8 +272,20 @@ fn words_in_chunks(mut page: PageText<'_>) -> usize {
 /// decoded. `None` when that leaves less than a fifth of the `page_words` words of the page's
 /// whole text ([`page_words`]): a page with no recognizable structure keeps all its text.
 pub fn main_text(html: &str, page_words: usize) -> Option<String> {
-    let main = extract::extract(html);
+    let main = article(html);
     is_main_text(&main, page_words).then_some(main)
+}
+
+/// The article of `html` ([`extract`]), all of its text if nothing in it is furniture.
+fn article(html: &str) -> String {
+    let mut extraction = extract::Extraction::for_page(html);
+    let sink = PageSink {
+        text: None,
+        article: Some(&mut extraction),
+    };
+    // Without text the sink gives no chunks and is never full: one pass to the page's end.
+    tokenizer::tokenize(html, sink).for_each(drop);
+    extraction.into_text()
 }
 
 /// Whether an article holds enough of its page's `page_words` words to stand for it.
@@ -206,16 +297,18 @@ fn is_main_text(article: &str, page_words: usize) -> bool {
 /// The text of `html` ([`html_to_text`]) and its article ([`main_text`] of the text's words),
 /// from one reading of the page: for a page whose text is held whole.
 pub fn text_and_main_text(html: &str) -> (String, Option<String>) {
-    let mut page = TextSink {
-        out: String::new(),
-        chunk_bytes: usize::MAX,
-        ended: false,
-    };
     let mut extraction = extract::Extraction::for_page(html);
-    tokenizer::tokenize(html, tokenizer::Both(&mut page, &mut extraction)).for_each(drop);
+    let sink = PageSink {
+        article: Some(&mut extraction),
+        ..PageSink::text(usize::MAX)
+    };
+    // The text comes as one chunk, at the end.
+    let page: String = tokenizer::tokenize(html, sink)
+        .filter_map(Result::ok)
+        .collect();
     let article = extraction.into_text();
-    let article = is_main_text(&article, count_words(&page.out)).then_some(article);
-    (page.out, article)
+    let article = is_main_text(&article, count_words(&page)).then_some(article);
+    (page, article)
 }
 
 /// Decodes character references in text that is not HTML otherwise.

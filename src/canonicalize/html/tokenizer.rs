@@ -54,66 +54,6 @@ pub(super) trait Sink {
     fn end(&mut self) {}
 }
 
-impl<S: Sink + ?Sized> Sink for &mut S {
-    type Chunk = S::Chunk;
-
-    fn text(&mut self, text: &str) {
-        (**self).text(text);
-    }
-    fn start_tag(&mut self, tag: &StartTag<'_>) {
-        (**self).start_tag(tag);
-    }
-    fn end_tag(&mut self, name: &str) {
-        (**self).end_tag(name);
-    }
-    fn other(&mut self) {
-        (**self).other();
-    }
-    fn wants_attribute(&self, name: &[u8]) -> bool {
-        (**self).wants_attribute(name)
-    }
-    fn is_full(&self) -> bool {
-        (**self).is_full()
-    }
-    fn take_chunk(&mut self) -> Option<S::Chunk> {
-        (**self).take_chunk()
-    }
-    fn end(&mut self) {
-        (**self).end();
-    }
-}
-
-/// Two sinks given the same tokens: one reading of a page for both.
-pub(super) struct Both<A, B>(pub A, pub B);
-
-impl<A: Sink, B: Sink> Sink for Both<A, B> {
-    type Chunk = std::convert::Infallible;
-
-    fn text(&mut self, text: &str) {
-        self.0.text(text);
-        self.1.text(text);
-    }
-    fn start_tag(&mut self, tag: &StartTag<'_>) {
-        self.0.start_tag(tag);
-        self.1.start_tag(tag);
-    }
-    fn end_tag(&mut self, name: &str) {
-        self.0.end_tag(name);
-        self.1.end_tag(name);
-    }
-    fn other(&mut self) {
-        self.0.other();
-        self.1.other();
-    }
-    fn wants_attribute(&self, name: &[u8]) -> bool {
-        self.0.wants_attribute(name) || self.1.wants_attribute(name)
-    }
-    fn end(&mut self) {
-        self.0.end();
-        self.1.end();
-    }
-}
-
 /// A start tag as the sink sees it.
 pub(super) struct StartTag<'t> {
     /// The element's name, lowercase.
