@@ -1,8 +1,12 @@
-//! Random and truncated bytes into the charset, MIME, mbox and WARC readers never panic; a
-//! decoded text is always a whole string, and a page or text's valid UTF-8 is kept as it is.
+//! Random and truncated bytes into the charset, MIME, mbox and WARC readers and the HTML
+//! tokenizer never panic; a decoded text is always a whole string, and a page or text's valid
+//! UTF-8 is kept as it is.
 
 use std::io::Read;
 
+use megashingle::canonicalize::html::{html_to_text, main_text, page_words};
+use megashingle::canonicalize::Canonicalizer;
+use megashingle::config::{CanonConfig, HtmlMode};
 use megashingle::io::charset::{decode, prescan, TextKind};
 use megashingle::io::mime::{read_mail, MboxMessages};
 use megashingle::io::transcode::Utf8Reader;
@@ -104,6 +108,38 @@ proptest! {
             *byte ^= flip;
         }
         read_warc(&cut_warc);
+    }
+}
+
+/// A page's text, article and canonical words, as the HTML path makes them.
+fn read_html(text: &str) {
+    let page = html_to_text(text);
+    assert_eq!(
+        page_words(text),
+        megashingle::canonicalize::html::count_words(&page)
+    );
+    let _ = main_text(text, page_words(text));
+    let config = CanonConfig {
+        html: HtmlMode::Always,
+        ..CanonConfig::default()
+    };
+    let _ = Canonicalizer::new(&config).words(text);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_bytes_as_html_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..800)) {
+        read_html(&decode(bytes.clone(), TextKind::Html, None).text);
+        read_html(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn random_markup_never_panics(
+        html in "(<|</|>|/>|<!--|-->|<!|<!\\[CDATA\\[|\\]\\]>|<\\?|&|&#|&#x|;|=|\"|'|[a-z]{1,8}|[0-9]{1,4}|script|title|textarea|plaintext|svg|math|style|template|iframe|xmp|noscript| |\n|\r|\0|\u{FFFD}|ё|國){0,120}",
+    ) {
+        read_html(&html);
     }
 }
 

@@ -99,9 +99,8 @@ impl Canonicalizer {
             return Visible::WholePage(body);
         }
         if body.len() <= HELD_PAGE_BYTES {
-            let page = html::html_to_text(body);
-            let words = html::count_words(&page);
-            return match html::main_text(body, words) {
+            let (page, article) = html::text_and_main_text(body);
+            return match article {
                 Some(article) => Visible::Cleaned {
                     source: Cow::Owned(article),
                     page: Some(Page::Text(Cow::Owned(page))),
