@@ -7,6 +7,8 @@
 //! does not count (a common phrase). Everything here is computed from the two texts' shingle
 //! keys, nothing estimated.
 
+use std::ops::Range;
+
 use super::{Text, MASKED};
 
 /// How shared words are grouped into passages (`reuse.max-gap`, `reuse.min-passage-words`).
@@ -59,38 +61,156 @@ pub fn align(a: &Text, a_set: &[u32], b: &Text, b_set: &[u32], rules: PassageRul
     Figures {
         a: side(a, b_set, rules),
         b: side(b, a_set, rules),
-        jaccard: if union == 0 {
-            0.0
-        } else {
-            common as f64 / union as f64
-        },
+        jaccard: jaccard(common, union),
+    }
+}
+
+/// One text made ready to be aligned with many: its shingle set, and for each of its places
+/// the index in that set of the shingle first found there ([`NOT_FIRST`] where the shingle is
+/// boilerplate or was found before). Preparing the first text of many pairs once spares
+/// sorting it for each pair; the second text of a pair is read as it is.
+#[derive(Debug, Clone, Default)]
+pub struct Prepared<'t> {
+    text: Option<&'t Text>,
+    set: Vec<u32>,
+    first_places: Vec<u32>,
+}
+
+/// A place of a [`Prepared`] text that does not count: boilerplate, or a shingle seen before.
+const NOT_FIRST: u32 = u32::MAX;
+
+impl<'t> Prepared<'t> {
+    /// `text` made ready.
+    pub fn new(text: &'t Text) -> Prepared<'t> {
+        let set = shingle_set(text);
+        let mut seen = vec![false; set.len()];
+        let first_places = text
+            .keys
+            .iter()
+            .map(|&key| match set.binary_search(&key) {
+                Ok(at) if key != MASKED && !seen[at] => {
+                    seen[at] = true;
+                    at as u32
+                }
+                _ => NOT_FIRST,
+            })
+            .collect();
+        Prepared {
+            text: Some(text),
+            set,
+            first_places,
+        }
+    }
+
+    /// Its distinct shingles, boilerplate left out.
+    pub fn set(&self) -> &[u32] {
+        &self.set
+    }
+}
+
+/// Buffers an alignment of a [`Prepared`] text reuses from pair to pair.
+#[derive(Debug, Default)]
+pub struct AlignScratch {
+    /// Per shingle of the prepared text: whether the other text has it.
+    common: Vec<bool>,
+}
+
+/// The figures of the prepared text `a` and text `b`, whose shingle set holds `b_distinct`
+/// shingles: those of [`align`], without sorting `b`. `b`'s places are looked up in `a`'s
+/// set, which marks the shingles the two share; `a`'s first places are then read against those
+/// marks.
+pub fn align_prepared(
+    a: &Prepared,
+    b: &Text,
+    b_distinct: usize,
+    rules: PassageRules,
+    scratch: &mut AlignScratch,
+) -> Figures {
+    let Some(a_text) = a.text else {
+        return Figures::default();
+    };
+    if a_text.k != b.k {
+        return Figures::default();
+    }
+    let common = &mut scratch.common;
+    common.clear();
+    common.resize(a.set.len(), false);
+    let b_side = side_where(b, rules, |key| match a.set.binary_search(&key) {
+        Ok(at) if !common[at] => {
+            common[at] = true;
+            true
+        }
+        _ => false,
+    });
+    let shared = common.iter().filter(|&&c| c).count();
+    let mut places = a.first_places.iter();
+    let a_side = side_where(a_text, rules, |_| {
+        let at = *places.next().expect("one place a key");
+        at != NOT_FIRST && common[at as usize]
+    });
+    Figures {
+        a: a_side,
+        b: b_side,
+        jaccard: jaccard(shared, a.set.len() + b_distinct - shared),
+    }
+}
+
+/// `common / union`, 0 for an empty union.
+fn jaccard(common: usize, union: usize) -> f64 {
+    if union == 0 {
+        0.0
+    } else {
+        common as f64 / union as f64
     }
 }
 
 /// What `text` holds of a text whose shingle set is `other`.
 fn side(text: &Text, other: &[u32], rules: PassageRules) -> Side {
-    let k = usize::from(text.k);
+    // Shingles of `other` already matched: a phrase repeated in the text counts once.
+    let mut matched = vec![false; other.len()];
+    side_where(text, rules, |key| match other.binary_search(&key) {
+        Ok(at) if !matched[at] => {
+            matched[at] = true;
+            true
+        }
+        _ => false,
+    })
+}
+
+/// What `text` holds of another text, where `counts(key)`, asked once for each of its places
+/// in order (boilerplate included), says whether the shingle there is shared and counts.
+fn side_where(text: &Text, rules: PassageRules, counts: impl FnMut(u32) -> bool) -> Side {
     let mut side = Side::default();
+    for_each_passage(text, rules, counts, |words, shared| {
+        side.shared += shared;
+        side.passages += 1;
+        side.longest = side.longest.max(words.len() as u32);
+    });
+    side
+}
+
+/// Calls `passage(words, shared)` for each passage of `text` that counts, in text order:
+/// its words from its first shared word to its last, and its shared words. `counts` is that
+/// of [`side_where`].
+fn for_each_passage(
+    text: &Text,
+    rules: PassageRules,
+    mut counts: impl FnMut(u32) -> bool,
+    mut passage: impl FnMut(Range<usize>, u32),
+) {
+    let k = usize::from(text.k);
     // The passage in the making: its first and last shared word and its shared words.
     let mut open: Option<(usize, usize, u32)> = None;
     // Words before this one are already counted as shared.
     let mut covered_to = 0;
-    let close = |(first, last, shared): (usize, usize, u32), side: &mut Side| {
+    let mut close = |(first, last, shared): (usize, usize, u32)| {
         if shared as usize >= rules.min_words {
-            side.shared += shared;
-            side.passages += 1;
-            side.longest = side.longest.max((last - first + 1) as u32);
+            passage(first..last + 1, shared);
         }
     };
-    // Shingles of `other` already matched: a phrase repeated in the text counts once.
-    let mut matched = vec![false; other.len()];
     for (p, &key) in text.keys.iter().enumerate() {
-        if key == MASKED {
+        if !counts(key) || key == MASKED {
             continue;
-        }
-        match other.binary_search(&key) {
-            Ok(at) if !matched[at] => matched[at] = true,
-            _ => continue,
         }
         // Window p covers words p..p + k; those not yet counted are shared.
         let from = covered_to.max(p);
@@ -100,7 +220,7 @@ fn side(text: &Text, other: &[u32], rules: PassageRules) -> Side {
                     Some((first, word, shared + 1))
                 }
                 Some(done) => {
-                    close(done, &mut side);
+                    close(done);
                     Some((word, word, 1))
                 }
                 None => Some((word, word, 1)),
@@ -109,9 +229,33 @@ fn side(text: &Text, other: &[u32], rules: PassageRules) -> Side {
         covered_to = covered_to.max(p + k);
     }
     if let Some(done) = open {
-        close(done, &mut side);
+        close(done);
     }
-    side
+}
+
+/// The passages of `text` shared with a text whose shingle set is `other` (see
+/// [`shingle_set`]), as [`align`] counts them: each passage's words, from its first shared
+/// word to its last, and its shared words.
+pub fn shared_passages(
+    text: &Text,
+    other: &[u32],
+    rules: PassageRules,
+) -> Vec<(Range<usize>, u32)> {
+    let mut matched = vec![false; other.len()];
+    let mut out = Vec::new();
+    for_each_passage(
+        text,
+        rules,
+        |key| match other.binary_search(&key) {
+            Ok(at) if !matched[at] => {
+                matched[at] = true;
+                true
+            }
+            _ => false,
+        },
+        |words, shared| out.push((words, shared)),
+    );
+    out
 }
 
 /// How many keys two sorted, distinct key lists share.
@@ -179,6 +323,10 @@ mod tests {
         };
         let f = align(&a, &shingle_set(&a), &b, &shingle_set(&b), loose);
         assert_eq!((f.a.shared, f.a.passages, f.a.longest), (7, 1, 10));
+        // The passages themselves: words 0..10 of a, 7 of them shared; words 0..5 of b.
+        assert_eq!(shared_passages(&a, &shingle_set(&b), loose), [(0..10, 7)]);
+        assert_eq!(shared_passages(&b, &shingle_set(&a), loose), [(0..5, 5)]);
+        assert_eq!(shared_passages(&a, &shingle_set(&b), RULES), [(0..4, 4)]);
     }
 
     #[test]
@@ -194,5 +342,30 @@ mod tests {
         c.k = 2;
         let f = align(&a, &shingle_set(&a), &c, &shingle_set(&c), RULES);
         assert_eq!(f, Figures::default());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_prepared_text_aligns_as_two_sorted_sets_do(
+            a in proptest::collection::vec(0u32..40, 0..80),
+            b in proptest::collection::vec(0u32..40, 0..80),
+            gap in 0usize..4,
+            min_words in 1usize..6,
+        ) {
+            // Keys 0 to 39, 39 standing for boilerplate: repeats, gaps and masked places.
+            let mask = |keys: Vec<u32>| -> Vec<u32> {
+                keys.into_iter().map(|k| if k == 39 { MASKED } else { k }).collect()
+            };
+            let (a, b) = (text(&mask(a)), text(&mask(b)));
+            let rules = PassageRules { max_gap: gap, min_words };
+            let (a_set, b_set) = (shingle_set(&a), shingle_set(&b));
+            let plain = align(&a, &a_set, &b, &b_set, rules);
+            let mut scratch = AlignScratch::default();
+            let prepared = Prepared::new(&a);
+            for _ in 0..2 {
+                let f = align_prepared(&prepared, &b, b_set.len(), rules, &mut scratch);
+                proptest::prop_assert_eq!(f, plain);
+            }
+        }
     }
 }
