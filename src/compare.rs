@@ -126,7 +126,7 @@ impl Prepared {
     /// words they hold.
     pub fn reuse_passages(&self, other: &Prepared, rules: PassageRules) -> (Vec<String>, f64) {
         let text = self.reuse_text();
-        let passages = shared_passages(&text, &other.set, rules);
+        let passages = shared_passages(&text, &other.reuse_text(), rules);
         let shared_words: u32 = passages.iter().map(|(_, shared)| shared).sum();
         let runs = self.shared_runs(other);
         let marked = passages
@@ -139,7 +139,7 @@ impl Prepared {
     /// The runs of its words made of shared shingles (see [`Prepared::shared_runs`]) that lie
     /// in the passages it shares with `other` as `reuse` counts them: what a reuse view marks.
     pub fn reuse_runs(&self, other: &Prepared, rules: PassageRules) -> Vec<Range<usize>> {
-        let passages = shared_passages(&self.reuse_text(), &other.set, rules);
+        let passages = shared_passages(&self.reuse_text(), &other.reuse_text(), rules);
         let mut out = Vec::new();
         for run in self.shared_runs(other) {
             for (words, _) in &passages {
