@@ -172,10 +172,11 @@ fn pair_html(page: &mut String, index: usize, pair: &PairView) {
     id(page, &pair.doc_b);
     let _ = write!(
         page,
-        "<small>{} of the first in the second · {} of the second in the first · {} passages, the longest {} words · Jaccard {}</small></summary>\n<div class=sbs>",
+        "<small>{} of the first in the second · {} of the second in the first · {} {}, the longest {} words · Jaccard {}</small></summary>\n<div class=sbs>",
         fixed(pair.a_in_b, 2),
         fixed(pair.b_in_a, 2),
         pair.passages,
+        if pair.passages == 1 { "passage" } else { "passages" },
         pair.longest,
         fixed(pair.jaccard, 4)
     );
@@ -274,7 +275,9 @@ mod tests {
         );
         assert!(page.contains("<bdi>&lt;b&gt;a&lt;/b&gt;</bdi> ⇄ <bdi>b</bdi>"));
         assert!(page.contains("in&lt;put&gt;.csv · 2 documents · 1 pairs"));
-        assert!(page.contains("0.50 of the first in the second · 0.25 of the second in the first"));
+        assert!(page.contains(
+            "0.50 of the first in the second · 0.25 of the second in the first · 1 passage, the longest 31 words"
+        ));
         assert!(!page.contains("<script"));
         assert!(page.contains(&content_security_policy_for(None, STYLE)));
     }
