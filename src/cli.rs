@@ -207,6 +207,11 @@ pub struct ReportArgs {
     /// story_id, from `index export`) instead of clustering.
     #[arg(long, value_name = "FILE")]
     pub clusters: Option<PathBuf>,
+    /// Show the pairs of documents where one reuses a passage of the other (as `reuse`
+    /// finds them), most shared words first, each pair's texts side by side with the shared
+    /// passages marked, instead of the stories.
+    #[arg(long, conflicts_with = "clusters")]
+    pub reuse: bool,
     #[command(flatten)]
     pub report: ReportOutputArgs,
     #[command(flatten)]

@@ -11,6 +11,8 @@ use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::cluster::intersection::intersection_size;
 use crate::config::Plan;
+use crate::reuse::align::{shared_passages, PassageRules};
+use crate::reuse::{share, Settings, Text};
 use crate::sketch::keys::{shared_slots, KeyMaker};
 use crate::sketch::shingle::{key, shingle_set, Lead};
 use crate::sketch::signature::estimate_jaccard;
@@ -49,6 +51,16 @@ pub struct Comparison {
     pub second_lead_in_first: f64,
     /// Maximal runs of the first text's words made of shared shingles.
     pub shared_fragments: Vec<String>,
+    /// Share of the first text's words in passages shared with the second, as `megashingle
+    /// reuse` counts them (its `a_in_b`; no boilerplate is known between two texts).
+    pub first_in_second: f64,
+    /// Share of the second text's words in passages shared with the first (`b_in_a`).
+    pub second_in_first: f64,
+    /// The first text's passages shared with the second, each from its first shared word to
+    /// its last, with the shared words in brackets: `[a b c] d [e f g]`.
+    pub first_passages: Vec<String>,
+    /// The second text's passages shared with the first, marked the same way.
+    pub second_passages: Vec<String>,
 }
 
 /// A text that cannot be compared.
@@ -100,6 +112,46 @@ impl Prepared {
         runs
     }
 
+    /// Its shingle keys in text order, as `reuse` keeps a text.
+    fn reuse_text(&self) -> Text {
+        Text {
+            words: self.words.len() as u32,
+            k: self.shingle_size as u8,
+            keys: self.windows.iter().map(|&w| key(w)).collect(),
+        }
+    }
+
+    /// Its passages shared with `other` as `reuse` counts them (see
+    /// [`crate::reuse::align`]), their shared words marked in brackets; and the share of its
+    /// words they hold.
+    pub fn reuse_passages(&self, other: &Prepared, rules: PassageRules) -> (Vec<String>, f64) {
+        let text = self.reuse_text();
+        let passages = shared_passages(&text, &other.reuse_text(), rules);
+        let shared_words: u32 = passages.iter().map(|(_, shared)| shared).sum();
+        let runs = self.shared_runs(other);
+        let marked = passages
+            .into_iter()
+            .map(|(words, _)| mark_runs(&self.words, words, &runs))
+            .collect();
+        (marked, share(shared_words, text.words))
+    }
+
+    /// The runs of its words made of shared shingles (see [`Prepared::shared_runs`]) that lie
+    /// in the passages it shares with `other` as `reuse` counts them: what a reuse view marks.
+    pub fn reuse_runs(&self, other: &Prepared, rules: PassageRules) -> Vec<Range<usize>> {
+        let passages = shared_passages(&self.reuse_text(), &other.reuse_text(), rules);
+        let mut out = Vec::new();
+        for run in self.shared_runs(other) {
+            for (words, _) in &passages {
+                let (start, end) = (run.start.max(words.start), run.end.min(words.end));
+                if start < end {
+                    out.push(start..end);
+                }
+            }
+        }
+        out
+    }
+
     /// The share of its lead found in `other`.
     fn lead_share_in(&self, other: &[u32]) -> f64 {
         let keys: Vec<u32> = self.windows.iter().map(|&w| key(w)).collect();
@@ -112,6 +164,7 @@ impl Prepared {
 pub struct Comparer {
     sketcher: Sketcher,
     maker: KeyMaker,
+    rules: PassageRules,
 }
 
 impl Comparer {
@@ -120,6 +173,7 @@ impl Comparer {
         Comparer {
             sketcher: Sketcher::new(config),
             maker: config.key_maker.clone(),
+            rules: Settings::of(config).rules,
         }
     }
 
@@ -171,6 +225,8 @@ impl Comparer {
     pub fn compare(&self, a: &Prepared, b: &Prepared) -> Comparison {
         let common = intersection_size(&a.set, &b.set);
         let total = a.set.len() + b.set.len();
+        let (first_passages, first_in_second) = a.reuse_passages(b, self.rules);
+        let (second_passages, second_in_first) = b.reuse_passages(a, self.rules);
         Comparison {
             dice: 2.0 * common as f64 / total as f64,
             jaccard: common as f64 / (total - common) as f64,
@@ -191,8 +247,36 @@ impl Comparer {
                 .into_iter()
                 .map(|run| a.words[run].join(" "))
                 .collect(),
+            first_in_second,
+            second_in_first,
+            first_passages,
+            second_passages,
         }
     }
+}
+
+/// The words `within` of `words`, the parts inside `runs` (sorted word ranges) in brackets.
+fn mark_runs(words: &[String], within: Range<usize>, runs: &[Range<usize>]) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for at in within {
+        let shared = runs.iter().any(|r| r.contains(&at));
+        if !out.is_empty() {
+            out.push(if inside && !shared { ']' } else { ' ' });
+            if inside && !shared {
+                out.push(' ');
+            }
+        }
+        if shared && !inside {
+            out.push('[');
+        }
+        inside = shared;
+        out.push_str(&words[at]);
+    }
+    if inside {
+        out.push(']');
+    }
+    out
 }
 
 /// Compares two texts under `config`; the names label the texts in errors.
@@ -285,5 +369,56 @@ mod tests {
         assert!(err
             .to_string()
             .starts_with("notes.txt has 2 words, fewer than the shingle size k = 5"));
+    }
+
+    #[test]
+    fn passages_are_marked_in_both_directions() {
+        let words = |prefix: &str, n: usize| -> Vec<String> {
+            (0..n).map(|i| format!("{prefix}{i}")).collect()
+        };
+        let passage = words("p", 30).join(" ");
+        let first = format!(
+            "{} {passage} {}",
+            words("a", 20).join(" "),
+            words("b", 10).join(" ")
+        );
+        let second = format!("{} {passage}", words("c", 50).join(" "));
+        let c = compare((&first, "a"), (&second, "b"), &plan(Config::default())).unwrap();
+        let marked = format!("[{passage}]");
+        assert_eq!(
+            (c.first_passages.as_slice(), c.second_passages.as_slice()),
+            ([marked.clone()].as_slice(), [marked].as_slice())
+        );
+        assert!((c.first_in_second - 30.0 / 60.0).abs() < 1e-12);
+        assert!((c.second_in_first - 30.0 / 80.0).abs() < 1e-12);
+        // One shared word changed in the second: one passage still, the change outside the brackets.
+        let revised = second.replace("p15", "changed");
+        let c = compare((&first, "a"), (&revised, "b"), &plan(Config::default())).unwrap();
+        assert_eq!(c.second_passages.len(), 1);
+        assert!(
+            c.second_passages[0].contains("p14] changed [p16"),
+            "{:?}",
+            c.second_passages
+        );
+        // A text that shares no passage with the other has none to mark.
+        let c = compare(
+            (&first, "a"),
+            (&words("z", 40).join(" "), "b"),
+            &plan(Config::default()),
+        )
+        .unwrap();
+        assert!(c.first_passages.is_empty() && c.second_passages.is_empty());
+        assert_eq!((c.first_in_second, c.second_in_first), (0.0, 0.0));
+    }
+
+    #[test]
+    fn runs_are_marked_in_brackets() {
+        let words: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+        assert_eq!(
+            mark_runs(&words, 0..5, &[Range { start: 1, end: 3 }]),
+            "a [b c] d e"
+        );
+        assert_eq!(mark_runs(&words, 1..5, &[1..2, 3..5]), "[b] c [d e]");
+        assert_eq!(mark_runs(&words, 0..2, &[]), "a b");
     }
 }

@@ -27,8 +27,8 @@ const BATCH_RECORDS: usize = 256;
 const BATCH_BYTES: usize = 4 << 20;
 
 /// One pair of documents where one reuses a passage of the other: one row of the `reuse`
-/// table. Each text's *shared words* are its words covered by a shingle the other text also
-/// has (boilerplate left out), counted in passages: shared words at most `reuse.max-gap` words
+/// table. Each text's *shared words* are its words covered by a shingle found exactly once in
+/// each text (boilerplate left out: see [`crate::reuse::align`]), counted in passages: shared words at most `reuse.max-gap` words
 /// apart make one passage, and a passage of fewer than `reuse.min-passage-words` shared words
 /// does not count.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]

@@ -786,3 +786,86 @@ fn large_stories_and_the_story_list_page_in_a_browser() {
     );
     assert_eq!(shown_count(&dom, "tr"), 29);
 }
+
+// The reuse page
+
+/// The reuse page's title; a payload that ran would change it.
+const REUSE_TITLE: &str = "Reuse: megashingle report";
+
+/// A report, a brief that lifts its first paragraph among hostile markup, and an unrelated text.
+fn reuse_csv(flood: &str) -> String {
+    let lifted: String = flood
+        .split_whitespace()
+        .take(90)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let brief = format!(
+        "In brief: &lt;script&gt;document.title='PWNED-text'&lt;/script&gt; {lifted} &lt;img src=x onerror=\"document.title='PWNED-img'\"&gt;"
+    );
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    format!(
+        "id,text\n{},{}\n<i id=pwned>brief</i>,{}\nrecipe,{}\n",
+        "report",
+        quote(flood),
+        quote(&brief),
+        quote("a recipe for bread with flour water salt and yeast, kneaded, left to rise and baked in a hot oven for forty minutes")
+    )
+}
+
+#[test]
+fn reuse_pairs_show_side_by_side_with_passages_marked_and_nothing_runs() {
+    let dir = temp();
+    let flood = std::fs::read_to_string(news().join("en/flood-original.txt")).unwrap();
+    std::fs::write(dir.path().join("docs.csv"), reuse_csv(&flood)).unwrap();
+    let page = report(
+        dir.path(),
+        &["report", "--reuse", "docs.csv", "-o", "r.html", "-q"],
+    );
+    // One pair: the brief and the report, the brief's id escaped, passages marked on both.
+    assert_eq!(page.matches("<details").count(), 1, "{page}");
+    assert!(page.contains("<bdi>&lt;i id=pwned&gt;brief&lt;/i&gt;</bdi> ⇄ <bdi>report</bdi>"));
+    let sections: Vec<&str> = page.split("<section>").skip(1).collect();
+    assert_eq!(sections.len(), 2);
+    for section in &sections {
+        assert!(section.contains("<mark>"), "{section}");
+    }
+    assert!(!page.contains("<script") && !page.contains("<img"));
+    assert!(page.contains("3 documents · 1 pairs sharing a passage"));
+    // --reuse shows pairs, --clusters stories: not both.
+    let output = megashingle(dir.path())
+        .args([
+            "report",
+            "--reuse",
+            "docs.csv",
+            "--clusters",
+            "c.csv",
+            "-o",
+            "x.html",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--clusters"));
+    assert!(!dir.path().join("x.html").exists());
+
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: chromium is not installed (apt-get install chromium); the browser part did not run");
+        return;
+    };
+    let dom = dump_dom(&browser, &dir.path().join("r.html"), "", &[]);
+    assert!(
+        dom.contains(&format!("<title>{REUSE_TITLE}</title>")),
+        "{dom}"
+    );
+    let found = tags(&dom);
+    for (name, attributes) in &found {
+        assert!(
+            !matches!(name.as_str(), "script" | "img" | "i"),
+            "a <{name}> element: {attributes:?}"
+        );
+        assert!(attributes
+            .iter()
+            .all(|(a, v)| !a.starts_with("on") && !v.contains("pwned")));
+    }
+    assert!(found.iter().filter(|(n, _)| n == "mark").count() >= 2);
+}

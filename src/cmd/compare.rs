@@ -1,6 +1,7 @@
 //! `megashingle compare`: two texts (files, or the texts themselves with `--text`) measured
 //! against each other as the pipeline would: shingles in common, Dice and Jaccard, the
-//! estimated Jaccard, shared supershingles and megashingles, leads and shared fragments;
+//! estimated Jaccard, shared supershingles and megashingles, leads and shared fragments, and
+//! the passages each text shares with the other as `reuse` counts them, shared words marked;
 //! as a text report or, with `--json`, as one JSON object. Files are read as a folder's files
 //! are: HTML, text and mail decoded from their charsets.
 
@@ -73,6 +74,22 @@ fn report(c: &Comparison) -> String {
     ));
     for fragment in &c.shared_fragments {
         out.push_str(&format!("  - {fragment}\n"));
+    }
+    out.push_str(&format!(
+        "reuse:             {:.4} of the first's words in passages shared with the second, {:.4} of the second's in the first\n",
+        c.first_in_second, c.second_in_first
+    ));
+    for (which, other, passages) in [
+        ("first", "second", &c.first_passages),
+        ("second", "first", &c.second_passages),
+    ] {
+        out.push_str(&format!(
+            "passages of the {which} text found in the {other}: {}\n",
+            passages.len()
+        ));
+        for passage in passages {
+            out.push_str(&format!("  - {passage}\n"));
+        }
     }
     out
 }

@@ -2,7 +2,8 @@
 //! inputs are clustered through the library's `Clusterer` (or only sketched, when the stories
 //! come from a clusters table or an index); the library's report module then reads the texts
 //! back, compares each member with its representative and renders the page, which is written
-//! atomically.
+//! atomically. With `--reuse`, the inputs go through the library's `Reuser` instead and the
+//! page shows the pairs that share a passage (`report::reuse`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,15 +11,21 @@ use std::time::Instant;
 
 use anyhow::Result;
 use megashingle::cluster::joined_via;
+use megashingle::compare::Comparer;
 use megashingle::config::Plan;
 use megashingle::corpus::set_store::SetStore;
 use megashingle::engine::{Collection, Collector, Timings};
 use megashingle::index::{Index, Open};
 use megashingle::io::read::ReadOptions;
+use megashingle::io::read::{read_inputs, ReadItem};
 use megashingle::report::build::{model, read_texts, rereadable, text_bytes, Setting, Stories};
 use megashingle::report::model::StorySource;
+use megashingle::report::reuse::{pair_view, render as render_reuse, ReuseView, MAX_PAIRS};
 use megashingle::report::table::{self, Row};
-use megashingle::Clusterer;
+use megashingle::reuse::Settings;
+use megashingle::{Clusterer, ReusePair, Reuser};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 
 use crate::bars;
 use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
@@ -28,6 +35,9 @@ use crate::exit::Outcome;
 
 /// Runs `report`: the stories of the inputs, clustered here or read from `--clusters`.
 pub fn run(args: ReportArgs) -> Result<Outcome> {
+    if args.reuse {
+        return run_reuse(args);
+    }
     let started = Instant::now();
     rereadable(&args.inputs)?;
     let mut read_too = args.inputs.clone();
@@ -132,6 +142,99 @@ pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
         timings: collection.timings.clone(),
     };
     write_report(run, collection, &stories, &config)
+}
+
+/// Runs `report --reuse`: the pairs that share a passage, side by side.
+fn run_reuse(args: ReportArgs) -> Result<Outcome> {
+    let started = Instant::now();
+    rereadable(&args.inputs)?;
+    check_outputs(
+        &[("-o", Some(&args.report.output))],
+        &args.inputs,
+        Some(&args.config),
+        None,
+    )?;
+    let config = Plan::try_from(&args.config.resolve()?)?;
+    let options = read_options(&args.input, &args.report);
+    let mut reuser = Reuser::with_options(&config, run_options(&args.run, options.strict))?;
+    reuser.read(&args.inputs, &options)?;
+    let reuse = reuser.finish()?;
+    let mut timings = reuse.timings().clone();
+    bars::clear();
+    anyhow::ensure!(
+        reuse.documents() > 0,
+        "no documents in {}: no report written",
+        input_names(&args.inputs)
+    );
+    let mut rows: Vec<ReusePair> = reuse.pairs().collect();
+    rows.sort_by(|x, y| {
+        (y.shared_words.cmp(&x.shared_words))
+            .then_with(|| x.doc_a.cmp(y.doc_a))
+            .then_with(|| x.doc_b.cmp(y.doc_b))
+    });
+    rows.truncate(MAX_PAIRS);
+    let wanted: HashSet<&str> = rows.iter().flat_map(|r| [r.doc_a, r.doc_b]).collect();
+    let mut texts: HashMap<String, String> = HashMap::new();
+    let again = ReadOptions {
+        strict: false,
+        ..options.clone()
+    };
+    timings.time("reading texts", || -> Result<()> {
+        for item in read_inputs(&args.inputs, &again) {
+            if let ReadItem::Record(r) = item? {
+                if wanted.contains(r.id.as_str()) {
+                    texts.entry(r.id).or_insert(r.text);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let comparer = Comparer::new(&config);
+    let rules = Settings::of(&config).rules;
+    let text_of = |id: &str| texts.get(id).map(String::as_str);
+    let pool = megashingle::engine::thread_pool(args.run.threads().0, "compare")?;
+    let pairs = timings.time("comparing", || {
+        pool.install(|| {
+            rows.par_iter()
+                .map(|r| pair_view(&comparer, rules, r, (text_of(r.doc_a), text_of(r.doc_b))))
+                .collect()
+        })
+    });
+    let summary = reuse.summary();
+    let view = ReuseView {
+        inputs: args
+            .inputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        documents: reuse.documents(),
+        found: summary.pairs,
+        pairs,
+    };
+    let page = timings.time("rendering", || render_reuse(&view));
+    timings.time("writing", || {
+        write_file(&args.report.output, |file| file.write_all(page.as_bytes()))
+    })?;
+    if args.run.timings {
+        eprintln!("megashingle: timings: {}", timings.line());
+    }
+    if !args.run.quiet {
+        eprintln!(
+            "megashingle: reuse report of {} pairs ({} shown) among {} documents written to {} ({:.1} MB); {} records skipped; {:.2} s",
+            summary.pairs,
+            view.pairs.len(),
+            view.documents,
+            args.report.output.display(),
+            page.len() as f64 / 1e6,
+            summary.skipped,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if summary.skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Clean
+    })
 }
 
 /// How a report reads its inputs: as `cluster` does, with the columns it shows.

@@ -70,11 +70,17 @@ pub fn render(model: &ReportModel) -> String {
 
 /// The page's Content-Security-Policy: nothing but its own script and style.
 pub fn content_security_policy() -> String {
+    content_security_policy_for(Some(SCRIPT), STYLE)
+}
+
+/// The Content-Security-Policy of a page whose only inline blocks are `script` (when it has
+/// one) and `style`: nothing else runs or loads.
+pub fn content_security_policy_for(script: Option<&str>, style: &str) -> String {
+    let script = script.map_or("'none'".to_owned(), |s| format!("'{}'", sha256_source(s)));
     format!(
-        "default-src 'none'; script-src '{}'; style-src '{}'; img-src 'none'; \
+        "default-src 'none'; script-src {script}; style-src '{}'; img-src 'none'; \
          base-uri 'none'; form-action 'none'",
-        sha256_source(SCRIPT),
-        sha256_source(STYLE)
+        sha256_source(style)
     )
 }
 
@@ -88,12 +94,12 @@ fn sha256_source(text: &str) -> String {
 }
 
 /// `value` as HTML text.
-fn text(page: &mut String, value: &str) {
+pub(crate) fn text(page: &mut String, value: &str) {
     html_escape::encode_text_to_string(value, page);
 }
 
 /// An id as HTML text in a `<bdi>` (see [`id_text`]).
-fn id(page: &mut String, value: &str) {
+pub(crate) fn id(page: &mut String, value: &str) {
     page.push_str("<bdi>");
     id_text(page, value);
     page.push_str("</bdi>");
@@ -140,7 +146,7 @@ fn json_string(page: &mut String, value: &str) {
 }
 
 /// A number with `digits` decimals, as the CSV writes similarities.
-fn fixed(value: f64, digits: usize) -> String {
+pub(crate) fn fixed(value: f64, digits: usize) -> String {
     format!("{value:.digits$}")
 }
 

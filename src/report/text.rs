@@ -153,6 +153,14 @@ impl Shown {
         self.ends.push(canonical_so_far as u32);
     }
 
+    /// The display words kept, each after its separator (none before the first).
+    pub fn words(&self) -> impl Iterator<Item = &str> + '_ {
+        let ends = self.starts.iter().skip(1).map(|&s| s as usize);
+        (self.starts.iter().map(|&s| s as usize))
+            .zip(ends.chain([self.text.len()]))
+            .map(|(start, end)| &self.text[start..end])
+    }
+
     /// Display words kept.
     pub fn len(&self) -> usize {
         self.starts.len()
@@ -235,6 +243,19 @@ mod tests {
         let raw = "Flood  hits Kelsborough.\n\nThe river, well-known, rose.";
         let words = canon.words(raw);
         let shown = Shown::of(&canon, raw, Some(&words), ALL);
+        let each: Vec<&str> = shown.words().collect();
+        assert_eq!(
+            each,
+            [
+                "Flood",
+                " hits",
+                " Kelsborough.",
+                "\nThe",
+                " river,",
+                " well-known,",
+                " rose."
+            ]
+        );
         assert_eq!(
             shown.lead(),
             "Flood hits Kelsborough.\nThe river, well-known, rose."

@@ -14,7 +14,7 @@ pub mod winnow;
 use rayon::prelude::*;
 
 use crate::config::Config;
-use align::{align, shingle_set, Figures, PassageRules};
+use align::{align_prepared, shingle_set, AlignScratch, Figures, PassageRules, Prepared};
 use candidates::FingerprintIndex;
 
 /// The key that stands for a boilerplate shingle in a [`Text`]: never shared. (A shingle
@@ -122,27 +122,25 @@ pub fn find_pairs_where(
     keep: impl Fn(&Figures, u32, u32) -> bool + Sync,
 ) -> (Vec<Pair>, ReuseStats) {
     let fingerprints_of = |d: usize| winnow::fingerprints(&texts[d].keys, settings.window);
-    let index = FingerprintIndex::new(texts.len(), fingerprints_of);
-    let (cut_buckets, cut_documents) = index.cut_buckets(settings.max_bucket);
+    let index = FingerprintIndex::new(texts.len(), fingerprints_of, settings.max_bucket);
+    let (cut_buckets, cut_documents) = index.cut_buckets();
+    let distinct: Vec<usize> = texts.par_iter().map(|t| shingle_set(t).len()).collect();
     let found: Vec<(u64, Vec<Pair>)> = (0..texts.len())
         .into_par_iter()
-        .map(|a| {
-            let partners = index.partners(
-                a as u32,
-                &fingerprints_of(a),
-                settings.max_bucket,
-                MIN_SHARED_FINGERPRINTS,
-            );
+        .map_init(AlignScratch::default, |scratch, a| {
+            let partners = index.partners(a as u32, &fingerprints_of(a), MIN_SHARED_FINGERPRINTS);
             if partners.is_empty() {
                 return (0, Vec::new());
             }
-            let a_set = shingle_set(&texts[a]);
+            let ta = Prepared::new(&texts[a]);
+            let a_words = texts[a].words;
             let pairs = partners
                 .iter()
                 .filter_map(|&b| {
-                    let (ta, tb) = (&texts[a], &texts[b as usize]);
-                    let figures = align(ta, &a_set, tb, &shingle_set(tb), settings.rules);
-                    keep(&figures, ta.words, tb.words).then_some(Pair {
+                    let tb = &texts[b as usize];
+                    let figures =
+                        align_prepared(&ta, tb, distinct[b as usize], settings.rules, scratch);
+                    keep(&figures, a_words, tb.words).then_some(Pair {
                         a: a as u32,
                         b,
                         figures,
