@@ -83,7 +83,7 @@ pub fn found_once(text: &Text) -> Vec<u32> {
 
 /// One text made ready to be aligned with many: its shingle set, which of those shingles it
 /// repeats, and for each of its places the index in that set of the shingle there
-/// ([`NOT_ONCE`] where the shingle is boilerplate or repeated). Preparing the first text of
+/// (a mark, `NOT_ONCE`, where the shingle is boilerplate or repeated). Preparing the first text of
 /// many pairs once spares sorting it for each pair; the second text of a pair is read as it is.
 #[derive(Debug, Clone, Default)]
 pub struct Prepared<'t> {
