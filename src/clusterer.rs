@@ -170,7 +170,6 @@ impl Clusterer {
     }
 
     /// Adds a record as a reader made it, with its origin.
-    #[doc(hidden)]
     pub fn add_record(&mut self, record: Record) {
         self.collector.add(record);
     }
@@ -277,14 +276,12 @@ impl Clusters {
     }
 
     /// The collection and its clustering, for the commands built on them.
-    #[doc(hidden)]
     pub fn parts(&self) -> (&Collection, &Clustering) {
         (&self.collection, &self.clustering)
     }
 
     /// [`Clusters::parts`], taken: a command that needs the collection no further can free
     /// what it holds (the shingle sets) before going on.
-    #[doc(hidden)]
     pub fn into_parts(self) -> (Collection, Clustering) {
         (self.collection, self.clustering)
     }

@@ -97,7 +97,7 @@ impl Prepared {
 
     /// The maximal runs of its words (as ranges of word positions) covered by shingles that
     /// `other` also has: the passages the two texts share, as this text has them.
-    pub fn shared_runs(&self, other: &Prepared) -> Vec<Range<usize>> {
+    pub(crate) fn shared_runs(&self, other: &Prepared) -> Vec<Range<usize>> {
         let k = self.shingle_size;
         let mut runs: Vec<Range<usize>> = Vec::new();
         for (i, window) in self.windows.iter().enumerate() {
@@ -124,7 +124,11 @@ impl Prepared {
     /// Its passages shared with `other` as `reuse` counts them (see
     /// [`crate::reuse::align`]), their shared words marked in brackets; and the share of its
     /// words they hold.
-    pub fn reuse_passages(&self, other: &Prepared, rules: PassageRules) -> (Vec<String>, f64) {
+    pub(crate) fn reuse_passages(
+        &self,
+        other: &Prepared,
+        rules: PassageRules,
+    ) -> (Vec<String>, f64) {
         let text = self.reuse_text();
         let passages = shared_passages(&text, &other.reuse_text(), rules);
         let shared_words: u32 = passages.iter().map(|(_, shared)| shared).sum();
@@ -138,7 +142,7 @@ impl Prepared {
 
     /// The runs of its words made of shared shingles (see [`Prepared::shared_runs`]) that lie
     /// in the passages it shares with `other` as `reuse` counts them: what a reuse view marks.
-    pub fn reuse_runs(&self, other: &Prepared, rules: PassageRules) -> Vec<Range<usize>> {
+    pub(crate) fn reuse_runs(&self, other: &Prepared, rules: PassageRules) -> Vec<Range<usize>> {
         let passages = shared_passages(&self.reuse_text(), &other.reuse_text(), rules);
         let mut out = Vec::new();
         for run in self.shared_runs(other) {
@@ -189,7 +193,7 @@ impl Comparer {
 
     /// [`Comparer::prepare`] for a text already made visible
     /// ([`Canonicalizer::visible_text`]).
-    pub fn prepare_visible(&self, visible: &str, name: &str) -> Result<Prepared, TooShort> {
+    pub(crate) fn prepare_visible(&self, visible: &str, name: &str) -> Result<Prepared, TooShort> {
         let sketcher = &self.sketcher;
         let mut words = Vec::new();
         let canonicalizer = sketcher.canonicalizer();

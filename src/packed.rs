@@ -17,9 +17,9 @@ use crate::sketch::{ShingleSets, TextOutline};
 use crate::{DocumentSketch, Status};
 
 /// The tag of packed shingle sets, version 1.
-pub const SETS_TAG: u32 = u32::from_le_bytes(*b"MSs1");
+pub(crate) const SETS_TAG: u32 = u32::from_le_bytes(*b"MSs1");
 /// The tag of a packed sketch, version 1.
-pub const SKETCH_TAG: u32 = u32::from_le_bytes(*b"MSk1");
+pub(crate) const SKETCH_TAG: u32 = u32::from_le_bytes(*b"MSk1");
 
 /// Words before the lists in packed shingle sets (the tag included).
 const SETS_HEAD: usize = 5;

@@ -28,7 +28,7 @@ const BATCH_BYTES: usize = 4 << 20;
 
 /// One pair of documents where one reuses a passage of the other: one row of the `reuse`
 /// table. Each text's *shared words* are its words covered by a shingle found exactly once in
-/// each text (boilerplate left out: see [`crate::reuse::align`]), counted in passages: shared words at most `reuse.max-gap` words
+/// each text (boilerplate left out: see `crate::reuse::align`), counted in passages: shared words at most `reuse.max-gap` words
 /// apart make one passage, and a passage of fewer than `reuse.min-passage-words` shared words
 /// does not count.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -138,7 +138,6 @@ impl Reuser {
     }
 
     /// Adds a record as a reader made it, with its origin.
-    #[doc(hidden)]
     pub fn add_record(&mut self, record: Record) {
         if self.options.cancel.is_cancelled() {
             return;

@@ -18,7 +18,7 @@ const MAIL_HEADERS: [&str; 10] = [
 /// The body of a mail message, or the whole text when it does not start with a header block.
 /// A header block is at least two `Name: value` lines (continuation lines allowed), one of them a
 /// well-known mail header, ended by an empty line.
-pub fn strip_headers(text: &str) -> &str {
+pub(crate) fn strip_headers(text: &str) -> &str {
     let mut headers = 0;
     let mut known = false;
     let mut offset = 0;

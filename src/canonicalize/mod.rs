@@ -14,8 +14,8 @@ pub mod plain;
 pub mod stem;
 pub mod stopwords;
 pub mod stream;
-pub mod tokens;
-pub mod unicode;
+pub(crate) mod tokens;
+pub(crate) mod unicode;
 
 use std::borrow::Cow;
 
@@ -50,7 +50,7 @@ impl Canonicalizer {
 
     /// The visible text: mail headers removed, HTML turned to text (its main text when
     /// `main-text` is on), entities decoded, plain-text furniture dropped; not yet normalized.
-    pub fn visible_text<'a>(&self, raw: &'a str) -> Cow<'a, str> {
+    pub(crate) fn visible_text<'a>(&self, raw: &'a str) -> Cow<'a, str> {
         self.texts(raw, false).0
     }
 
@@ -140,12 +140,6 @@ impl Canonicalizer {
             .collect()
     }
 
-    /// The normalized text: visible text after NFKC, format-character deletion, case folding
-    /// and `ё`→`е`.
-    pub fn normalized_text(&self, raw: &str) -> String {
-        unicode::normalize(&self.visible_text(raw))
-    }
-
     /// Calls `f` with each canonical word of `raw`, in order. `stream` holds buffers reused
     /// across calls.
     pub fn for_each_word(&self, raw: &str, stream: &mut WordStream, f: impl FnMut(&str)) {
@@ -161,7 +155,7 @@ impl Canonicalizer {
 
     /// Calls `f` with each canonical word of a text already made visible
     /// ([`Canonicalizer::visible_text`]), in order.
-    pub fn for_each_word_of_visible(
+    pub(crate) fn for_each_word_of_visible(
         &self,
         visible: &str,
         stream: &mut WordStream,
@@ -172,7 +166,7 @@ impl Canonicalizer {
 
     /// Calls `f` with each canonical word of a visible text whose pieces `for_each_piece`
     /// gives, in order, to the function it is passed.
-    pub fn for_each_word_of_pieces(
+    pub(crate) fn for_each_word_of_pieces(
         &self,
         for_each_piece: impl FnOnce(&mut dyn FnMut(&str)),
         stream: &mut WordStream,
@@ -213,7 +207,7 @@ pub enum Visible<'a> {
     Whole(Cow<'a, str>),
     /// The text of an HTML page, `main-text` off: read from the HTML a chunk at a time.
     WholePage(&'a str),
-    /// `main-text` on: the main text is `source` cleaned ([`plain::clean`]), and the whole
+    /// `main-text` on: the main text is `source` cleaned (`plain::clean`), and the whole
     /// page's text is `page`, or `source` itself when `page` is `None`. `source` is an HTML
     /// page's article when one was found, else the page's text.
     Cleaned {
@@ -230,7 +224,7 @@ impl<'a> Visible<'a> {
     /// by more than carriage returns at line ends and whitespace at the end, which change no
     /// word, when the page's text is held whole. Returns false without `with_page`, and when
     /// the main text is the whole text.
-    pub fn for_each_main_piece(&self, with_page: bool, mut f: impl FnMut(&str)) -> bool {
+    pub(crate) fn for_each_main_piece(&self, with_page: bool, mut f: impl FnMut(&str)) -> bool {
         let (source, page) = match self {
             Visible::Whole(text) => {
                 f(text);
@@ -260,7 +254,7 @@ impl<'a> Visible<'a> {
     }
 
     /// The whole page's text; the main text's source is dropped here when the page is not it.
-    pub fn into_page(self) -> Page<'a> {
+    pub(crate) fn into_page(self) -> Page<'a> {
         match self {
             Visible::Whole(text)
             | Visible::Cleaned {
@@ -291,7 +285,7 @@ pub enum Page<'a> {
 
 impl Page<'_> {
     /// Calls `f` with the text in pieces, in order.
-    pub fn for_each_piece(&self, mut f: impl FnMut(&str)) {
+    pub(crate) fn for_each_piece(&self, mut f: impl FnMut(&str)) {
         match self {
             Page::Text(text) => f(text),
             Page::Html(html) => for_each_page_chunk(html, f),

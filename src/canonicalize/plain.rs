@@ -6,7 +6,8 @@
 //! navigation lines (`Home | World | Sport | …`) are dropped.
 
 /// The text with its furniture removed.
-pub fn clean(text: &str) -> String {
+#[cfg(test)]
+pub(crate) fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for_each_piece(text, |piece| out.push_str(piece));
     out
@@ -20,7 +21,7 @@ const HELD_LINES: usize = 256;
 /// Calls `f` with [`clean`]'s text in pieces, in order: runs of kept lines (a slice of `text`
 /// where they follow one another with a bare `\n` between them) and the `\n` between runs. Only the last `HELD_LINES` kept lines are held, never a copy of the text (unless
 /// signatures and footers cut more than those from the end, which no real text does).
-pub fn for_each_piece(text: &str, f: impl FnMut(&str)) {
+pub(crate) fn for_each_piece(text: &str, f: impl FnMut(&str)) {
     let mut held = std::collections::VecDeque::with_capacity(HELD_LINES.min(text.len() / 32 + 1));
     let mut before = 0;
     let mut filter = LineFilter::default();

@@ -10,7 +10,7 @@ use crate::config::Language;
 
 /// The stemmers of the enabled languages.
 #[derive(Default)]
-pub struct Stemmers {
+pub(crate) struct Stemmers {
     english: Option<Stemmer>,
     russian: Option<Stemmer>,
     ukrainian: Option<Stemmer>,

@@ -17,7 +17,7 @@ fn list(language: Language) -> &'static str {
 
 /// The union of the stop-word lists of some languages.
 #[derive(Debug, Default)]
-pub struct StopWords {
+pub(crate) struct StopWords {
     words: FxHashSet<&'static str>,
 }
 

@@ -20,7 +20,7 @@ use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
 /// A script written without spaces between words, whose characters are words of their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum UnitScript {
+pub(crate) enum UnitScript {
     /// Han ideographs, Japanese kana and Bopomofo: Chinese and Japanese.
     Han,
     /// Thai.
@@ -76,23 +76,12 @@ impl UnitScript {
     }
 
     /// The script of a word when it is a character of one of these scripts.
-    pub fn of_word(word: &str) -> Option<UnitScript> {
+    pub(crate) fn of_word(word: &str) -> Option<UnitScript> {
         // Every character of these scripts takes three or four bytes.
         if word.as_bytes().first().is_none_or(|&b| b < 0xE0) {
             return None;
         }
         word.chars().next().and_then(UnitScript::of)
-    }
-
-    /// Its name in `pipeline.toml` (`shingle.script-size`).
-    pub fn name(self) -> &'static str {
-        match self {
-            UnitScript::Han => "han",
-            UnitScript::Thai => "thai",
-            UnitScript::Lao => "lao",
-            UnitScript::Khmer => "khmer",
-            UnitScript::Myanmar => "myanmar",
-        }
     }
 }
 
@@ -271,7 +260,7 @@ fn class_by_table(c: char) -> Class {
 }
 
 /// Combining marks (Mn, Mc, Me) and format characters (Cf): they extend the word they follow.
-pub fn is_mark(c: char) -> bool {
+pub(crate) fn is_mark(c: char) -> bool {
     matches!(
         c.general_category(),
         GeneralCategory::NonspacingMark
@@ -284,7 +273,7 @@ pub fn is_mark(c: char) -> bool {
 /// Calls `f` with the pieces of `text` (raw or normalized) that hold one character of a
 /// script without spaces each: each such character's grapheme cluster alone, and the text
 /// between them whole, in order. A text with no such character is one piece.
-pub fn for_each_unit_piece<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
+pub(crate) fn for_each_unit_piece<'a>(text: &'a str, mut f: impl FnMut(&'a str)) {
     if text.bytes().all(|b| b < 0xE0) {
         f(text);
         return;

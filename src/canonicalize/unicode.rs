@@ -13,7 +13,7 @@ use unicode_normalization::{is_nfc_quick, is_nfkc_quick, IsNormalized, UnicodeNo
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// Appends the normalized form of `text` to `out`.
-pub fn normalize_into(text: &str, out: &mut String) {
+pub(crate) fn normalize_into(text: &str, out: &mut String) {
     out.reserve(text.len());
     let start = out.len();
     if text.is_ascii() {
@@ -252,7 +252,8 @@ fn fold_into(chars: impl Iterator<Item = char>, out: &mut String) {
 }
 
 /// The normalized form of `text`.
-pub fn normalize(text: &str) -> String {
+#[cfg(test)]
+pub(crate) fn normalize(text: &str) -> String {
     let mut out = String::new();
     normalize_into(text, &mut out);
     out

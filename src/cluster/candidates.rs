@@ -45,7 +45,7 @@ pub fn bucket_rule(distinct: usize, weight: usize, max_bucket: usize) -> BucketR
 /// takes 12 bytes where a `(u64, u32)` takes 16. Entries order by key, then document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(C, packed(4))]
-pub struct IndexEntry {
+pub(crate) struct IndexEntry {
     /// The candidate key.
     pub key: u64,
     /// The document.

@@ -32,12 +32,12 @@ pub struct Copies {
 impl Copies {
     /// True when `doc` is a copy of an earlier document (and so takes no part in candidate
     /// generation).
-    pub fn is_copy(&self, doc: u32) -> bool {
+    pub(crate) fn is_copy(&self, doc: u32) -> bool {
         self.weights.get(doc as usize) == Some(&0)
     }
 
     /// The documents `doc` stands for in a bucket: 1 and its copies, or 0 for a copy.
-    pub fn weight(&self, doc: u32) -> u32 {
+    pub(crate) fn weight(&self, doc: u32) -> u32 {
         self.weights.get(doc as usize).copied().unwrap_or(1)
     }
 
@@ -56,7 +56,7 @@ impl Copies {
 /// an index's, are left as they are): documents with the same signature, the same number of
 /// shingles, and the same shingle set where `sets` gives both; each is a copy of the first
 /// (smallest-numbered) document of its group.
-pub fn find_copies(sketches: &[Sketch], sets: SetsView, from: u32) -> Copies {
+pub(crate) fn find_copies(sketches: &[Sketch], sets: SetsView, from: u32) -> Copies {
     let mut by_sketch: Vec<(u64, u32)> = (from..sketches.len() as u32)
         .into_par_iter()
         .filter(|&d| sketches[d as usize].is_comparable())

@@ -81,7 +81,7 @@ impl UnionFind {
 
     /// Counts `more` members that are not among the elements in the set whose representative
     /// is `root` (a known story's members that are not loaded).
-    pub fn count_more(&mut self, root: u32, more: u32) {
+    pub(crate) fn count_more(&mut self, root: u32, more: u32) {
         self.size[root as usize] += more;
     }
 
@@ -127,7 +127,7 @@ impl UnionFind {
 #[derive(Debug, Clone, Default)]
 pub struct Known {
     /// The first document that is not known.
-    pub fresh_from: u32,
+    pub(crate) fresh_from: u32,
     /// The known stories; every known document belongs to one.
     pub stories: Vec<KnownStory>,
     /// The candidate pairs of all documents, when the caller has made them (a distributed
@@ -144,7 +144,7 @@ pub struct KnownStory {
     /// Its other loaded members.
     pub members: Vec<u32>,
     /// How many of its members are not loaded: they count for its size.
-    pub unloaded: u32,
+    pub(crate) unloaded: u32,
 }
 
 /// The sets that verified pairs join, before they are ordered as clusters.
@@ -182,18 +182,18 @@ pub struct Link {
 pub struct Via {
     /// The document at the other end of that link: the representative itself for a member
     /// whose pair with it passes, else the member it joined through.
-    pub partner: u32,
+    pub(crate) partner: u32,
     /// The link's score (see [`Link::score`]).
     pub score: f64,
     /// True when that link is weak.
     pub weak: bool,
     /// Links between the member and the representative: 1 for a direct link.
-    pub depth: u32,
+    pub(crate) depth: u32,
 }
 
 /// How each document came into its cluster, by document number: `None` for a representative
 /// and for a document no link reaches (one alone). `links` are those of the clustering that
-/// made `clusters` from `sketches` and `sets` (see [`super::cluster_with_links`]).
+/// made `clusters` from `sketches` and `sets` (see `super::cluster_with_links`).
 ///
 /// The links are followed from each representative. A member whose own pair with the
 /// representative passes the pair check (as verification checks pairs) is linked to it

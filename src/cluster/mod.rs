@@ -47,11 +47,13 @@ pub mod intersection;
 pub mod join;
 pub mod verify;
 
-pub use candidates::{IndexEntry, ALL_PAIRS_BUCKET};
-pub use join::{join, joined_via, Joined, Known, KnownStory, Link, UnionFind, Via};
-pub use verify::{
-    estimate_containment, exact_jaccard, open_alike, PairSets, Verifier, MIN_CONTAINED_SHINGLES,
-};
+pub use candidates::ALL_PAIRS_BUCKET;
+pub use join::KnownStory;
+pub use join::{join, joined_via, Joined, Known, Link, UnionFind, Via};
+#[cfg(test)]
+pub(crate) use verify::exact_jaccard;
+pub use verify::Verifier;
+pub(crate) use verify::{estimate_containment, open_alike};
 
 use crate::config::Plan;
 use crate::corpus::set_store::SetsView;
@@ -86,13 +88,13 @@ pub struct ClusterStats {
     /// Documents joined directly to an earlier document with an equal shingle set.
     pub copies: usize,
     /// Distinct candidate pairs checked.
-    pub candidate_pairs: usize,
+    pub(crate) candidate_pairs: usize,
     /// Pairs that passed verification.
-    pub verified_pairs: usize,
+    pub(crate) verified_pairs: usize,
     /// Verified pairs not joined because their clusters' representatives disagree.
-    pub representative_rejections: usize,
+    pub(crate) representative_rejections: usize,
     /// Lone documents attached to a story on a weaker link.
-    pub attached: usize,
+    pub(crate) attached: usize,
 }
 
 /// Clusters of documents, sketches given in document-number order (by id); `sets` gives the
@@ -103,7 +105,7 @@ pub fn cluster(sketches: &[Sketch], sets: SetsView, config: &Plan) -> (Vec<Clust
 }
 
 /// [`cluster`], with the links that joined the clusters (see [`joined_via`]).
-pub fn cluster_with_links(
+pub(crate) fn cluster_with_links(
     sketches: &[Sketch],
     sets: SetsView,
     config: &Plan,

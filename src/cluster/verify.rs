@@ -1,7 +1,7 @@
 //! Verification of a candidate pair: its Jaccard similarity or containment, exact from the
 //! two shingle sets where the store holds them, else estimated from the minima less a margin;
 //! a pair whose estimate is far below every threshold is rejected before any set is read. Also
-//! the lead check of weak links ([`open_alike`]) and the buffers that hold sets read from file.
+//! the lead check of weak links (`open_alike`) and the buffers that hold sets read from file.
 
 use crate::cluster::intersection::intersection_size;
 use crate::config::Config;
@@ -20,11 +20,11 @@ pub struct Verifier {
     /// threshold, two standard errors and more below it for 84 minima.
     pub prefilter: f64,
     /// Standard errors taken off a similarity that is only estimated.
-    pub estimate_margin: f64,
+    pub(crate) estimate_margin: f64,
 }
 
 /// Fewest shingles a text needs for its containment in another to count.
-pub const MIN_CONTAINED_SHINGLES: u32 = 25;
+pub(crate) const MIN_CONTAINED_SHINGLES: u32 = 25;
 
 impl Verifier {
     /// The checks of `config`.
@@ -38,7 +38,7 @@ impl Verifier {
     }
 
     /// The same checks at half the thresholds.
-    pub fn relaxed(&self) -> Verifier {
+    pub(crate) fn relaxed(&self) -> Verifier {
         Verifier {
             min_similarity: self.min_similarity / 2.0,
             min_containment: self.min_containment / 2.0,
@@ -74,7 +74,7 @@ impl Verifier {
     /// set, as an indexed document has none) can link its documents in a join: it passes, or
     /// it is a weak link (its Jaccard at least `attach`, when `attach` is above zero; the
     /// openings of such a pair are not compared).
-    pub fn may_link_estimated(&self, a: &Sketch, b: &Sketch, attach: f64) -> bool {
+    pub(crate) fn may_link_estimated(&self, a: &Sketch, b: &Sketch, attach: f64) -> bool {
         let Some(jaccard) = self.jaccard(a, b, || None) else {
             return false;
         };
@@ -92,7 +92,7 @@ impl Verifier {
     }
 
     /// [`Verifier::score`] with the pair's Jaccard already known.
-    pub fn score_with(&self, jaccard: f64, a: &Sketch, b: &Sketch) -> Option<f64> {
+    pub(crate) fn score_with(&self, jaccard: f64, a: &Sketch, b: &Sketch) -> Option<f64> {
         if jaccard >= self.min_similarity {
             return Some(jaccard);
         }
@@ -109,7 +109,7 @@ impl Verifier {
 /// other's shingle set. Where that cannot be told (no sets: an estimated pair; no lead: a
 /// document read from an index) it counts as yes, and so it does with `min_share` 0 (the
 /// check off).
-pub fn open_alike(a: &Sketch, b: &Sketch, sets: PairSets, min_share: f64) -> bool {
+pub(crate) fn open_alike(a: &Sketch, b: &Sketch, sets: PairSets, min_share: f64) -> bool {
     let Some((x, y)) = sets.filter(|_| min_share > 0.0) else {
         return true;
     };
@@ -120,10 +120,10 @@ pub fn open_alike(a: &Sketch, b: &Sketch, sets: PairSets, min_share: f64) -> boo
 }
 
 /// The shingle sets of a pair, when verification can compare them exactly.
-pub type PairSets<'s> = Option<(&'s [u32], &'s [u32])>;
+pub(crate) type PairSets<'s> = Option<(&'s [u32], &'s [u32])>;
 
 /// The exact Jaccard similarity of two sorted sets.
-pub fn exact_jaccard(a: &[u32], b: &[u32]) -> f64 {
+pub(crate) fn exact_jaccard(a: &[u32], b: &[u32]) -> f64 {
     let common = intersection_size(a, b);
     let union = a.len() + b.len() - common;
     if union == 0 {
@@ -135,7 +135,7 @@ pub fn exact_jaccard(a: &[u32], b: &[u32]) -> f64 {
 
 /// The share of the smaller set inside the larger, from their Jaccard and sizes:
 /// `|A∩B| = J(|A|+|B|)/(1+J)`.
-pub fn estimate_containment(jaccard: f64, a: u32, b: u32) -> f64 {
+pub(crate) fn estimate_containment(jaccard: f64, a: u32, b: u32) -> f64 {
     let smaller = a.min(b);
     if smaller == 0 {
         return 0.0;

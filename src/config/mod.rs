@@ -282,7 +282,7 @@ impl Default for ScriptSizes {
 
 impl ScriptSizes {
     /// The shingle size for `script`.
-    pub fn get(&self, script: UnitScript) -> usize {
+    pub(crate) fn get(&self, script: UnitScript) -> usize {
         match script {
             UnitScript::Han => self.han,
             UnitScript::Thai => self.thai,
@@ -322,7 +322,7 @@ impl ScriptCount {
     }
 
     /// The script written without spaces that most words are characters of, if any.
-    pub fn script(&self) -> Option<UnitScript> {
+    pub(crate) fn script(&self) -> Option<UnitScript> {
         let (script, &count) = UnitScript::ALL
             .iter()
             .zip(&self.units)

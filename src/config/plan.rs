@@ -19,12 +19,12 @@ pub struct Plan {
     /// The grouping of minima into candidate keys.
     pub grouping: Grouping,
     /// The maker of candidate keys (supershingles or megashingles) of that grouping.
-    pub key_maker: KeyMaker,
+    pub(crate) key_maker: KeyMaker,
     /// The pair checks.
     pub verifier: Verifier,
     /// The lowest similarity at which a pair can link two documents (see
     /// [`super::ClusterConfig::weakest_link`]).
-    pub weakest_link: f64,
+    pub(crate) weakest_link: f64,
 }
 
 impl TryFrom<&Config> for Plan {

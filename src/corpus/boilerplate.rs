@@ -40,13 +40,13 @@ const MIN_KEY_RANGES: usize = 16;
 /// The key space is cut into ranges (by the keys' top bits) and each thread counts its ranges
 /// one after another, so only about one range's share of all the keys is copied at a time;
 /// a range's keys are counted by a radix sort.
-pub fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> {
+pub(crate) fn document_counts(sets: &[&[u32]], at_least: usize) -> FxHashMap<u32, u32> {
     document_counts_within(sets, at_least, 0..1 << 32)
 }
 
 /// [`document_counts`] of sets whose keys all lie in `span` (a part of the key space): the
 /// ranges are cut from that part only, so that each thread gets its share of the keys.
-pub fn document_counts_within(
+pub(crate) fn document_counts_within(
     sets: &[&[u32]],
     at_least: usize,
     span: std::ops::Range<u64>,
@@ -107,7 +107,7 @@ pub fn document_counts_within(
 
 /// The documents in story order, for [`stories_per_shingle`]: `story_of[d]` is the story of
 /// document `d`.
-pub fn story_order(story_of: &[u32]) -> Vec<u32> {
+pub(crate) fn story_order(story_of: &[u32]) -> Vec<u32> {
     let mut order: Vec<u32> = (0..story_of.len() as u32).collect();
     order.par_sort_unstable_by_key(|&d| (story_of[d as usize], d));
     order
@@ -120,7 +120,7 @@ pub fn story_order(story_of: &[u32]) -> Vec<u32> {
 /// The sets are visited in story order, cut into one piece per thread at story boundaries: a
 /// story is counted once per shingle within its piece, and pieces hold different stories. Each
 /// thread keeps, per shingle, its count and the last story seen side by side.
-pub fn stories_per_shingle(
+pub(crate) fn stories_per_shingle(
     sets: &[&[u32]],
     story_of: &[u32],
     order: &[u32],
@@ -187,7 +187,7 @@ impl Boilerplate {
     }
 
     /// The shingles whose count is at least `min_documents`; none when `min_documents` is 0.
-    pub fn from_counts(counts: &FxHashMap<u32, u32>, min_documents: usize) -> Boilerplate {
+    pub(crate) fn from_counts(counts: &FxHashMap<u32, u32>, min_documents: usize) -> Boilerplate {
         if min_documents == 0 {
             return Boilerplate::none();
         }
@@ -211,7 +211,7 @@ impl Boilerplate {
     /// shingles with page counts of at least `min_stories` (see [`document_counts`]). The few
     /// shingles that only exist where main-text extraction joined the text around a dropped
     /// line are not counted.
-    pub fn add_spread_across_stories(
+    pub(crate) fn add_spread_across_stories(
         &mut self,
         sets: &[&[u32]],
         story_of: &[u32],
@@ -246,7 +246,7 @@ impl Boilerplate {
     }
 
     /// The given shingles as boilerplate (e.g. as found in earlier collections).
-    pub fn from_keys(keys: impl IntoIterator<Item = u32>) -> Boilerplate {
+    pub(crate) fn from_keys(keys: impl IntoIterator<Item = u32>) -> Boilerplate {
         Boilerplate {
             common: keys.into_iter().collect(),
             known: None,
@@ -307,7 +307,7 @@ impl Boilerplate {
     }
 
     /// True when the set holds a boilerplate shingle.
-    pub fn touches(&self, set: &[u32]) -> bool {
+    pub(crate) fn touches(&self, set: &[u32]) -> bool {
         !self.is_empty() && set.iter().any(|&s| self.contains(s))
     }
 

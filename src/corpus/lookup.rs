@@ -1,7 +1,7 @@
 //! Sets of 32-bit shingle keys that are asked about every key of every document (the
-//! boilerplate, the frequent shingles), where most answers are no. A [`KeySet`] is a sorted
+//! boilerplate, the frequent shingles), where most answers are no. A `KeySet` is a sorted
 //! array with gaps (each key near its share of the key space), with a bit array in front of a
-//! small one (16 bits per key): a key whose bit is clear is not in it. [`NumberedKeys`] also
+//! small one (16 bits per key): a key whose bit is clear is not in it. `NumberedKeys` also
 //! tells each key's place in key order, from a sorted array behind a directory of its top
 //! bits. Keys are hashes, so their top bits spread them evenly.
 
@@ -17,7 +17,7 @@ const BITS_PER_KEY: usize = 16;
 
 /// One bit per key's top bits: clear means the key is not among those added.
 #[derive(Debug, Clone)]
-pub struct KeyFilter {
+pub(crate) struct KeyFilter {
     words: Vec<u64>,
     /// `32 - log2(bits)`: a key's bit is its value shifted right by this.
     shift: u32,
@@ -39,7 +39,7 @@ impl KeyFilter {
     }
 
     /// An empty filter sized for `keys` keys.
-    pub fn for_keys(keys: usize) -> KeyFilter {
+    pub(crate) fn for_keys(keys: usize) -> KeyFilter {
         let log2_bits = keys
             .saturating_mul(BITS_PER_KEY)
             .clamp(1 << MIN_FILTER_BITS, 1 << MAX_FILTER_BITS)
@@ -69,7 +69,7 @@ impl KeyFilter {
 
     /// False when the key was never inserted; true when it may have been.
     #[inline]
-    pub fn may_contain(&self, key: u32) -> bool {
+    pub(crate) fn may_contain(&self, key: u32) -> bool {
         let bit = key >> self.shift;
         self.words[(bit >> 6) as usize] & (1 << (bit & 63)) != 0
     }
@@ -86,7 +86,7 @@ impl KeyFilter {
 /// a key (7 with the filter), and is made by a radix sort rather than by hashing each key into
 /// place.
 #[derive(Debug, Clone)]
-pub struct KeySet {
+pub(crate) struct KeySet {
     /// The spread keys, in order, and the gaps, each holding the next one; past the last, and
     /// at the end, `u32::MAX`, which stops every scan.
     slots: Vec<u32>,
@@ -169,7 +169,7 @@ impl KeySet {
     /// large for the caches: a caller that knows its next keys asks ahead, and their
     /// look-ups then wait for memory side by side instead of one after another.
     #[inline]
-    pub fn prefetch(&self, key: u32) {
+    pub(crate) fn prefetch(&self, key: u32) {
         if self.filter.is_some() {
             return;
         }
@@ -316,7 +316,7 @@ impl FromIterator<u32> for KeySet {
 /// stands in front (at most 16 MiB), as most keys asked about are not among them: one bit
 /// test instead of two look-ups in memory.
 #[derive(Debug, Clone)]
-pub struct NumberedKeys {
+pub(crate) struct NumberedKeys {
     /// The keys, sorted, each once.
     keys: Vec<u32>,
     /// Where each bucket's keys start in `keys`, and at the end the number of keys.
@@ -378,6 +378,7 @@ impl NumberedKeys {
     }
 
     /// True when there is no key.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }

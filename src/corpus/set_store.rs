@@ -5,7 +5,7 @@
 //! sets read one block or one set at a time. A pass that gathers the sets in parts (of the
 //! key space, too large to gather at once) reads the file once and scatters the parts to a
 //! second temporary file, from which each part is read alone. A document's set is found by
-//! its [`Place`]: block, start and length. Passes that take boilerplate out go block by block
+//! its `Place`: block, start and length. Passes that take boilerplate out go block by block
 //! and mostly shrink the sets, so a block on file is rewritten where it is (or, in the rare
 //! case it grew, at the end).
 
@@ -20,7 +20,7 @@ use rayon::prelude::*;
 /// furniture that main-text extraction dropped); a rewrite keeps there whatever its pass keeps
 /// beside the new set (see [`SetStore::rewrite`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Place {
+pub(crate) struct Place {
     /// The block.
     pub block: u32,
     /// The first key of the main set in the block.
@@ -109,7 +109,7 @@ impl SetStore {
 
     /// The first error reading or writing the file since the last call: when there is one,
     /// whatever the passes since made of the sets is wrong and must be dropped.
-    pub fn take_failure(&self) -> Option<io::Error> {
+    pub(crate) fn take_failure(&self) -> Option<io::Error> {
         self.failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -117,7 +117,7 @@ impl SetStore {
     }
 
     /// A store in memory of the given sets, document `d` holding `sets[d]` as its main set.
-    pub fn of_sets(sets: &[Vec<u32>]) -> SetStore {
+    pub(crate) fn of_sets(sets: &[Vec<u32>]) -> SetStore {
         let mut store = SetStore::new(usize::MAX);
         let mut keys = Vec::new();
         let mut places = Vec::with_capacity(sets.len());
@@ -138,7 +138,7 @@ impl SetStore {
     /// Adds a block of keys and returns its number. When the store's keys outgrow the memory
     /// budget, every block goes to the temporary file, this one and those before it, and so
     /// do all blocks after; the error is the file's.
-    pub fn push_block(&mut self, keys: Vec<u32>) -> io::Result<u32> {
+    pub(crate) fn push_block(&mut self, keys: Vec<u32>) -> io::Result<u32> {
         let number = self.blocks.len() as u32;
         if self.file.is_none() && self.in_memory + keys.len() > self.budget {
             let file = tempfile::tempfile()?;
@@ -172,7 +172,7 @@ impl SetStore {
     }
 
     /// Gives each document its place, by document number.
-    pub fn set_places(&mut self, places: Vec<Place>) {
+    pub(crate) fn set_places(&mut self, places: Vec<Place>) {
         self.places = places;
     }
 
@@ -216,7 +216,7 @@ impl SetStore {
 
     /// Each document's main set, or with `page` the set that corpus statistics count (its
     /// page set, else its main set), when every block is in memory.
-    pub fn in_memory_sets(&self, page: bool) -> Option<Vec<&[u32]>> {
+    pub(crate) fn in_memory_sets(&self, page: bool) -> Option<Vec<&[u32]>> {
         self.places
             .iter()
             .map(|&p| match &self.blocks[p.block as usize] {
@@ -230,7 +230,7 @@ impl SetStore {
     }
 
     /// Keys in all the sets that corpus statistics count (see [`SetStore::in_memory_sets`]).
-    pub fn page_keys(&self) -> usize {
+    pub(crate) fn page_keys(&self) -> usize {
         self.places
             .iter()
             .map(|p| if p.second > 0 { p.second } else { p.len } as usize)
@@ -238,7 +238,7 @@ impl SetStore {
     }
 
     /// Keys in all the main sets.
-    pub fn set_keys(&self) -> usize {
+    pub(crate) fn set_keys(&self) -> usize {
         self.places.iter().map(|p| p.len as usize).sum()
     }
 
@@ -248,7 +248,7 @@ impl SetStore {
     }
 
     /// Most keys the store holds in memory.
-    pub fn budget_keys(&self) -> usize {
+    pub(crate) fn budget_keys(&self) -> usize {
         self.budget
     }
 
@@ -267,7 +267,7 @@ impl SetStore {
     /// A store in memory made of part of each document's sets: `take(main, page, out)` appends
     /// the keys kept of one document's main set and page set (the main set again when the page
     /// had no furniture) to `out`. Blocks on file are read one at a time.
-    pub fn gather(&self, take: impl Fn(&[u32], &[u32], &mut Vec<u32>) + Sync) -> SetStore {
+    pub(crate) fn gather(&self, take: impl Fn(&[u32], &[u32], &mut Vec<u32>) + Sync) -> SetStore {
         let by_block = self.documents_by_block();
         let blocks: Vec<Rewritten<Vec<u32>>> = by_block
             .par_iter()
@@ -316,7 +316,7 @@ impl SetStore {
     /// from which each part is then read alone (each document's keys in a part are followed
     /// by their lengths, of one byte or a few). An error of either file is kept for the
     /// caller, as in the other passes ([`SetStore::take_failure`]).
-    pub fn gather_parts(
+    pub(crate) fn gather_parts(
         &self,
         parts: usize,
         take: impl Fn(usize, &[u32], &[u32], &mut Vec<u32>) + Sync,

@@ -180,7 +180,12 @@ impl Collector {
 
     /// Queues one document given by a program rather than read from a file: its origin is
     /// its position among the documents added (`document:N` in messages).
-    pub fn add_document(&mut self, id: String, text: &str, time: Option<i64>) -> Result<(), Error> {
+    pub(crate) fn add_document(
+        &mut self,
+        id: String,
+        text: &str,
+        time: Option<i64>,
+    ) -> Result<(), Error> {
         let position = self.added + 1;
         if id.is_empty() {
             return Err(Error::EmptyId { position });
@@ -238,7 +243,7 @@ impl Collector {
     }
 
     /// Counts `records` skipped by a source of the caller's, for the summary.
-    pub fn count_skipped(&mut self, records: u64) {
+    pub(crate) fn count_skipped(&mut self, records: u64) {
         self.read.skipped += records;
     }
 

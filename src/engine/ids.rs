@@ -68,11 +68,6 @@ impl Ids {
         }
         Err(low)
     }
-
-    /// Bytes held, for memory accounting.
-    pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity() + 8 * self.ends.capacity()
-    }
 }
 
 impl Index<usize> for Ids {

@@ -1,9 +1,9 @@
 //! The engine: runs the stages over a document source. A [`Collector`] takes the documents in
 //! and makes a [`Collection`] (shingling, corpus statistics, sketching: [`collector`],
-//! [`statistics`]); [`cluster_collection`] clusters it. Each stage's wall-clock time goes to
+//! [`statistics`]); `cluster_collection` clusters it. Each stage's wall-clock time goes to
 //! [`Timings`], progress and warnings to a [`Progress`].
 
-pub mod allocator;
+pub(crate) mod allocator;
 pub mod collector;
 pub mod ids;
 pub mod statistics;
@@ -29,7 +29,7 @@ pub struct Timings(pub Vec<(&'static str, Duration)>);
 
 impl Timings {
     /// Records the time from `since` to now as `stage`, and moves `since` to now.
-    pub fn lap(&mut self, stage: &'static str, since: &mut Instant) {
+    pub(crate) fn lap(&mut self, stage: &'static str, since: &mut Instant) {
         let now = Instant::now();
         self.0.push((stage, now - *since));
         *since = now;
@@ -72,7 +72,7 @@ pub struct Collection {
     /// Each document's shingle set, boilerplate left out, when verification is exact.
     pub sets: Option<SetStore>,
     /// Bytes of the temporary file that held the shingle sets: 0 when they fit in memory.
-    pub set_file_bytes: u64,
+    pub(crate) set_file_bytes: u64,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.
@@ -110,7 +110,7 @@ pub struct Clustering {
 }
 
 /// Clusters a collection with `threads` threads (0: one per core).
-pub fn cluster_collection(
+pub(crate) fn cluster_collection(
     collection: &Collection,
     config: &Plan,
     threads: usize,

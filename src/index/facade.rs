@@ -196,7 +196,6 @@ impl Index {
 
     /// The boilerplate shingles the index's adds found, which a sketch to compare with the
     /// index leaves out.
-    #[doc(hidden)]
     pub fn known_boilerplate(&self) -> Result<crate::corpus::boilerplate::Boilerplate> {
         Ok(known_boilerplate(&self.store)?)
     }

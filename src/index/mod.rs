@@ -26,21 +26,16 @@
 //! # }
 //! ```
 
-#[doc(hidden)]
-pub mod add;
+mod add;
 mod boilerplate;
 mod error;
 mod examine;
 mod facade;
-#[doc(hidden)]
-pub mod postings;
-#[doc(hidden)]
-pub mod read;
-#[doc(hidden)]
-pub mod remove;
+mod postings;
+mod read;
+mod remove;
 mod schema;
-#[doc(hidden)]
-pub mod store;
+mod store;
 
 pub use add::{AddReport, Assignment, PreparedAdd};
 pub use error::{Damage, Foreign, IndexError};

@@ -371,13 +371,3 @@ impl Reader {
         Ok(matches)
     }
 }
-
-/// The indexed near-duplicates of `text`: candidates from the postings whose estimated
-/// Jaccard, less `cluster.estimate-margin` standard errors, reaches
-/// `cluster.attach-similarity` (or `cluster.min-similarity` when attaching is off), or whose
-/// containment passes; most similar first.
-pub fn query(store: &Store, text: &str, config: &Plan) -> Result<Vec<Match>> {
-    let reader = Reader::open(store)?;
-    reader.check_comparable(config)?;
-    reader.query(text, config, &Sketcher::new(config))
-}

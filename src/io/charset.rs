@@ -136,7 +136,7 @@ fn decode_undeclared_or(bytes: &[u8], declared: Option<(&'static Encoding, Reaso
 }
 
 /// Decodes `bytes` (without a byte order mark) from `encoding`, counting malformed sequences.
-pub fn decode_with(bytes: &[u8], encoding: &'static Encoding, reason: Reason) -> Decoded {
+pub(crate) fn decode_with(bytes: &[u8], encoding: &'static Encoding, reason: Reason) -> Decoded {
     let (text, malformed) = decode_counting(bytes, encoding);
     Decoded {
         text,
@@ -148,7 +148,7 @@ pub fn decode_with(bytes: &[u8], encoding: &'static Encoding, reason: Reason) ->
 
 /// `bytes` decoded from `encoding`, each malformed sequence replaced by U+FFFD, and how many
 /// there were.
-pub fn decode_counting(bytes: &[u8], encoding: &'static Encoding) -> (String, u64) {
+pub(crate) fn decode_counting(bytes: &[u8], encoding: &'static Encoding) -> (String, u64) {
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut text = String::with_capacity(
         decoder

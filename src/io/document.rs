@@ -28,7 +28,7 @@ impl DocumentKind {
     }
 
     /// The kind of a document of `format` (text, HTML or mail); `None` for the others.
-    pub fn of_format(format: Format) -> Option<DocumentKind> {
+    pub(crate) fn of_format(format: Format) -> Option<DocumentKind> {
         match format {
             Format::Html => Some(DocumentKind::Html),
             Format::Text => Some(DocumentKind::Plain),
@@ -78,7 +78,7 @@ pub fn decode_document(bytes: Vec<u8>, kind: DocumentKind) -> DocumentText {
 }
 
 /// A mail's text as a document's.
-pub fn from_mail(mail: mime::Mail) -> DocumentText {
+pub(crate) fn from_mail(mail: mime::Mail) -> DocumentText {
     DocumentText {
         text: mail.text,
         time: mail.time,
@@ -112,7 +112,7 @@ pub fn read_document(
 /// The messages of an mbox archive as records, pulled one at a time: each message's id is its
 /// `Message-ID`, else the archive's id and the message's number (`archive.mbox#3`), and it is
 /// named in messages by the archive and that number.
-pub struct MboxReader<R: BufRead> {
+pub(crate) struct MboxReader<R: BufRead> {
     messages: MboxMessages<R>,
     archive: String,
     source: Arc<str>,

@@ -4,7 +4,7 @@
 //! Parquet marker, else as records whose first bytes tell JSONL from CSV ([`Format::detect`]).
 //! A file found in a folder is read when its extension names a document format or Parquet, and
 //! left out otherwise ([`Format::in_folder`]); a remote file is known by its name alone
-//! ([`Format::of_name`]). The reader, `dedup`, the Python package and the Spark job all ask
+//! (`Format::of_name`). The reader, `dedup`, the Python package and the Spark job all ask
 //! here. The options of a read ([`ReadOptions`]) live here too: they give a format, the
 //! delimiter of CSV inputs and their charset.
 
@@ -80,7 +80,7 @@ pub struct Detection {
     /// What tells it.
     pub how: How,
     /// How the file is compressed.
-    pub compression: Compression,
+    pub(crate) compression: Compression,
     /// The extension that tells the format, lower case (empty for stdin).
     pub extension: String,
     /// The byte between the fields of a CSV input.
@@ -90,7 +90,7 @@ pub struct Detection {
 impl Detection {
     /// Why the format of the input `path` told by its content was chosen, and what names
     /// formats, for a message about an input that could not be read so.
-    pub fn guess_hint(&self, path: &Path) -> String {
+    pub(crate) fn guess_hint(&self, path: &Path) -> String {
         if path.as_os_str() == "-" {
             return "stdin is read as CSV unless it starts with `{` (JSONL)".into();
         }
@@ -170,7 +170,7 @@ impl Format {
 
     /// The format the name of `path` tells, without opening it (a remote file): the one its
     /// extension names, before any `.gz` or `.zst`.
-    pub fn of_name(path: &Path) -> Option<Format> {
+    pub(crate) fn of_name(path: &Path) -> Option<Format> {
         Format::of_extension(&compression_of(path).1)
     }
 

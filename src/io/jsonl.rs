@@ -1,4 +1,4 @@
-//! JSONL, both directions. Read: one JSON object a line ([`JsonlReader`], pulled record by
+//! JSONL, both directions. Read: one JSON object a line (`JsonlReader`, pulled record by
 //! record); blank lines are passed over, a line that is not an object with the id and text
 //! fields is reported with its line and skipped, but a first object without them is fatal (the
 //! fields are misnamed). Written: the cluster table and the reuse table, an object a line.
@@ -11,7 +11,7 @@ use crate::io::record::{shown_names, utf8, ColumnRole, Entry, ReadError, LONG_TE
 use crate::io::table::Row;
 
 /// The records of a JSONL input, pulled one at a time.
-pub struct JsonlReader<R> {
+pub(crate) struct JsonlReader<R> {
     input: R,
     source: Arc<str>,
     line: Vec<u8>,

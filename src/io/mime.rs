@@ -27,7 +27,7 @@ pub struct Mail {
     /// Its `Date`, in seconds since 1970 (UTC).
     pub time: Option<i64>,
     /// Its `Message-ID`, without angle brackets.
-    pub message_id: Option<String>,
+    pub(crate) message_id: Option<String>,
     /// Each text part read: its content type and how it was decoded.
     pub parts: Vec<String>,
     /// Malformed byte sequences replaced by U+FFFD, over all parts.
@@ -36,7 +36,7 @@ pub struct Mail {
 
 /// True when `bytes` start with a mail header block: two or more `Name: value` lines, one of
 /// them a well-known mail header, ended by an empty line.
-pub fn looks_like_mail(bytes: &[u8]) -> bool {
+pub(crate) fn looks_like_mail(bytes: &[u8]) -> bool {
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 16)]);
     let body = crate::canonicalize::mail::strip_headers(&head);
     body.len() != head.len()

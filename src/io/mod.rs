@@ -1,9 +1,9 @@
 //! Files in and out, one module per format. What an input is read as is decided in one place
-//! ([`format`]); the record formats are read and written by their own modules ([`csv`],
+//! ([`format`](mod@format)); the record formats are read and written by their own modules ([`csv`],
 //! [`jsonl`], [`parquet`]), the documents are read by theirs ([`document`] for text, HTML and
 //! mail files and mbox archives, [`mime`] for mail, [`warc`] for WARC files, with the charsets
 //! of their bytes from [`charset`]); [`read`] pulls the records of every input in turn,
-//! [`write`] writes tables atomically, [`table`] holds their rows, and [`time`] reads and
+//! [`write`](mod@write) writes tables atomically, [`table`] holds their rows, and [`time`] reads and
 //! writes the times of documents.
 
 pub mod charset;

@@ -5,7 +5,7 @@
 //! and the other columns kept with each record any plain value. A row is numbered from 1 in its
 //! file, and that number stands where a CSV record's line would. Written here: the cluster
 //! table, and the rows of Parquet inputs that a deduplication keeps, every column as it was
-//! (zstd-compressed, in row groups of at most [`ROW_GROUP_BYTES`]).
+//! (zstd-compressed, in row groups of at most `ROW_GROUP_BYTES`).
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -41,7 +41,7 @@ const WRITE_BATCH_ROWS: usize = 8192;
 
 /// The largest row group written, in bytes (estimated before compression): the writer holds
 /// one row group in memory.
-pub const ROW_GROUP_BYTES: usize = 64 << 20;
+pub(crate) const ROW_GROUP_BYTES: usize = 64 << 20;
 
 /// The values of one usable row, as read.
 #[derive(Debug)]
@@ -265,7 +265,7 @@ impl<'a> Values<'a> {
 /// The rows of a Parquet file, pulled one at a time: each a record, or a report of a row that
 /// cannot be used (a null id or text, a value that is not UTF-8). The rows of a record batch
 /// are read together.
-pub struct ParquetReader {
+pub(crate) struct ParquetReader {
     reader: ParquetRecordBatchReader,
     source: Arc<str>,
     names: Vec<String>,
@@ -482,7 +482,7 @@ fn io_error(error: ParquetError) -> std::io::Error {
 
 /// The schema of the cluster table: doc_id, cluster_id (strings), cluster_size (64-bit
 /// integer), similarity (double, null for a document not compared), status (string).
-pub fn cluster_table_schema() -> SchemaRef {
+pub(crate) fn cluster_table_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("doc_id", DataType::Utf8, false),
         Field::new("cluster_id", DataType::Utf8, false),
@@ -492,7 +492,7 @@ pub fn cluster_table_schema() -> SchemaRef {
     ]))
 }
 
-/// Writes the cluster table as Parquet (see [`cluster_table_schema`]); similarities are
+/// Writes the cluster table as Parquet (see `cluster_table_schema`); similarities are
 /// rounded to four decimals, as in the CSV and JSONL tables.
 pub fn write_rows<'a>(
     rows: impl IntoIterator<Item = Row<'a>>,
@@ -532,7 +532,7 @@ pub fn write_rows<'a>(
 
 /// The schema of the reuse table: doc_a, doc_b (strings), a_in_b, b_in_a (doubles),
 /// shared_words, passages, longest (64-bit integers), jaccard (double).
-pub fn pair_table_schema() -> SchemaRef {
+pub(crate) fn pair_table_schema() -> SchemaRef {
     let [a, b, a_in_b, b_in_a, shared, passages, longest, jaccard] = PAIR_COLUMNS;
     Arc::new(Schema::new(vec![
         Field::new(a, DataType::Utf8, false),
@@ -546,7 +546,7 @@ pub fn pair_table_schema() -> SchemaRef {
     ]))
 }
 
-/// Writes the reuse table as Parquet (see [`pair_table_schema`]), the values as given.
+/// Writes the reuse table as Parquet (see `pair_table_schema`), the values as given.
 pub fn write_pairs<'a>(
     rows: impl IntoIterator<Item = crate::ReusePair<'a>>,
     out: impl Write + Send,

@@ -22,9 +22,8 @@ use crate::io::format::{open_input, Detection};
 pub use crate::io::format::{Format, ReadOptions};
 use crate::io::jsonl::JsonlReader;
 use crate::io::record::Entry;
-pub use crate::io::record::{
-    delimiter_name, ColumnRole, DocumentText, Origin, ReadError, ReadSummary, Record,
-};
+pub use crate::io::record::Origin;
+pub use crate::io::record::{ColumnRole, DocumentText, ReadError, ReadSummary, Record};
 use crate::io::time::parse_time;
 use crate::io::transcode::Utf8Reader;
 use crate::io::warc::WarcEntries;

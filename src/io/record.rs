@@ -147,7 +147,7 @@ fn other_delimiter(delimiter: u8) -> String {
 }
 
 /// A delimiter as named in messages: `;`, or "tabs".
-pub fn delimiter_name(delimiter: u8) -> String {
+pub(crate) fn delimiter_name(delimiter: u8) -> String {
     match delimiter {
         b'\t' => "tabs".into(),
         b',' => "commas".into(),
@@ -199,7 +199,7 @@ pub struct ReadSummary {
 /// Column or field names as listed in a message: a name with a control character shown
 /// quoted and escaped ("a\nb"), and the list cut after 200
 /// characters (a file that is not CSV has a long, odd first line).
-pub fn shown_names(names: &[String]) -> String {
+pub(crate) fn shown_names(names: &[String]) -> String {
     let joined = names
         .iter()
         .map(|n| {
@@ -299,7 +299,7 @@ pub struct DocumentText {
     /// Its time (a mail's `Date`), in seconds since 1970 (UTC).
     pub time: Option<i64>,
     /// A mail's `Message-ID`.
-    pub message_id: Option<String>,
+    pub(crate) message_id: Option<String>,
     /// How it was decoded, one line for each text read ("windows-1251, declared by …"; a
     /// mail's parts as "text/plain: …").
     pub decoding: Vec<String>,

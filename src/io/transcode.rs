@@ -40,7 +40,10 @@ impl RecordEncoding {
 
     /// The charset to decode `input` from, looking at its first bytes for `auto`; `None` when
     /// that is UTF-8 (read as it is, the fast path).
-    pub fn for_input(self, input: &mut impl BufRead) -> std::io::Result<Option<&'static Encoding>> {
+    pub(crate) fn for_input(
+        self,
+        input: &mut impl BufRead,
+    ) -> std::io::Result<Option<&'static Encoding>> {
         let encoding = match self {
             RecordEncoding::Given(encoding) => encoding,
             RecordEncoding::Auto => {

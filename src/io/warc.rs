@@ -195,7 +195,7 @@ impl<R: BufRead> WarcReader<R> {
 /// its id its `WARC-Target-URI`, its time its `WARC-Date`, named in messages by the file and the
 /// record's offset (`crawl.warc.gz@1234`). A damaged record is reported and skipped; a file
 /// whose decompression fails midway is reported once, and the records before are kept.
-pub struct WarcEntries<R> {
+pub(crate) struct WarcEntries<R> {
     reader: WarcReader<R>,
     source: Arc<str>,
     done: bool,

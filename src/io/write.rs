@@ -86,7 +86,8 @@ fn write_rows_parquet<'a>(
 /// the temporary file is removed and `target` is left as it was. A target that exists and is
 /// not a regular file (`/dev/null`, a named pipe) is written to directly: renaming over it
 /// would replace the device or pipe with a file.
-pub fn write_atomically(
+#[cfg(test)]
+pub(crate) fn write_atomically(
     target: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<(), WriteError> {
@@ -200,7 +201,7 @@ pub struct SameFile {
     /// The output as given.
     pub output: String,
     /// "is the same file as the" or "is a document of the".
-    pub relation: &'static str,
+    pub(crate) relation: &'static str,
     /// What the guarded file is.
     pub role: String,
     /// The guarded file as given.
@@ -251,11 +252,11 @@ pub struct SameOutputs {
     /// The first output as given.
     pub first: String,
     /// Its flag.
-    pub first_role: String,
+    pub(crate) first_role: String,
     /// The second output as given.
     pub second: String,
     /// Its flag.
-    pub second_role: String,
+    pub(crate) second_role: String,
 }
 
 /// Fails when two of `outputs` are the same file: the same canonical path (for a file not
@@ -292,12 +293,12 @@ pub struct CannotCreate {
     /// The output as given.
     pub path: String,
     /// What is wrong.
-    pub problem: String,
+    pub(crate) problem: String,
     /// What to do.
-    pub remedy: String,
+    pub(crate) remedy: String,
 }
 
-/// Fails when a file cannot be written at `target` as [`write_atomically`] writes it: the
+/// Fails when a file cannot be written at `target` as `write_atomically` writes it: the
 /// path is a folder, its folder does not exist or is not a folder, or no file can be made in
 /// it (no permission, a read-only file system). A command checks its outputs with this before
 /// it reads anything, so that a mistyped path fails at once, not after the work. A target that

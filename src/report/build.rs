@@ -1,7 +1,7 @@
 //! Making a report's model from a sketched collection and its stories (clustered for the
 //! report, or read from a table or an index). The pipeline drops each text once it is
 //! shingled, so the inputs are read a second time for the texts: each member of a story of two
-//! or more is compared with its representative ([`crate::compare`]: exact Jaccard,
+//! or more is compared with its representative ([`crate::compare()`]: exact Jaccard,
 //! containment, shared supershingles and megashingles, shared passages), one story after
 //! another on the thread pool, each text prepared once. Texts are then cut to what the views
 //! need: a lead for every document, and for the documents of stories of two or more as many
@@ -25,10 +25,10 @@ use crate::report::text::{Keep, Shown};
 
 /// Bytes of text a report holds for the documents of stories of two or more, shared out
 /// evenly among them (see [`text_bytes`]).
-pub const TEXT_BUDGET: usize = 8 << 20;
+pub(crate) const TEXT_BUDGET: usize = 8 << 20;
 
 /// Most display words kept of one text.
-pub const MAX_TEXT_WORDS: usize = 1000;
+pub(crate) const MAX_TEXT_WORDS: usize = 1000;
 
 /// The stories to show and what is known of them.
 #[derive(Debug, Clone)]

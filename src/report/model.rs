@@ -20,9 +20,9 @@ pub struct ReportModel {
     /// What the comparisons count in: the shingle size and the candidate keys per text.
     pub grouping: Grouping,
     /// The Jaccard at which pairs join (`cluster.min-similarity`).
-    pub join_similarity: f64,
+    pub(crate) join_similarity: f64,
     /// The Jaccard at which a lone document attaches (`cluster.attach-similarity`; 0: off).
-    pub attach_similarity: f64,
+    pub(crate) attach_similarity: f64,
     /// The names of the columns shown with each document: the time column first when one
     /// is read, then the others (see [`Member::columns`]).
     pub columns: Vec<String>,
@@ -51,7 +51,7 @@ pub struct Summary {
     /// Stories of two or more documents.
     pub multi_stories: usize,
     /// Documents in stories of two or more.
-    pub clustered_documents: usize,
+    pub(crate) clustered_documents: usize,
     /// Documents too short to compare.
     pub too_short: usize,
     /// Records skipped while reading (malformed, duplicate id...).
@@ -84,7 +84,7 @@ pub struct Story {
     pub id: String,
     /// Documents the table or index gives the story, when more than are shown here (earlier
     /// nights of an index).
-    pub known_size: Option<u64>,
+    pub(crate) known_size: Option<u64>,
     /// Its members, the representative first.
     pub members: Vec<Member>,
 }
@@ -103,7 +103,7 @@ pub struct Member {
     pub columns: Vec<String>,
     /// How it joined the story.
     pub join: Join,
-    /// Its first words (see [`crate::report::text::Shown::lead`]).
+    /// Its first words (see `crate::report::text::Shown::lead`).
     pub lead: String,
     /// The words kept after the lead, with the separator before each: empty for a story of
     /// one.
@@ -139,7 +139,8 @@ pub enum Join {
 impl Join {
     /// True for a member that joined through another member or on a weak link: what a reader
     /// should look at first.
-    pub fn is_loose(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_loose(&self) -> bool {
         matches!(self, Join::Linked { partner, weak, .. } if *weak || *partner != 0)
     }
 }
@@ -157,9 +158,9 @@ pub struct Pair {
     /// Shingles in common.
     pub common: usize,
     /// Distinct shingles of the member.
-    pub member_shingles: usize,
+    pub(crate) member_shingles: usize,
     /// Distinct shingles of the representative.
-    pub representative_shingles: usize,
+    pub(crate) representative_shingles: usize,
     /// Jaccard estimated from the minima.
     pub estimated_jaccard: f64,
     /// Supershingles shared (of [`Grouping::supershingles`]).
@@ -167,22 +168,22 @@ pub struct Pair {
     /// Megashingles shared (of [`Grouping::megashingles`]).
     pub shared_megashingles: usize,
     /// Share of the member's lead found in the representative.
-    pub member_lead_shared: f64,
+    pub(crate) member_lead_shared: f64,
     /// Share of the representative's lead found in the member.
-    pub representative_lead_shared: f64,
+    pub(crate) representative_lead_shared: f64,
     /// The member's shared passages, as ranges of its kept words (lead and rest).
-    pub member_passages: Vec<Range<u32>>,
+    pub(crate) member_passages: Vec<Range<u32>>,
     /// The representative's passages shared with this member, as ranges of its kept words.
-    pub representative_passages: Vec<Range<u32>>,
+    pub(crate) representative_passages: Vec<Range<u32>>,
 }
 
 /// Bins of the similarity histogram: 0–0.05, ..., 0.95–1.
-pub const HISTOGRAM_BINS: usize = 20;
+pub(crate) const HISTOGRAM_BINS: usize = 20;
 
 impl ReportModel {
     /// How many members (representatives left out) fall in each twentieth of similarity to
     /// their representative.
-    pub fn similarity_histogram(&self) -> [usize; HISTOGRAM_BINS] {
+    pub(crate) fn similarity_histogram(&self) -> [usize; HISTOGRAM_BINS] {
         let mut bins = [0; HISTOGRAM_BINS];
         let similarities = (self.stories.iter())
             .flat_map(|s| s.members.iter().skip(1))
@@ -197,7 +198,7 @@ impl ReportModel {
 
 impl Story {
     /// The lowest similarity of a member to the representative, when any is known.
-    pub fn lowest_similarity(&self) -> Option<f64> {
+    pub(crate) fn lowest_similarity(&self) -> Option<f64> {
         (self.members.iter().skip(1))
             .filter_map(|m| m.similarity)
             .min_by(f64::total_cmp)

@@ -69,13 +69,13 @@ pub fn render(model: &ReportModel) -> String {
 }
 
 /// The page's Content-Security-Policy: nothing but its own script and style.
-pub fn content_security_policy() -> String {
+pub(crate) fn content_security_policy() -> String {
     content_security_policy_for(Some(SCRIPT), STYLE)
 }
 
 /// The Content-Security-Policy of a page whose only inline blocks are `script` (when it has
 /// one) and `style`: nothing else runs or loads.
-pub fn content_security_policy_for(script: Option<&str>, style: &str) -> String {
+pub(crate) fn content_security_policy_for(script: Option<&str>, style: &str) -> String {
     let script = script.map_or("'none'".to_owned(), |s| format!("'{}'", sha256_source(s)));
     format!(
         "default-src 'none'; script-src {script}; style-src '{}'; img-src 'none'; \

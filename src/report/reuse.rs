@@ -24,7 +24,7 @@ pub const TITLE: &str = "Reuse: megashingle report";
 pub const MAX_PAIRS: usize = 2000;
 
 /// Display words kept of each text of a pair.
-pub const TEXT_WORDS: usize = 1500;
+pub(crate) const TEXT_WORDS: usize = 1500;
 
 /// What the reuse page shows.
 #[derive(Debug, Clone, PartialEq)]

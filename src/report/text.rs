@@ -12,21 +12,21 @@ use crate::canonicalize::{tokens, Canonicalizer};
 /// The separator between display words written without a space between them (characters of
 /// Chinese, Japanese, Thai...): the zero-width space, which the page splits words at and shows
 /// as nothing.
-pub const JOINER: char = '\u{200B}';
+pub(crate) const JOINER: char = '\u{200B}';
 
 /// Most display words in a lead: the first words shown in the story list.
-pub const LEAD_WORDS: usize = 10;
+pub(crate) const LEAD_WORDS: usize = 10;
 
 /// A lead ends at the first word that starts this many bytes into the text, if it is not
 /// over before: about one line of the story list.
-pub const LEAD_BYTES: usize = 80;
+pub(crate) const LEAD_BYTES: usize = 80;
 
 /// Longest display word shown, in characters; a longer one is cut and ends with `…`.
-pub const MAX_WORD_CHARS: usize = 40;
+pub(crate) const MAX_WORD_CHARS: usize = 40;
 
 /// The start of a text as shown: display words with the separator before each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Shown {
+pub(crate) struct Shown {
     /// The words, one after another, each after its separator (`' '`, `'\n'` or [`JOINER`];
     /// none before the first).
     text: String,
@@ -67,7 +67,7 @@ impl Shown {
     }
 
     /// [`Shown::of`] for a text already made visible ([`Canonicalizer::visible_text`]).
-    pub fn of_visible(
+    pub(crate) fn of_visible(
         canonicalizer: &Canonicalizer,
         visible: &str,
         canonical: Option<&[String]>,
@@ -162,17 +162,13 @@ impl Shown {
     }
 
     /// Display words kept.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.starts.len()
     }
 
-    /// True when no word is kept.
-    pub fn is_empty(&self) -> bool {
-        self.starts.is_empty()
-    }
-
     /// True when the text goes on past the words kept.
-    pub fn is_cut(&self) -> bool {
+    pub(crate) fn is_cut(&self) -> bool {
         self.cut
     }
 

@@ -22,7 +22,7 @@ pub struct PassageRules {
     /// Shared words at most this many words apart are one passage.
     pub max_gap: usize,
     /// Shared words a passage holds at the fewest to count.
-    pub min_words: usize,
+    pub(crate) min_words: usize,
 }
 
 /// What one text holds of the other.
@@ -57,7 +57,14 @@ pub fn shingle_set(text: &Text) -> Vec<u32> {
 
 /// The figures of texts `a` and `b`, given their shingle sets (see [`shingle_set`]). Texts
 /// shingled with different shingle sizes share nothing.
-pub fn align(a: &Text, a_set: &[u32], b: &Text, b_set: &[u32], rules: PassageRules) -> Figures {
+#[cfg(test)]
+pub(crate) fn align(
+    a: &Text,
+    a_set: &[u32],
+    b: &Text,
+    b_set: &[u32],
+    rules: PassageRules,
+) -> Figures {
     if a.k != b.k {
         return Figures::default();
     }
@@ -72,7 +79,7 @@ pub fn align(a: &Text, a_set: &[u32], b: &Text, b_set: &[u32], rules: PassageRul
 }
 
 /// The keys found exactly once in `text`, boilerplate left out; sorted.
-pub fn found_once(text: &Text) -> Vec<u32> {
+pub(crate) fn found_once(text: &Text) -> Vec<u32> {
     let mut keys: Vec<u32> = text.keys.iter().copied().filter(|&k| k != MASKED).collect();
     keys.sort_unstable();
     keys.chunk_by(|x, y| x == y)
@@ -126,16 +133,11 @@ impl<'t> Prepared<'t> {
             places,
         }
     }
-
-    /// Its distinct shingles, boilerplate left out.
-    pub fn set(&self) -> &[u32] {
-        &self.set
-    }
 }
 
 /// Buffers an alignment of a [`Prepared`] text reuses from pair to pair.
 #[derive(Debug, Default)]
-pub struct AlignScratch {
+pub(crate) struct AlignScratch {
     /// Per shingle of the prepared text: how many times the other text has it (0, 1 or 2 for
     /// more).
     found: Vec<u8>,
@@ -148,7 +150,7 @@ pub struct AlignScratch {
 /// shingles: those of [`align`], without sorting `b`. `b`'s places are looked up in `a`'s
 /// set, which counts how often `b` has each of `a`'s shingles; each text's places are then
 /// read against those counts.
-pub fn align_prepared(
+pub(crate) fn align_prepared(
     a: &Prepared,
     b: &Text,
     b_distinct: usize,
@@ -200,6 +202,7 @@ fn jaccard(common: usize, union: usize) -> f64 {
 
 /// What `text`, whose keys found once are `once`, holds of a text whose keys found once are
 /// `other_once` (see [`found_once`]).
+#[cfg(test)]
 fn side(text: &Text, once: &[u32], other_once: &[u32], rules: PassageRules) -> Side {
     side_where(text, rules, |key| {
         once.binary_search(&key).is_ok() && other_once.binary_search(&key).is_ok()
@@ -266,7 +269,11 @@ fn for_each_passage(
 
 /// The passages of `text` shared with `other`, as [`align`] counts them: each passage's
 /// words, from its first shared word to its last, and its shared words.
-pub fn shared_passages(text: &Text, other: &Text, rules: PassageRules) -> Vec<(Range<usize>, u32)> {
+pub(crate) fn shared_passages(
+    text: &Text,
+    other: &Text,
+    rules: PassageRules,
+) -> Vec<(Range<usize>, u32)> {
     let (once, other_once) = (found_once(text), found_once(other));
     let mut out = Vec::new();
     for_each_passage(
@@ -279,6 +286,7 @@ pub fn shared_passages(text: &Text, other: &Text, rules: PassageRules) -> Vec<(R
 }
 
 /// How many keys two sorted, distinct key lists share.
+#[cfg(test)]
 fn intersection(a: &[u32], b: &[u32]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {

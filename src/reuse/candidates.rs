@@ -9,7 +9,7 @@
 /// sorted, with a directory by the fingerprint's top bits. A fingerprint of one document
 /// pairs no one and is not kept, nor is one of more than `max_bucket` documents.
 #[derive(Debug, Default)]
-pub struct FingerprintIndex {
+pub(crate) struct FingerprintIndex {
     entries: Vec<(u32, u32)>,
     /// Where the entries of each value of a fingerprint's top bits start, and the end.
     directory: Vec<u32>,
@@ -84,7 +84,7 @@ impl FingerprintIndex {
 
     /// The documents after `doc` that share at least `at_least` of its fingerprints
     /// `fingerprints`; sorted, distinct.
-    pub fn partners(&self, doc: u32, fingerprints: &[u32], at_least: usize) -> Vec<u32> {
+    pub(crate) fn partners(&self, doc: u32, fingerprints: &[u32], at_least: usize) -> Vec<u32> {
         let mut out = Vec::new();
         for &f in fingerprints {
             let bucket = self.bucket(f);

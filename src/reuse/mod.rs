@@ -6,10 +6,10 @@
 //! that revision leaves. A pair is reuse when the passages hold at least `min-shared-words`
 //! words in both texts and at least `min-containment` of one text.
 
-pub mod align;
+pub(crate) mod align;
 pub mod candidates;
 pub mod texts;
-pub mod winnow;
+pub(crate) mod winnow;
 
 use rayon::prelude::*;
 
@@ -19,13 +19,13 @@ use candidates::FingerprintIndex;
 
 /// The key that stands for a boilerplate shingle in a [`Text`]: never shared. (A shingle
 /// whose key is this value is taken for boilerplate too.)
-pub const MASKED: u32 = u32::MAX;
+pub(crate) const MASKED: u32 = u32::MAX;
 
 /// Fingerprints two texts share at the fewest to be aligned: any shared run of
 /// `2 * window + k - 1` words (10 at the defaults), or two runs of `window + k - 1`, holds
 /// two. A passage of `min-shared-words` that a revision left with a single run of six words is
 /// missed; a pair that shares one common phrase is not aligned.
-pub const MIN_SHARED_FINGERPRINTS: usize = 2;
+pub(crate) const MIN_SHARED_FINGERPRINTS: usize = 2;
 
 /// What is kept of one document: its canonical words' count and its shingles in text order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub struct Text {
     pub words: u32,
     /// Its shingle size.
     pub k: u8,
-    /// The key of the shingle starting at each word, [`MASKED`] for boilerplate.
+    /// The key of the shingle starting at each word, `MASKED` for boilerplate.
     pub keys: Box<[u32]>,
 }
 
@@ -89,9 +89,9 @@ pub struct ReuseStats {
     /// Fingerprints held by more than `max_bucket` documents, which paired no one.
     pub cut_buckets: usize,
     /// Documents in those buckets.
-    pub cut_documents: usize,
+    pub(crate) cut_documents: usize,
     /// Bytes of the fingerprint index.
-    pub index_bytes: usize,
+    pub(crate) index_bytes: usize,
 }
 
 /// The share of a text of `words` words that `shared` words are.
@@ -104,19 +104,19 @@ pub fn share(shared: u32, words: u32) -> f64 {
 }
 
 /// Whether figures of texts of `a_words` and `b_words` words make a reuse pair.
-pub fn is_reuse(figures: &Figures, a_words: u32, b_words: u32, settings: &Settings) -> bool {
+pub(crate) fn is_reuse(figures: &Figures, a_words: u32, b_words: u32, settings: &Settings) -> bool {
     let shared = figures.a.shared.min(figures.b.shared);
     let contained = share(figures.a.shared, a_words).max(share(figures.b.shared, b_words));
     shared >= settings.min_shared_words && shared > 0 && contained >= settings.min_containment
 }
 
 /// Every reuse pair among `texts`, in document order, with counts.
-pub fn find_pairs(texts: &[Text], settings: &Settings) -> (Vec<Pair>, ReuseStats) {
+pub(crate) fn find_pairs(texts: &[Text], settings: &Settings) -> (Vec<Pair>, ReuseStats) {
     find_pairs_where(texts, settings, |f, a, b| is_reuse(f, a, b, settings))
 }
 
 /// [`find_pairs`] with the pairs kept by `keep` (figures and the two texts' word counts).
-pub fn find_pairs_where(
+pub(crate) fn find_pairs_where(
     texts: &[Text],
     settings: &Settings,
     keep: impl Fn(&Figures, u32, u32) -> bool + Sync,

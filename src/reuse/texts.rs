@@ -24,7 +24,7 @@ pub fn text_of(sketcher: &Sketcher, text: &str, scratch: &mut SketchBuffers) -> 
 
 /// Masks in every text the shingles that are boilerplate among them: those in at least
 /// `min_documents` texts (0: none). Returns how many distinct shingles are boilerplate.
-pub fn mask_boilerplate(texts: &mut [Text], min_documents: usize) -> usize {
+pub(crate) fn mask_boilerplate(texts: &mut [Text], min_documents: usize) -> usize {
     if min_documents == 0 {
         return 0;
     }

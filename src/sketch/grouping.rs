@@ -20,9 +20,9 @@ pub enum Matching {
 }
 
 /// How much more a false negative costs than a false positive, as a share of the total.
-pub const FALSE_NEGATIVE_WEIGHT: f64 = 0.8;
+pub(crate) const FALSE_NEGATIVE_WEIGHT: f64 = 0.8;
 /// Most supershingles a megashingle grouping may have (`g(g-1)/2` keys per document).
-pub const MAX_MEGASHINGLE_GROUPS: usize = 12;
+pub(crate) const MAX_MEGASHINGLE_GROUPS: usize = 12;
 
 /// A grouping of minima into candidate keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

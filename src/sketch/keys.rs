@@ -93,7 +93,7 @@ impl KeyMaker {
     }
 
     /// The number of candidate keys of each signature.
-    pub fn keys_per_signature(&self) -> usize {
+    pub(crate) fn keys_per_signature(&self) -> usize {
         match self.matching {
             Matching::Megashingle => self.groups * self.groups.saturating_sub(1) / 2,
             Matching::Supershingle => self.groups,
@@ -108,7 +108,7 @@ impl KeyMaker {
     /// The candidate keys numbered `keys` of a signature, of those [`KeyMaker::candidate_keys`]
     /// lists, made alone. A key's number is hashed into it, so equal keys of two signatures
     /// have the same number.
-    pub fn candidate_keys_in(&self, signature: &[u32], keys: Range<usize>) -> Vec<u64> {
+    pub(crate) fn candidate_keys_in(&self, signature: &[u32], keys: Range<usize>) -> Vec<u64> {
         let mut out = Vec::new();
         self.append_candidate_keys_in(signature, keys, &mut out);
         out
@@ -116,7 +116,7 @@ impl KeyMaker {
 
     /// [`KeyMaker::candidate_keys_in`], appended to `out`: a caller that makes the keys of
     /// many signatures keeps one list.
-    pub fn append_candidate_keys_in(
+    pub(crate) fn append_candidate_keys_in(
         &self,
         signature: &[u32],
         keys: Range<usize>,
@@ -135,7 +135,7 @@ impl KeyMaker {
 }
 
 /// The number of positions where two key lists agree.
-pub fn shared_slots(a: &[u64], b: &[u64]) -> usize {
+pub(crate) fn shared_slots(a: &[u64], b: &[u64]) -> usize {
     a.iter().zip(b).filter(|(x, y)| x == y).count()
 }
 

@@ -47,7 +47,7 @@ impl Sketch {
     }
 
     /// True when the document has shingles and so can be compared.
-    pub fn is_comparable(&self) -> bool {
+    pub(crate) fn is_comparable(&self) -> bool {
         self.shingles > 0
     }
 }
@@ -55,7 +55,7 @@ impl Sketch {
 /// What reading a text tells of it besides its shingle sets: how many canonical words its main
 /// text has and how it opens. A [`Sketch`] is made of it and the main set.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TextOutline {
+pub(crate) struct TextOutline {
     /// Canonical words in the main text.
     pub words: u32,
     /// The main text's opening.
@@ -78,7 +78,7 @@ impl Sketch {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShingleSets {
     /// Its word count and lead.
-    pub outline: TextOutline,
+    pub(crate) outline: TextOutline,
     /// The distinct shingle keys of the main text, sorted.
     pub set: Vec<u32>,
     /// The shingle set of the whole page (furniture included) when it differs from `set`.
@@ -95,9 +95,9 @@ impl ShingleSets {
 /// What [`Sketcher::append_shingles`] tells of one text: its outline, and how many keys of
 /// each set it appended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AppendedSets {
+pub(crate) struct AppendedSets {
     /// Its word count and lead.
-    pub outline: TextOutline,
+    pub(crate) outline: TextOutline,
     /// Keys of its main set.
     pub set: u32,
     /// Keys of its page set: 0 when there is none.
@@ -149,12 +149,12 @@ impl Sketcher {
 
     /// The shingle size of a text whose canonical words are `words`: `shingle.size`, or the
     /// `shingle.script-size` of the script without spaces most of them are characters of.
-    pub fn shingle_size_of<'a>(&self, words: impl IntoIterator<Item = &'a str>) -> usize {
+    pub(crate) fn shingle_size_of<'a>(&self, words: impl IntoIterator<Item = &'a str>) -> usize {
         self.shingle.size_of(words)
     }
 
     /// The hash of one canonical word.
-    pub fn word_hash(&self, word: &str) -> u64 {
+    pub(crate) fn word_hash(&self, word: &str) -> u64 {
         self.hasher.word(word)
     }
 
@@ -190,7 +190,7 @@ impl Sketcher {
     /// the page set when there is one (`with_page`, and main-text extraction dropped some of the
     /// page). Returns the main text's word count and lead, and the two sets' lengths (0 for
     /// no page set).
-    pub fn append_shingles(
+    pub(crate) fn append_shingles(
         &self,
         text: &str,
         scratch: &mut SketchBuffers,
@@ -226,7 +226,7 @@ impl Sketcher {
     /// Appends to `keys` the key of each shingle window of a text's main text in text order,
     /// repeats kept: window `p` covers words `p..p + k`. Returns the number of canonical words
     /// and the shingle size `k` chosen for the text.
-    pub fn append_window_sequence(
+    pub(crate) fn append_window_sequence(
         &self,
         text: &str,
         scratch: &mut SketchBuffers,
@@ -292,7 +292,7 @@ impl Sketcher {
     }
 
     /// The sketch of a shingle set, boilerplate left out, and the set it was made of.
-    pub fn sketch_shingles<'a>(
+    pub(crate) fn sketch_shingles<'a>(
         &self,
         shingles: &'a ShingleSets,
         boilerplate: &Boilerplate,
@@ -305,7 +305,7 @@ impl Sketcher {
     /// [`Sketcher::sketch_shingles`] writing the set to lists: the sketch of a text of
     /// `outline` is made of the keys of the main set `main` that are appended to `kept`, and
     /// the boilerplate left out goes to `rest`, both sorted.
-    pub fn sketch_set(
+    pub(crate) fn sketch_set(
         &self,
         outline: TextOutline,
         main: &[u32],
@@ -327,7 +327,7 @@ impl Sketcher {
     /// set. Its signature is mended rather than made anew: only the minima that a key taken
     /// out attained are found again, and a set kept whole lowers its minima by the keys put
     /// back.
-    pub fn resketch(
+    pub(crate) fn resketch(
         &self,
         sketch: &mut Sketch,
         set: &[u32],

@@ -49,13 +49,15 @@ impl ShingleHasher {
     /// Appends the shingle set of `k`-word windows of `word_hashes` to `keys` (sorted, each
     /// key once, as [`shingle_set`] makes it) and returns its length. Long lists of many sets,
     /// one after another, are made this way without a list per set.
-    pub fn append_set(&self, word_hashes: &[u64], k: usize, keys: &mut Vec<u32>) -> usize {
+    #[cfg(test)]
+    pub(crate) fn append_set(&self, word_hashes: &[u64], k: usize, keys: &mut Vec<u32>) -> usize {
         self.append_set_and_lead(word_hashes, k, keys).0
     }
 
     /// [`ShingleHasher::append_set`], and the text's lead, taken from its keys in text order
     /// before they are sorted.
-    pub fn append_set_and_lead(
+    #[cfg(test)]
+    pub(crate) fn append_set_and_lead(
         &self,
         word_hashes: &[u64],
         k: usize,
@@ -80,7 +82,7 @@ impl ShingleHasher {
 /// Turns the keys of one text's windows, in text order at the end of `keys` from `start`,
 /// into its shingle set (sorted, each key once, as [`shingle_set`] makes it). Returns the set's
 /// length and the text's lead.
-pub fn into_set(keys: &mut Vec<u32>, start: usize) -> (usize, Lead) {
+pub(crate) fn into_set(keys: &mut Vec<u32>, start: usize) -> (usize, Lead) {
     let lead = Lead::of(&keys[start..]);
     let set = &mut keys[start..];
     set.sort_unstable();
@@ -104,9 +106,9 @@ pub fn key(hash: u64) -> u32 {
 }
 
 /// Distinct shingles in a [`Lead`].
-pub const LEAD_SHINGLES: usize = 32;
+pub(crate) const LEAD_SHINGLES: usize = 32;
 
-/// A text's opening: the keys of its first [`LEAD_SHINGLES`] distinct shingles, in text order.
+/// A text's opening: the keys of its first `LEAD_SHINGLES` distinct shingles, in text order.
 /// Rewrites of one story keep its opening (a text cut to its lead keeps little else), while
 /// two texts on one topic, or two letters filled in from one template, seldom open alike: their
 /// shared phrases sit further in. Clustering asks it of a weak link (see
@@ -137,7 +139,7 @@ impl Lead {
     }
 
     /// The share of its keys found in the sorted set `set`; `None` when it has none.
-    pub fn share_in(&self, set: &[u32]) -> Option<f64> {
+    pub(crate) fn share_in(&self, set: &[u32]) -> Option<f64> {
         let keys = self.keys();
         if keys.is_empty() {
             return None;
@@ -151,7 +153,7 @@ impl Lead {
     /// at the top of a page) are left out of the lead too: they can never be found in another
     /// set, and a rewrite carried by another site would seem to open differently. `None` when
     /// no key of the lead is in `own`.
-    pub fn content_share_in(&self, own: &[u32], other: &[u32]) -> Option<f64> {
+    pub(crate) fn content_share_in(&self, own: &[u32], other: &[u32]) -> Option<f64> {
         let (mut content, mut found) = (0usize, 0usize);
         for key in self.keys() {
             if own.binary_search(key).is_ok() {
@@ -173,12 +175,13 @@ pub fn shingle_set(windows: &[u64]) -> Vec<u32> {
 }
 
 /// The number of shingle windows a text of `words` words has.
-pub fn window_count(words: usize, k: usize) -> usize {
+#[cfg(test)]
+pub(crate) fn window_count(words: usize, k: usize) -> usize {
     (words + 1).saturating_sub(k)
 }
 
 /// Merges sorted set `b` into sorted set `a`, in place; the two sets have no key in common.
-pub fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
+pub(crate) fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
     let n = a.len();
     a.extend_from_slice(b);
     // From the back: the largest remaining key of either goes to the last free slot.

@@ -9,7 +9,7 @@ use super::{is_one_of, HIDDEN_ELEMENTS};
 /// Inline markup alone is HTML (`<strong>Breaking:</strong> the mayor said <b>no</b>`); an
 /// angle bracket in prose is not (`a < b > c`, `x<y`, `<netinet/in.h>`,
 /// `<john@example.com>`). See `is_html_tag` for what counts as well formed.
-pub fn looks_like_html(text: &str) -> bool {
+pub(crate) fn looks_like_html(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr_iter(b'<', bytes).any(|at| is_html_tag(&bytes[at..]))
 }

@@ -4,12 +4,12 @@
 //! not end it), comments, CDATA sections and the text of `<title>`, `<textarea>`, `<script>`,
 //! `<style>` and `<plaintext>` are read as browsers read them. Two ways:
 //!
-//! - [`html_to_text`] (and [`PageText`], the same a chunk at a time): every tag but an inline
+//! - [`html_to_text`] (and `PageText`, the same a chunk at a time): every tag but an inline
 //!   one becomes a space; comments and the `<script>`/`<style>`/`<noscript>`/`<template>`/
 //!   `<title>`/`<svg>`/`<iframe>` elements are dropped with their content.
 //! - [`main_text`]: the page's article text, Readability-style (the `extract` module).
 //!
-//! Whether a text is HTML at all is guessed apart ([`looks_like_html`]).
+//! Whether a text is HTML at all is guessed apart (`looks_like_html`).
 
 mod detect;
 mod extract;
@@ -18,7 +18,7 @@ mod tokenizer;
 use std::borrow::Cow;
 
 use super::tokens;
-pub use detect::looks_like_html;
+pub(crate) use detect::looks_like_html;
 use tokenizer::{Sink, StartTag};
 
 /// Elements whose content is never text of the page.
@@ -47,7 +47,7 @@ const PAGE_CHUNK_BYTES: usize = 64 << 10;
 
 /// The text [`html_to_text`] gives, a chunk at a time, so that a long page's text need never
 /// be held whole: the page is tokenized as the chunks are asked for.
-pub struct PageText<'a> {
+pub(crate) struct PageText<'a> {
     /// The tokenizer (boxed: it is large, and a page's text is often passed by value).
     tokens: Box<tokenizer::Tokens<'a, PageSink<'a>>>,
     /// The last chunk given.
@@ -199,7 +199,7 @@ impl<'a> PageText<'a> {
     }
 
     /// The next chunk of the page's text (never empty); `None` at the end.
-    pub fn next_chunk(&mut self) -> Option<&str> {
+    pub(crate) fn next_chunk(&mut self) -> Option<&str> {
         // A pause is where the sink filled up: its chunk comes next.
         self.chunk = self.tokens.find_map(Result::ok)?;
         self.skipped = 0;
@@ -225,12 +225,12 @@ impl<'a> PageText<'a> {
     }
 
     /// Whether the text ends where [`PageText::skip`] left it; reads to the end.
-    pub fn skip_to_end(&mut self) -> bool {
+    pub(crate) fn skip_to_end(&mut self) -> bool {
         self.skipped == self.chunk.len() && self.next_chunk().is_none()
     }
 }
 
-/// The number of words of `text`, as shingling finds them ([`tokens::for_each_word`]): a
+/// The number of words of `text`, as shingling finds them (`tokens::for_each_word`): a
 /// character of Chinese or Khmer counts as a word, as a word of English does, so the share of
 /// a page that is its article means the same in every script.
 pub fn count_words(text: &str) -> usize {
@@ -296,7 +296,7 @@ fn is_main_text(article: &str, page_words: usize) -> bool {
 
 /// The text of `html` ([`html_to_text`]) and its article ([`main_text`] of the text's words),
 /// from one reading of the page: for a page whose text is held whole.
-pub fn text_and_main_text(html: &str) -> (String, Option<String>) {
+pub(crate) fn text_and_main_text(html: &str) -> (String, Option<String>) {
     let mut extraction = extract::Extraction::for_page(html);
     let sink = PageSink {
         article: Some(&mut extraction),
@@ -312,7 +312,7 @@ pub fn text_and_main_text(html: &str) -> (String, Option<String>) {
 }
 
 /// Decodes character references in text that is not HTML otherwise.
-pub fn decode_entities(text: &str) -> Cow<'_, str> {
+pub(crate) fn decode_entities(text: &str) -> Cow<'_, str> {
     // Every reference starts with `&`: the text before the first is copied as it is.
     let Some(first) = memchr::memchr(b'&', text.as_bytes()) else {
         return Cow::Borrowed(text);

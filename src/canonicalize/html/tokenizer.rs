@@ -59,7 +59,7 @@ pub(super) struct StartTag<'t> {
     /// The element's name, lowercase.
     pub name: &'t str,
     /// Written `<name ... />`.
-    pub self_closing: bool,
+    pub(crate) self_closing: bool,
     /// The attributes the sink wants ([`Sink::wants_attribute`]): name and value, the first
     /// of each name only, as the standard keeps them.
     attributes: &'t [(Vec<u8>, Vec<u8>)],

@@ -1,5 +1,5 @@
 //! CSV and TSV, both directions. Read: a header row naming the columns, then one record a row
-//! ([`CsvReader`], pulled record by record over the fast parser of [`records`]); a record that
+//! (`CsvReader`, pulled record by record over the fast parser of [`records`]); a record that
 //! cannot be used (a field count other than the header's, invalid UTF-8, a quote that never
 //! closes) is reported with its line and skipped, a missing column or an unusable header is
 //! fatal. Written: the cluster table and the reuse table ([`write_rows`], [`write_pairs`]) and
@@ -17,7 +17,7 @@ use crate::io::table::{Row, PAIR_COLUMNS};
 
 /// The records of a CSV input, pulled one at a time: each a record or a skipped record's
 /// report; an error that makes the rest unreadable ends them.
-pub struct CsvReader<R> {
+pub(crate) struct CsvReader<R> {
     csv: CsvRecords<R>,
     record: CsvRecord,
     source: Arc<str>,

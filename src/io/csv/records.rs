@@ -10,8 +10,8 @@
 //! One exception: a quote that is never closed. `csv` reads a quoted field still open at the
 //! end of the input as text, and a stray quote (`d1,"oops` with no closing quote) takes in
 //! every line after it until some later quote closes it, so records vanish into one text
-//! without a word. Once the file's [`RecordShape`] is known (after its header), such a field is
-//! marked on its record as a [`RunawayQuote`]:
+//! without a word. Once the file's `RecordShape` is known (after its header), such a field is
+//! marked on its record as a `RunawayQuote`:
 //!
 //! - a quoted field still open at the end of the input, always;
 //! - a quoted field that spans lines and is malformed (text follows its closing quote, as when
@@ -46,17 +46,17 @@ pub struct CsvRecord {
 
 /// What a record of the input looks like, known once its header has been read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RecordShape {
+pub(crate) struct RecordShape {
     /// Fields per record (those of the header).
     pub fields: usize,
     /// The id's field (0-based).
-    pub id_at: usize,
+    pub(crate) id_at: usize,
 }
 
 /// A quoted field that is never closed, or that took in lines that read as records of their
 /// own (see the module documentation for the rule).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunawayQuote {
+pub(crate) struct RunawayQuote {
     /// The line where the quote opened.
     pub opened: u64,
     /// The line of the quote that closed the field; `None` when it is still open at the end of
@@ -64,18 +64,18 @@ pub struct RunawayQuote {
     pub closed: Option<u64>,
     /// The lines the field took in after its opening line: from the next line to the last one
     /// with text; `None` when it took in none.
-    pub swallowed: Option<(u64, u64)>,
+    pub(crate) swallowed: Option<(u64, u64)>,
     /// How many of these lines have text.
     pub lines: u64,
     /// How many of them read as records of the input.
     pub records: u64,
     /// The ids of the first two such records and of the last.
-    pub first_ids: Vec<String>,
+    pub(crate) first_ids: Vec<String>,
     /// The id of the last such record.
-    pub last_id: Option<String>,
+    pub(crate) last_id: Option<String>,
     /// Reading resumed on the line after `opened`: the lines the field took in are read again
     /// as records of their own. When `false`, they are part of this record.
-    pub resumed: bool,
+    pub(crate) resumed: bool,
 }
 
 impl CsvRecord {
@@ -102,7 +102,7 @@ impl CsvRecord {
 
     /// Field `i`'s bytes, taken out of the record, which is left without fields: a long field
     /// is moved rather than copied, and its buffer goes with it.
-    pub fn take_field(&mut self, i: usize) -> Vec<u8> {
+    pub(crate) fn take_field(&mut self, i: usize) -> Vec<u8> {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         let mut bytes = std::mem::take(&mut self.bytes);
         bytes.truncate(self.ends[i]);
@@ -118,7 +118,7 @@ impl CsvRecord {
 
     /// The quote that never closes in this record, if any: such a record is cut and must not
     /// be used as it is.
-    pub fn runaway(&self) -> Option<&RunawayQuote> {
+    pub(crate) fn runaway(&self) -> Option<&RunawayQuote> {
         self.runaway.as_deref()
     }
 
@@ -190,7 +190,7 @@ impl<R: Read> CsvRecords<R> {
 
     /// Tells the reader what a record looks like (the header's field count and the id's
     /// field), so that it can tell lines swallowed by an unterminated quote.
-    pub fn expect_shape(&mut self, shape: RecordShape) {
+    pub(crate) fn expect_shape(&mut self, shape: RecordShape) {
         self.shape = Some(shape);
     }
 
