@@ -438,6 +438,28 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_token_stops_the_join() {
+        let a: Vec<u32> = (0..84).collect();
+        let sketches = vec![sketch(a.clone(), 10), sketch(a, 10)];
+        let plan = Plan::try_from(&Config::default()).unwrap();
+        let cancel = Cancel::new();
+        let run = |cancel: &Cancel| {
+            join(
+                &sketches,
+                SetsView::none(),
+                &plan,
+                &Known::default(),
+                cancel,
+            )
+        };
+        assert_eq!(run(&cancel).unwrap().sets, vec![vec![0, 1]]);
+        cancel.cancel();
+        assert!(matches!(run(&cancel), Err(Error::Cancelled)));
+        let cancelled = cluster_with_links(&sketches, SetsView::none(), &plan, &cancel);
+        assert!(matches!(cancelled, Err(Error::Cancelled)));
+    }
+
+    #[test]
     fn a_lone_document_attaches_to_a_story_but_not_to_another_lone_one() {
         let mut sets = UnionFind::new(5);
         sets.union(0, 1);
