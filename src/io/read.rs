@@ -909,6 +909,94 @@ mod tests {
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 
+    /// A WARC `resource` record of `uri`, dated `date`, holding `text`.
+    fn warc_resource(uri: &str, date: &str, text: &str) -> Vec<u8> {
+        let mut out = format!(
+            "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: {uri}\r\nWARC-Date: {date}\r\n\
+             Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(text.as_bytes());
+        out.extend_from_slice(b"\r\n\r\n");
+        out
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn a_damaged_gzip_member_of_a_warc_is_reported_and_the_next_member_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let words: String = (0..400).map(|i| format!("word{i} ")).collect();
+        let members: Vec<Vec<u8>> = ["http://a/1", "http://a/2", "http://a/3"]
+            .iter()
+            .map(|uri| gzip(&warc_resource(uri, "2025-06-03T10:00:00Z", &words)))
+            .collect();
+        let mut damaged = members[1].clone();
+        let middle = damaged.len() / 2;
+        damaged[middle..middle + 8].copy_from_slice(&[0xff; 8]);
+        let path = file_with(
+            &dir,
+            "crawl.warc.gz",
+            &[&members[0][..], &damaged, &members[2]].concat(),
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 1);
+        let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["http://a/1", "http://a/3"]);
+        assert!(records.iter().all(|r| r.text == words));
+        let second_at = members[0].len();
+        let third_at = second_at + members[1].len();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let expected_start = format!(
+            "{}: the gzip member at byte {second_at} cannot be decompressed (",
+            path.display()
+        );
+        let expected_end = format!(
+            "); its records are lost and reading goes on at the next member, at byte \
+             {third_at}; fetch the file again to read them; record skipped"
+        );
+        assert!(
+            warnings[0].starts_with(&expected_start) && warnings[0].ends_with(&expected_end),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn a_cut_warc_gz_keeps_the_records_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = gzip(&warc_resource("http://a/1", "2025-06-03T10:00:00Z", "one"));
+        let second = gzip(&warc_resource("http://a/2", "2025-06-03T10:00:00Z", "two"));
+        let path = file_with(
+            &dir,
+            "crawl.warc.gz",
+            &[&first[..], &second[..second.len() / 2]].concat(),
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().records, 1);
+        assert_eq!(records[0].id, "http://a/1");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let expected = format!(
+            "{}: the file ends inside the gzip member at byte {} (",
+            path.display(),
+            first.len()
+        );
+        assert!(
+            warnings[0].starts_with(&expected)
+                && warnings[0].ends_with(
+                    "): it was cut short; the records before are kept; fetch the file again \
+                     for the rest; record skipped"
+                ),
+            "{}",
+            warnings[0]
+        );
+    }
+
     #[test]
     fn documents_in_other_charsets_are_decoded_and_bad_bytes_counted() {
         let dir = tempfile::tempdir().unwrap();
