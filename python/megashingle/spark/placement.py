@@ -14,7 +14,7 @@ import numpy as np
 import megashingle
 from megashingle import Config
 
-from .common import _config_toml, _phase
+from .common import _config_toml, _phase, _to_arrow
 from .components import _components_frame, _groups, _pairs_in_groups
 
 
@@ -207,7 +207,7 @@ def _story_numbers(placed, local: bool):
         rows = rows.persist()
         rows.count()
         return rows
-    table = rows.toArrow()
+    table = _to_arrow(rows)
     nums = table.column("num").to_numpy().astype(np.int64)
     order = np.argsort(nums, kind="stable")
     return nums[order], table.column("root").to_numpy().astype(np.int64)[order]
