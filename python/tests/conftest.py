@@ -85,3 +85,27 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def warc_resource(uri, date, text):
+    """A WARC ``resource`` record of ``uri``, dated ``date``, holding ``text`` as plain text."""
+    body = text.encode("utf-8")
+    head = (
+        f"WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: {uri}\r\nWARC-Date: {date}\r\n"
+        f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("ascii") + body + b"\r\n\r\n"
+
+
+def warc_gz_with_a_damaged_member(texts):
+    """A ``.warc.gz`` of one gzip member a record (``http://a/1``, ``http://a/2``, ...) whose
+    second member has corrupt bytes in its middle, and that member's offset in the file and
+    the next one's."""
+    import gzip
+
+    members = [gzip.compress(warc_resource(f"http://a/{i + 1}", "2025-06-03T10:00:00Z", t)) for i, t in enumerate(texts)]
+    damaged = bytearray(members[1])
+    middle = len(damaged) // 2
+    damaged[middle : middle + 8] = b"\xff" * 8
+    data = members[0] + bytes(damaged) + b"".join(members[2:])
+    return data, len(members[0]), len(members[0]) + len(members[1])

@@ -2,9 +2,12 @@
 
 ``python -m megashingle.spark --input PATH --output DIR`` reads what ``megashingle cluster``
 reads, with the same ids: folders of ``.txt``/``.html``/``.htm``/``.eml`` files (id: the path
-relative to the folder), single such files (id: the file name), CSV with a header and JSONL
-(each also ``.gz``/``.zst``), and Parquet (Spark's reader). Several ``--input`` are one
-collection; a repeated id keeps its first record in input order, as the command does.
+relative to the folder), single such files (id: the file name), mail archives (``.mbox``: a
+document a message, id its ``Message-ID``) and WARC files (``.warc``: a document a page or
+text, id its ``WARC-Target-URI``), in folders or alone, CSV with a header and JSONL (each also
+``.gz``/``.zst``), and Parquet (Spark's reader). Several ``--input`` are one collection; a
+repeated id keeps its first record in input order, and a repeated ``WARC-Target-URI`` its
+newest record by ``WARC-Date``, as the command does.
 
 Record and document files are listed on the driver and read on the executors with the
 library's own readers (``RecordReader``); texts never pass through the JVM, and each text is
