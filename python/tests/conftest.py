@@ -1,6 +1,8 @@
-"""Shared fixtures: the CLI binary (built by `cargo test`/`cargo build` in the root crate) and
-the dev benchmark, each skipped with a printed reason when absent."""
+"""Shared fixtures: the CLI binary (built by `cargo test`/`cargo build` in the root crate), the
+dev benchmarks and a Spark session in local[2] (for the Spark tests: java must run), each
+skipped with a printed reason when absent."""
 
+import os
 import pathlib
 import shutil
 import subprocess
@@ -51,6 +53,38 @@ def dev_docs():
 
 def run_cli(cli, *args, **kwargs):
     return subprocess.run([str(cli), *map(str, args)], check=True, capture_output=True, text=True, **kwargs)
+
+
+def _java_missing():
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "java is not installed"
+    try:
+        subprocess.run(["java", "-version"], check=True, capture_output=True, timeout=60)
+    except Exception as e:  # noqa: BLE001
+        return f"java does not run: {e}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def spark():
+    reason = _java_missing()
+    if reason:
+        print(f"skipping the Spark tests: {reason}")
+        pytest.skip(reason)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("megashingle-tests")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
 
 
 def warc_resource(uri, date, text):

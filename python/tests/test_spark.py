@@ -22,38 +22,6 @@ pytest.importorskip("pandas", reason="pandas is not installed")
 pytest.importorskip("pyarrow", reason="pyarrow is not installed")
 
 
-def _java_missing():
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        return "java is not installed"
-    try:
-        subprocess.run(["java", "-version"], check=True, capture_output=True, timeout=60)
-    except Exception as e:  # noqa: BLE001
-        return f"java does not run: {e}"
-    return None
-
-
-@pytest.fixture(scope="module")
-def spark():
-    reason = _java_missing()
-    if reason:
-        print(f"skipping the Spark tests: {reason}")
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("megashingle-tests")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
 def pairs_of(assignment):
     clusters = defaultdict(list)
     for doc, c in assignment.items():

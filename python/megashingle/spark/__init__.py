@@ -42,11 +42,14 @@ The passes, each over the Rust library:
    Each sketch moves once, to its group; no pair is verified across the network.
 
 The first clustering (steps 4 to 7 with sketches without their sets) and the final one share
-the code.
+the code. With ``--dedup`` (``dedup_files``), step 7 also deduplicates each story by the
+library's rule (``dedup_group_packed``), and the kept ids are joined back onto the input rows
+as Spark's readers give them, every column kept.
 
 The modules, in the order the passes run: ``inputs`` (what is read), ``reading`` (pass 1),
 ``frequency`` (passes 2 and 3), ``candidates`` (sketches, candidate pairs, their checks),
-``components`` (groups), ``placement`` (groups clustered), ``job`` (the entry points), ``command``
+``components`` (groups), ``placement`` (groups clustered), ``job`` (the entry points), ``dedup``
+(the records kept), ``command``
 (the command line; ``__main__`` runs it), with ``common`` and ``workers`` beside them. Every rule
 the command also applies (the bucket rule, verification's prefilter, what a file is read as, the
 packed forms of sets and sketches) is the library's, called through the extension.
@@ -62,8 +65,17 @@ from megashingle import InputError
 from .command import main
 from .common import DEFAULT_MAX_GROUP, DEFAULT_MAX_LOCAL_PAIRS
 from .components import _components
+from .dedup import DedupResult, dedup_files
 from .inputs import Inputs, plan_inputs
 from .job import Result, cluster, cluster_files
 
-__all__ = ["InputError", "cluster", "cluster_files", "main"]
-__all__ += ["DEFAULT_MAX_GROUP", "DEFAULT_MAX_LOCAL_PAIRS", "Inputs", "Result", "plan_inputs", "_components"]
+__all__ = ["InputError", "cluster", "cluster_files", "dedup_files", "main"]
+__all__ += [
+    "DEFAULT_MAX_GROUP",
+    "DEFAULT_MAX_LOCAL_PAIRS",
+    "DedupResult",
+    "Inputs",
+    "Result",
+    "plan_inputs",
+    "_components",
+]
