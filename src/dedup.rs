@@ -246,7 +246,7 @@ impl GroupDuplicate {
     }
 }
 
-/// Deduplicates the stories of one group as [`deduplicate`] does a collection's: `placements`
+/// Deduplicates the stories of one group as `deduplicate` does a collection's: `placements`
 /// are the group's clustering as [`cluster_group`](crate::cluster_group) gives it (each story's
 /// members together, its representative first), `read_order` each document's place in the
 /// collection's read order (for `dedup.keep = "first"` and every tie) and `times` each one's
