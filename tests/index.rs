@@ -1053,6 +1053,55 @@ fn query_finds_an_indexed_text_first_and_changes_nothing() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Stories of many copies
+
+/// Documents `prefix01`, `prefix02`, … with the same text.
+fn copies(prefix: &str, range: std::ops::RangeInclusive<usize>, text: &str) -> Vec<Doc> {
+    range
+        .map(|i| doc(&format!("{prefix}{i:02}"), text.to_owned()))
+        .collect()
+}
+
+#[test]
+fn a_story_of_many_copies_posts_its_keys_twice_and_is_found_whole() {
+    let text = text(&[&block(301, 300)]);
+    let one = Index::new();
+    one.add_docs("one.csv", &copies("c", 1..=1, &text));
+    let index = Index::new();
+    let night = index.add_docs("copies.csv", &copies("c", 1..=8, &text));
+    assert!(night.values().all(|a| a.story_id == "c01"), "{night:?}");
+    // Eight copies post each key twice, not eight times.
+    assert_eq!(index.stat("postings"), 2 * one.stat("postings"));
+    // A query lists every copy, the six that post nothing too.
+    let out = index.run("query", &["--text", &text]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let rows = parse_csv(&stdout_of(&out), &QUERY_HEADER);
+    let found: BTreeSet<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    let all: BTreeSet<String> = (1..=8).map(|i| format!("c{i:02}")).collect();
+    assert_eq!(found, all.iter().map(String::as_str).collect(), "{rows:?}");
+    // A later copy joins the story, and so does one added after the two that post its keys
+    // are removed: they stay as ghosts of the story while it lives.
+    let later = index.add_docs("later.csv", &copies("c", 9..=9, &text));
+    assert_eq!(later["c09"].story_id, "c01", "{later:?}");
+    let gone = index.write("gone.txt", "c01\nc02\n");
+    let out = index.run("remove", &["--ids", gone.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let after = index.add_docs("after.csv", &copies("c", 10..=10, &text));
+    assert_eq!(after["c10"].story_id, "c01", "{after:?}");
+    assert!(!after["c10"].new_story);
+    assert_eq!(index.stat("documents"), 8);
+    assert!(index.stories().values().all(|s| s == "c01"));
+    // Once the story is emptied its ghosts go with it: a copy founds a new story.
+    let rest: String = (3..=10).map(|i| format!("c{i:02}\n")).collect();
+    let rest = index.write("rest.txt", rest);
+    let out = index.run("remove", &["--ids", rest.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let anew = index.add_docs("anew.csv", &copies("c", 11..=11, &text));
+    assert!(anew["c11"].new_story, "{anew:?}");
+    assert_eq!(anew["c11"].story_id, "c11");
+}
+
+// ---------------------------------------------------------------------------------------------
 // The index file's bytes
 
 #[test]
@@ -1666,10 +1715,10 @@ fn removing_most_documents_gives_their_disk_space_back() {
 
 /// `fixtures/index-format-1/index.db` is `night-1.csv` of that folder added by a megashingle
 /// of index format 1, which kept the boilerplate one entry a shingle: it is read as it is, and
-/// an add moves it to format 2, with the same stories, boilerplate and answers throughout as an
-/// index made now from the same nights.
+/// an add moves it to the current format, with the same stories, boilerplate and answers
+/// throughout as an index made now from the same nights.
 #[test]
-fn an_index_of_format_1_is_read_as_it_is_and_moved_to_format_2_by_its_next_add() {
+fn an_index_of_format_1_is_read_as_it_is_and_moved_to_the_current_format_by_its_next_add() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/index-format-1");
     let night = |n: u32| {
         fixtures
@@ -1709,8 +1758,8 @@ fn an_index_of_format_1_is_read_as_it_is_and_moved_to_format_2_by_its_next_add()
     let assignments = |index: &Index| parse_assignments(&stdout_of(&index.add(&[&night(2)], 0)));
     assert_eq!(assignments(&earlier), assignments(&now));
     same("after an add");
-    assert_eq!(format_of(&earlier.db), "megashingle-index 2");
-    assert_eq!(format_of(&now.db), "megashingle-index 2");
+    assert_eq!(format_of(&earlier.db), "megashingle-index 3");
+    assert_eq!(format_of(&now.db), "megashingle-index 3");
 }
 
 /// The format an index file says it has.

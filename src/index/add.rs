@@ -32,7 +32,7 @@ use crate::engine::{Collection, Timings};
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{linking, paired};
 use crate::index::postings::LookUp;
-use crate::index::schema::{DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, IDS};
+use crate::index::schema::{table, DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, GHOSTS, IDS};
 use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -271,14 +271,9 @@ fn write_add(
         }
         clock.lap("index: replacing");
 
-        let pairs = look_up(
-            &mut t,
-            before.as_ref(),
-            &fresh,
-            config,
-            first_doc,
-            &mut report,
-        )?;
+        // The night's posting keys, made from the full minima before they are cut.
+        let night_keys = NightKeys::of(&fresh, &config.key_maker);
+        let looked_up = look_up(&t, before.as_ref(), &night_keys, config)?;
         clock.lap("index: postings look-up");
 
         // Every signature as the index keeps it (16-bit minima), so that estimates compare
@@ -288,7 +283,7 @@ fn write_add(
                 *m = u32::from(*m as u16);
             }
         });
-        let linkable = examine(before, pairs, &fresh, config, &mut report)?;
+        let (linkable, posted) = examine(before, looked_up, &fresh, config, &mut report)?;
         clock.lap("index: examining candidates");
         let (near, all, known) = load(&t, linkable, fresh, config)?;
         report.loaded = near.numbers.len();
@@ -317,8 +312,17 @@ fn write_add(
             first_doc,
             started,
         };
-        let placements = place(&mut t, &joined, &near, &night, &mut report)?;
+        let Placed {
+            placements,
+            absorbed,
+        } = place(&mut t, &joined, &near, &night, &mut report)?;
         write_documents(&mut t, &night, &near, &placements, &mut report)?;
+        clock.lap("index: writing documents");
+        let story_of = |doc: u32| placements[doc as usize].story;
+        let posted = Posted::after_merges(posted, &absorbed);
+        report.merged_bytes =
+            write_postings(&mut t, &night_keys, &posted, story_of, first_doc as u32)?;
+        clock.lap("index: writing postings");
         crate::index::boilerplate::add(&txn, &found_boilerplate)?;
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
         t.counters
@@ -360,90 +364,71 @@ impl Night<'_> {
     }
 }
 
-/// The look-up phase: the night's posting pairs looked up in the postings as they were
+/// What the look-up phase found for a night.
+struct LookedUp {
+    /// The sorted, distinct `(candidate, new document)` pairs that share a posting key (see
+    /// [`paired`]).
+    pairs: Vec<(u32, u32)>,
+    /// The `(key, indexed document)` pairs found for the night's keys, sorted.
+    found: Vec<(u32, u32)>,
+}
+
+/// The look-up phase: the night's posting keys looked up in the postings as they were
 /// before this add (candidates among the indexed documents, each paired with the new
-/// documents that share a key), then written as a new segment numbered from `first_doc`,
-/// one key range at a time. Returns the sorted, distinct `(candidate, new document)` pairs.
+/// documents that share a key), one key range at a time.
 fn look_up(
-    t: &mut Tables,
+    t: &Tables,
     before: Option<&ReadTransaction>,
-    fresh: &[Sketch],
+    night: &NightKeys,
     config: &Plan,
-    first_doc: u64,
-    report: &mut AddReport,
-) -> Result<Vec<(u32, u32)>> {
-    let maker = &config.key_maker;
-    let passes = passes(fresh.len(), maker);
-    // The night's posting pairs, numbered from 0: made once when they fit one pass, for
-    // the look-up and then for the new segment; made again for each pass otherwise.
-    let single_pass = (passes == 1).then(|| pass_pairs(fresh, maker, 0, 1));
-    // The chunks as they were before this add (it has written none so far), which
-    // threads can read at once; the removed documents as they are now.
+) -> Result<LookedUp> {
+    let passes = night.passes();
+    // The chunks as they were before this add, which threads can read at once; the removed
+    // documents as they are now.
     let look_up = LookUp::read(&t.postings.segments, &t.postings.dead)?;
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let (mut pairs, mut found) = (Vec::new(), Vec::new());
     if let (false, Some(before)) = (look_up.is_empty(), before) {
         let chunks = before.open_table(CHUNKS)?;
         for pass in 0..passes {
-            let made;
-            let night = match &single_pass {
-                Some(night) => night,
-                None => {
-                    made = pass_pairs(fresh, maker, pass, passes);
-                    &made
-                }
-            };
+            let night = night.pass_pairs(pass, passes);
             let mut keys: Vec<u32> = night.iter().map(|&(key, _)| key).collect();
             keys.dedup();
             let max_bucket = config.cluster.max_bucket;
-            let found = look_up.find(&chunks, &keys, max_bucket)?;
-            pairs.extend(paired(&found, night, max_bucket));
+            let in_pass = look_up.find(&chunks, &keys, max_bucket)?;
+            pairs.extend(paired(&in_pass, &night, max_bucket));
+            // Passes are key ranges in order, so `found` stays sorted.
+            found.extend(in_pass);
         }
     }
     pairs.par_sort_unstable();
     pairs.dedup();
-
-    // The new documents' postings, a new segment written one key range at a time, its
-    // documents numbered from the first new number.
-    let base = first_doc as u32;
-    let numbered = |(key, doc): (u32, u32)| (key, base + doc);
-    report.merged_bytes = match single_pass {
-        Some(night) => t
-            .postings
-            .add_segment_from(base, night.into_iter().map(numbered))?,
-        None => t.postings.add_segment_from(
-            base,
-            (0..passes).flat_map(|pass| {
-                pass_pairs(fresh, maker, pass, passes)
-                    .into_iter()
-                    .map(numbered)
-            }),
-        )?,
-    };
-    Ok(pairs)
+    Ok(LookedUp { pairs, found })
 }
 
-/// The examination phase: the candidates of `pairs` that may link to a new document they
-/// are paired with (see [`Neighbourhood::linkable`]), read from the index as it was before
-/// this add (`before`, `None` for a new index), which is then let go.
+/// The examination phase: the candidates of the look-up's pairs that may link to a new
+/// document they are paired with (see [`Neighbourhood::linkable`]), read from the index as
+/// it was before this add (`before`, `None` for a new index), which is then let go; and
+/// the stories that post each of the night's keys already ([`Posted`]).
 fn examine(
     before: Option<ReadTransaction>,
-    pairs: Vec<(u32, u32)>,
+    looked_up: LookedUp,
     fresh: &[Sketch],
     config: &Plan,
     report: &mut AddReport,
-) -> Result<FxHashMap<u32, Loaded>> {
+) -> Result<(FxHashMap<u32, Loaded>, Posted)> {
+    let LookedUp { pairs, found } = looked_up;
     // Each candidate's pairs.
     let by_candidate: Vec<&[(u32, u32)]> = pairs.chunk_by(|a, b| a.0 == b.0).collect();
     report.examined = by_candidate.len();
     // Candidates are indexed before this add, and their records unchanged so far: they
     // are read from the index as it was, which threads can read at once.
-    match &before {
-        Some(txn) => {
-            let docs = txn.open_table(DOCS)?;
-            Neighbourhood::linkable(&docs, &by_candidate, fresh, config)
-        }
-        None => Ok(FxHashMap::default()),
-    }
+    let Some(txn) = &before else {
+        return Ok((FxHashMap::default(), Posted::default()));
+    };
+    let docs = txn.open_table(DOCS)?;
+    let ghosts = table(txn, GHOSTS)?;
+    let examined = Neighbourhood::linkable(&docs, ghosts.as_ref(), &by_candidate, fresh, config)?;
+    Ok((examined.linkable, Posted::of(&found, &examined.stories)))
 }
 
 /// The load phase: the linkable candidates with their stories and those stories'
@@ -553,19 +538,21 @@ struct Placement {
 
 /// Puts each joined set that holds new documents into a story: the oldest indexed story in it
 /// (the others are merged into that one, and the merge recorded), or a new story named after
-/// its smallest new document. Returns each new document's placement, in id order.
+/// its smallest new document. Returns each new document's placement, in id order, and the
+/// stories merged into others.
 fn place(
     t: &mut Tables,
     joined: &Joined,
     near: &Neighbourhood,
     night: &Night,
     report: &mut AddReport,
-) -> Result<Vec<Placement>> {
+) -> Result<Placed> {
     let (ids, started, fresh_from) = (night.ids, night.started, night.fresh_from);
     let stories = &near.stories;
     let mut next_story = t.counter("next_story")? as u32;
     let mut next_merge = t.counter("next_merge")?;
     let mut placements = vec![Placement::default(); ids.len()];
+    let mut absorbed_into: FxHashMap<u32, u32> = FxHashMap::default();
     for (set, &representative) in joined.sets.iter().zip(&joined.representatives) {
         let fresh_members: Vec<u32> = set.iter().copied().filter(|&d| d >= fresh_from).collect();
         if fresh_members.is_empty() {
@@ -597,6 +584,8 @@ fn place(
             Some(&oldest) => (oldest, stories[&oldest].clone(), false),
         };
         for &absorbed in old_stories.iter().skip(1) {
+            absorbed_into.insert(absorbed, number);
+            t.move_ghosts(absorbed, number)?;
             let gone = stories[&absorbed].clone();
             for member in t.members_of(absorbed)? {
                 let mut doc = t.doc(member)?;
@@ -637,7 +626,18 @@ fn place(
     }
     t.counters.insert("next_story", u64::from(next_story))?;
     t.counters.insert("next_merge", next_merge)?;
-    Ok(placements)
+    Ok(Placed {
+        placements,
+        absorbed: absorbed_into,
+    })
+}
+
+/// Where an add's new documents went.
+struct Placed {
+    /// Each new document's placement, in id order.
+    placements: Vec<Placement>,
+    /// The indexed stories merged into others: absorbed to survivor.
+    absorbed: FxHashMap<u32, u32>,
 }
 
 /// Removes the indexed documents whose ids are added again (`--upsert`) and repairs their
@@ -658,56 +658,204 @@ fn replace_indexed(t: &mut Tables, ids: &[String]) -> Result<Vec<bool>> {
     Ok(replaced)
 }
 
-/// Posting pairs made in one pass of a key range, about: an add's postings are made and
-/// written one key range at a time, so a large add never holds all of them (8 bytes a pair).
+/// Posting pairs made in one pass of a key range, about: the look-up and the night's
+/// segment take the night's postings one key range at a time, so a large add never holds
+/// all of them as pairs (8 bytes a pair).
 const PASS_PAIRS: usize = 1 << 24;
 
-/// The key ranges an add of `documents` makes its postings in.
-fn passes(documents: usize, maker: &KeyMaker) -> u32 {
-    (documents * maker.keys_per_signature().max(1))
-        .div_ceil(PASS_PAIRS)
-        .max(1) as u32
+/// The posting keys of a night's documents, made once from their full minima (before they
+/// are cut to the 16 bits the index keeps) for the look-up and then for the night's
+/// segment: 4 bytes a key.
+struct NightKeys {
+    /// Every document's sorted, distinct keys, one after the other (none for a text too
+    /// short to compare).
+    keys: Vec<u32>,
+    /// Where each document's keys end in `keys`.
+    ends: Vec<u32>,
 }
 
-/// The sorted, distinct posting pairs `(key, i)` of the comparable documents
-/// (`fresh[i]`) whose posting keys fall in range `pass` of `passes` equal ranges.
-fn pass_pairs(fresh: &[Sketch], maker: &KeyMaker, pass: u32, passes: u32) -> Vec<(u32, u32)> {
-    const DOCUMENTS: usize = 4096;
-    let in_pass = |key: u32| ((u64::from(key) * u64::from(passes)) >> 32) as u32 == pass;
-    let lists: Vec<Vec<(u32, u32)>> = fresh
-        .par_chunks(DOCUMENTS)
-        .enumerate()
-        .map(|(c, documents)| {
-            let (mut pairs, mut made) = (Vec::new(), Vec::new());
-            for (j, sketch) in documents.iter().enumerate() {
-                if !sketch.is_comparable() {
-                    continue;
+impl NightKeys {
+    /// The posting keys of each of `fresh`.
+    fn of(fresh: &[Sketch], maker: &KeyMaker) -> NightKeys {
+        const DOCUMENTS: usize = 4096;
+        let parts: Vec<(Vec<u32>, Vec<u32>)> = fresh
+            .par_chunks(DOCUMENTS)
+            .map(|documents| {
+                let (mut keys, mut counts) = (Vec::new(), Vec::new());
+                let (mut made, mut posting) = (Vec::new(), Vec::new());
+                for sketch in documents {
+                    posting.clear();
+                    if sketch.is_comparable() {
+                        made.clear();
+                        maker.append_candidate_keys_in(
+                            &sketch.signature,
+                            0..maker.keys_per_signature(),
+                            &mut made,
+                        );
+                        posting.extend(made.iter().map(|&k| posting_key(k)));
+                        posting.sort_unstable();
+                        posting.dedup();
+                    }
+                    keys.extend_from_slice(&posting);
+                    counts.push(posting.len() as u32);
                 }
-                let number = (c * DOCUMENTS + j) as u32;
-                made.clear();
-                maker.append_candidate_keys_in(
-                    &sketch.signature,
-                    0..maker.keys_per_signature(),
-                    &mut made,
-                );
-                pairs.extend(
-                    made.iter()
-                        .map(|&k| posting_key(k))
-                        .filter(|&k| in_pass(k))
-                        .map(|k| (k, number)),
-                );
+                (keys, counts)
+            })
+            .collect();
+        let mut night = NightKeys {
+            keys: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
+            ends: Vec::with_capacity(fresh.len()),
+        };
+        for (keys, counts) in parts {
+            night.keys.extend(keys);
+            for count in counts {
+                let end = night.ends.last().copied().unwrap_or(0) + count;
+                night.ends.push(end);
             }
-            pairs
-        })
-        .collect();
-    let mut pairs = lists.concat();
-    pairs.par_sort_unstable();
-    pairs.dedup();
-    pairs
+        }
+        night
+    }
+
+    /// The key ranges the night's postings are taken in.
+    fn passes(&self) -> u32 {
+        self.keys.len().div_ceil(PASS_PAIRS).max(1) as u32
+    }
+
+    /// The sorted, distinct posting pairs `(key, document)` whose keys fall in range `pass`
+    /// of `passes` equal ranges.
+    fn pass_pairs(&self, pass: u32, passes: u32) -> Vec<(u32, u32)> {
+        const DOCUMENTS: usize = 4096;
+        let in_pass = |key: u32| ((u64::from(key) * u64::from(passes)) >> 32) as u32 == pass;
+        let documents = self.ends.len();
+        let lists: Vec<Vec<(u32, u32)>> = (0..documents.div_ceil(DOCUMENTS))
+            .into_par_iter()
+            .map(|part| {
+                let mut pairs = Vec::new();
+                for doc in part * DOCUMENTS..((part + 1) * DOCUMENTS).min(documents) {
+                    let start = if doc == 0 { 0 } else { self.ends[doc - 1] };
+                    let keys = &self.keys[start as usize..self.ends[doc] as usize];
+                    pairs.extend(
+                        keys.iter()
+                            .filter(|&&k| in_pass(k))
+                            .map(|&k| (k, doc as u32)),
+                    );
+                }
+                pairs
+            })
+            .collect();
+        let mut pairs = lists.concat();
+        pairs.par_sort_unstable();
+        pairs
+    }
+}
+
+/// Indexed documents of one story that post a key: a document whose story posts a key this
+/// many times already leaves it out of the postings. The story is found all the same
+/// through the documents that post it, so what a night examines and loads for a story it
+/// joins is bounded by this, not by the story's size: a story of hundreds of copies posts
+/// each of its keys a few times.
+pub(crate) const POSTERS_PER_KEY: u32 = 2;
+
+/// The stories that post each of a night's keys already: `(key, story)` for each indexed
+/// document the look-up found, sorted by key (one entry a posting document).
+#[derive(Debug, Default)]
+struct Posted(Vec<(u32, u32)>);
+
+impl Posted {
+    /// From the look-up's `found` pairs `(key, indexed document)` and the `stories` of the
+    /// examined documents (`(document, story)`, sorted): a document that was not examined
+    /// (its key was shared by more new documents than `cluster.max-bucket`) is left out.
+    fn of(found: &[(u32, u32)], stories: &[(u32, u32)]) -> Posted {
+        let story_of = |doc: u32| {
+            stories
+                .binary_search_by_key(&doc, |&(d, _)| d)
+                .ok()
+                .map(|at| stories[at].1)
+        };
+        Posted(
+            found
+                .iter()
+                .filter_map(|&(key, doc)| story_of(doc).map(|story| (key, story)))
+                .collect(),
+        )
+    }
+
+    /// The same, with the stories this add merged into others (`absorbed`, absorbed to
+    /// survivor) named by their survivors.
+    fn after_merges(mut self, absorbed: &FxHashMap<u32, u32>) -> Posted {
+        if !absorbed.is_empty() {
+            for (_, story) in &mut self.0 {
+                if let Some(&survivor) = absorbed.get(story) {
+                    *story = survivor;
+                }
+            }
+        }
+        self
+    }
+}
+
+/// The night's posting pairs `(key, document)` (sorted by key) that go into its segment: a
+/// document posts a key unless its story (`story_of`) has [`POSTERS_PER_KEY`] posters of it
+/// already, among the indexed documents (`posted`) and the night's documents before it.
+fn capped(night: &[(u32, u32)], posted: &Posted, story_of: impl Fn(u32) -> u32) -> Vec<(u32, u32)> {
+    let posted = &posted.0;
+    let mut kept = Vec::with_capacity(night.len());
+    let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut at = 0;
+    for run in night.chunk_by(|a, b| a.0 == b.0) {
+        let key = run[0].0;
+        at += posted[at..].partition_point(|&(k, _)| k < key);
+        let before = &posted[at..at + posted[at..].partition_point(|&(k, _)| k == key)];
+        if before.is_empty() && run.len() <= POSTERS_PER_KEY as usize {
+            kept.extend_from_slice(run);
+            continue;
+        }
+        counts.clear();
+        for &(_, story) in before {
+            *counts.entry(story).or_default() += 1;
+        }
+        for &(key, doc) in run {
+            let count = counts.entry(story_of(doc)).or_default();
+            if *count < POSTERS_PER_KEY {
+                *count += 1;
+                kept.push((key, doc));
+            }
+        }
+    }
+    kept
+}
+
+/// The postings phase: the night's posting pairs, capped by story ([`capped`]), written as
+/// a new segment one key range at a time, its documents numbered from `base`. Returns the
+/// bytes of the segments merged (see [`crate::index::postings::Postings::add_segment_from`]).
+fn write_postings(
+    t: &mut Tables,
+    night: &NightKeys,
+    posted: &Posted,
+    story_of: impl Fn(u32) -> u32 + Copy,
+    base: u32,
+) -> Result<u64> {
+    let passes = night.passes();
+    let numbered = move |(key, doc): (u32, u32)| (key, base + doc);
+    t.postings.add_segment_from(
+        base,
+        (0..passes).flat_map(|pass| {
+            capped(&night.pass_pairs(pass, passes), posted, story_of)
+                .into_iter()
+                .map(numbered)
+        }),
+    )
 }
 
 /// Candidates read at once while they are examined (see [`Neighbourhood::linkable`]).
 const EXAMINED_AT_ONCE: usize = 1 << 14;
+
+/// The examined candidates: the records of those that may link to a new document, and
+/// every one's story as `(candidate, story)`, in the candidates' order.
+struct Examined {
+    linkable: FxHashMap<u32, Loaded>,
+    stories: Vec<(u32, u32)>,
+}
 
 /// What a loaded document's record gives the join.
 struct Loaded {
@@ -715,6 +863,9 @@ struct Loaded {
     words: u32,
     shingles: u32,
     signature: Vec<u16>,
+    /// True for a ghost: a removed document that stands for its story (see
+    /// [`crate::index::schema::GHOSTS`]), not one of its members.
+    ghost: bool,
 }
 
 impl Loaded {
@@ -730,20 +881,30 @@ impl Loaded {
 
     /// The record of document `number`, its id left out.
     fn of(t: &Tables, number: u32) -> Result<Loaded> {
-        Loaded::read(&t.docs, number)
+        Loaded::read(&t.docs, None::<&redb::ReadOnlyTable<u32, &[u8]>>, number)
     }
 
-    /// The record of document `number` in `docs`, its id left out.
-    fn read(docs: &impl ReadableTable<u32, &'static [u8]>, number: u32) -> Result<Loaded> {
-        let bytes = docs
-            .get(number)?
-            .ok_or_else(|| IndexError::damaged(Damage::LostDocument { number }))?;
+    /// The record of document `number` in `docs`, or else of the ghost `number` in
+    /// `ghosts`, its id left out.
+    fn read(
+        docs: &impl ReadableTable<u32, &'static [u8]>,
+        ghosts: Option<&impl ReadableTable<u32, &'static [u8]>>,
+        number: u32,
+    ) -> Result<Loaded> {
+        let (bytes, ghost) = match docs.get(number)? {
+            Some(bytes) => (bytes, false),
+            None => match ghosts.map(|g| g.get(number)).transpose()?.flatten() {
+                Some(bytes) => (bytes, true),
+                None => return Err(IndexError::damaged(Damage::LostDocument { number })),
+            },
+        };
         let (story, words, shingles, signature) = DocRecord::decode_sketch(bytes.value())?;
         Ok(Loaded {
             story,
             words,
             shingles,
             signature,
+            ghost,
         })
     }
 }
@@ -765,19 +926,22 @@ impl Neighbourhood {
     /// holds each candidate's pairs `(candidate, fresh document)` from [`paired`], candidates
     /// in order (see [`linking`]). Candidates are read and examined a part at a time and only
     /// the kept ones are held, so a night's memory follows the stories it may join, not how
-    /// many indexed documents share its keys.
+    /// many indexed documents share its keys. Every candidate's story comes with them.
     fn linkable(
         docs: &(impl ReadableTable<u32, &'static [u8]> + Sync),
+        ghosts: Option<&(impl ReadableTable<u32, &'static [u8]> + Sync)>,
         by_candidate: &[&[(u32, u32)]],
         fresh: &[Sketch],
         config: &Plan,
-    ) -> Result<FxHashMap<u32, Loaded>> {
+    ) -> Result<Examined> {
         let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
+        let mut stories = Vec::with_capacity(by_candidate.len());
         for part in by_candidate.chunks(EXAMINED_AT_ONCE) {
             let read: Vec<(u32, Loaded)> = part
                 .par_iter()
-                .map(|pairs| Ok((pairs[0].0, Loaded::read(docs, pairs[0].0)?)))
+                .map(|pairs| Ok((pairs[0].0, Loaded::read(docs, ghosts, pairs[0].0)?)))
                 .collect::<Result<_>>()?;
+            stories.extend(read.iter().map(|(number, loaded)| (*number, loaded.story)));
             let sketches: Vec<Sketch> =
                 read.par_iter().map(|(_, loaded)| loaded.sketch()).collect();
             // The pairs by the candidates' places in the part.
@@ -793,7 +957,10 @@ impl Neighbourhood {
                     .filter_map(|(record, link)| link.then_some(record)),
             );
         }
-        Ok(kept)
+        Ok(Examined {
+            linkable: kept,
+            stories,
+        })
     }
 
     /// The `records` of the candidates to join, with their stories and those stories'
@@ -855,8 +1022,11 @@ impl Neighbourhood {
             .collect();
         let fresh_from = self.numbers.len() as u32;
         let mut by_story: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        let mut ghosts: FxHashMap<u32, u32> = FxHashMap::default();
         for &n in &self.numbers {
-            by_story.entry(self.records[&n].story).or_default().push(n);
+            let record = &self.records[&n];
+            by_story.entry(record.story).or_default().push(n);
+            *ghosts.entry(record.story).or_default() += u32::from(record.ghost);
         }
         let mut story_numbers: Vec<u32> = by_story.keys().copied().collect();
         story_numbers.sort_unstable();
@@ -874,7 +1044,7 @@ impl Neighbourhood {
                             .filter(|&&n| n != story.representative)
                             .map(|n| local[n])
                             .collect(),
-                        unloaded: story.size.saturating_sub(loaded.len() as u32),
+                        unloaded: story.size.saturating_sub(loaded.len() as u32 - ghosts[s]),
                     }
                 })
                 .collect(),
@@ -931,15 +1101,81 @@ mod tests {
             .collect();
         fresh.extend(fresh[..20].to_vec());
         fresh.push(Sketch::with_minima(vec![u32::MAX; 84], 0));
-        let whole = pass_pairs(&fresh, &maker, 0, 1);
+        let night = NightKeys::of(&fresh, &maker);
+        let whole = night.pass_pairs(0, 1);
         assert!(whole.len() > 300);
         assert!(whole.windows(2).all(|w| w[0] < w[1]));
         assert!(whole.iter().all(|&(_, doc)| doc < 320));
+        assert_eq!(night.ends.len(), fresh.len());
+        // The copies have the keys of their originals; the short text has none.
+        for copy in 0..20 {
+            assert_eq!(keys_of(&night, 300 + copy), keys_of(&night, copy));
+        }
+        assert!(keys_of(&night, 320).is_empty());
         for passes in [2, 3, 7] {
             let split: Vec<(u32, u32)> = (0..passes)
-                .flat_map(|pass| pass_pairs(&fresh, &maker, pass, passes))
+                .flat_map(|pass| night.pass_pairs(pass, passes))
                 .collect();
             assert_eq!(split, whole, "{passes} passes");
         }
+    }
+
+    fn keys_of(night: &NightKeys, doc: usize) -> &[u32] {
+        let start = if doc == 0 { 0 } else { night.ends[doc - 1] };
+        &night.keys[start as usize..night.ends[doc] as usize]
+    }
+
+    #[test]
+    fn a_story_posts_each_key_a_few_times_counting_its_indexed_posters() {
+        let cap = POSTERS_PER_KEY;
+        // Key 1: story 10 posts it `cap - 1` times already, story 11 `cap` times; key 2 is
+        // posted by no one.
+        let mut posted: Vec<(u32, u32)> = (0..cap - 1).map(|_| (1, 10)).collect();
+        posted.extend((0..cap).map(|_| (1, 11)));
+        posted.push((3, 12));
+        let posted = Posted(posted);
+        // Night documents 0..8 are in story 10, 8..16 in story 11, 16.. in story 12.
+        let story_of = |doc: u32| 10 + doc / 8;
+        let night: Vec<(u32, u32)> = (0..24)
+            .map(|doc| (1, doc))
+            .chain((0..24).map(|doc| (2, doc)))
+            .collect();
+        let kept = capped(&night, &posted, story_of);
+        let of_key = |key: u32| -> Vec<u32> {
+            kept.iter()
+                .filter(|&&(k, _)| k == key)
+                .map(|&(_, doc)| doc)
+                .collect()
+        };
+        // Story 10 has room for one more poster of key 1, story 11 none, story 12 for all.
+        let firsts = |from: u32| from..from + cap;
+        assert_eq!(
+            of_key(1),
+            [0].into_iter().chain(firsts(16)).collect::<Vec<_>>()
+        );
+        // Key 2: each story's first.
+        let each: Vec<u32> = firsts(0).chain(firsts(8)).chain(firsts(16)).collect();
+        assert_eq!(of_key(2), each);
+        // A key few documents share is kept whole.
+        assert_eq!(
+            capped(&[(5, 0), (5, 1)], &posted, story_of),
+            [(5, 0), (5, 1)]
+        );
+    }
+
+    #[test]
+    fn posters_of_a_merged_story_count_for_its_survivor() {
+        let posted = Posted((0..POSTERS_PER_KEY).map(|_| (1, 7)).collect());
+        let absorbed: FxHashMap<u32, u32> = [(7, 3)].into_iter().collect();
+        let posted = posted.after_merges(&absorbed);
+        assert!(capped(&[(1, 0)], &posted, |_| 3).is_empty());
+        assert_eq!(capped(&[(1, 0)], &posted, |_| 7), [(1, 0)]);
+    }
+
+    #[test]
+    fn found_pairs_take_the_stories_of_the_examined_documents() {
+        let found = [(1, 5), (1, 9), (2, 5), (2, 6)];
+        let stories = [(5, 50), (9, 90)];
+        assert_eq!(Posted::of(&found, &stories).0, [(1, 50), (1, 90), (2, 50)]);
     }
 }

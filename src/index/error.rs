@@ -48,7 +48,7 @@ pub enum IndexError {
     #[error(
         "{path}: index format {format:?}, which this megashingle cannot read (it reads {}); use \
          the megashingle that made the index, or a newer one",
-        readable.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(" and ")
+        listed(readable)
     )]
     UnknownFormat {
         /// The index file.
@@ -331,6 +331,16 @@ impl From<std::io::Error> for IndexError {
             doing: "",
             error,
         }
+    }
+}
+
+/// Formats in quotes, as "\"a\", \"b\" and \"c\"".
+fn listed(formats: &[&str]) -> String {
+    let quoted: Vec<String> = formats.iter().map(|f| format!("{f:?}")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -14,8 +14,8 @@ use crate::index::boilerplate::KnownBoilerplate;
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::postings::{directories, LookUp};
 use crate::index::schema::{
-    table, DocRecord, MergeRecord, StoryRecord, CHUNKS, COUNTERS, DEAD, DOCS, MEMBERS, MERGES,
-    META, SEGMENTS, STORIES,
+    table, DocRecord, MergeRecord, StoryRecord, CHUNKS, COUNTERS, DEAD, DOCS, GHOSTS, MEMBERS,
+    MERGES, META, SEGMENTS, STORIES,
 };
 use crate::index::store::{
     bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, Store,
@@ -227,6 +227,68 @@ struct ReaderTables {
     chunks: ReadOnlyTable<(u32, u32), &'static [u8]>,
     docs: ReadOnlyTable<u32, &'static [u8]>,
     stories: ReadOnlyTable<u32, &'static [u8]>,
+    members: ReadOnlyTable<(u32, u32), ()>,
+    ghosts: Option<ReadOnlyTable<u32, &'static [u8]>>,
+}
+
+impl ReaderTables {
+    /// Indexed document `number` as a match of the query's `sketch` (its minima cut to 16
+    /// bits), when it passes verification from the minima as `index add` checks a pair with
+    /// an indexed document; `names` keeps the names of the stories matched so far. A ghost
+    /// that passes is no match, but its story is named, so that its members are checked.
+    fn matching(
+        &self,
+        number: u32,
+        sketch: &crate::sketch::Sketch,
+        config: &Plan,
+        names: &mut FxHashMap<u32, String>,
+    ) -> Result<Option<Match>> {
+        let (bytes, ghost) = match self.docs.get(number)? {
+            Some(bytes) => (bytes, false),
+            None => match self.ghosts.as_ref().map(|g| g.get(number)).transpose()? {
+                Some(Some(bytes)) => (bytes, true),
+                _ => return Ok(None),
+            },
+        };
+        let record = DocRecord::decode(bytes.value())?;
+        if record.shingles == 0 {
+            return Ok(None);
+        }
+        let signature = widen(&record.signature);
+        let similarity = estimate_jaccard(&sketch.signature, &signature);
+        let containment = estimate_containment(similarity, sketch.shingles, record.shingles);
+        let other = crate::sketch::Sketch {
+            words: record.words,
+            shingles: record.shingles,
+            signature: signature.into(),
+            lead: crate::sketch::shingle::Lead::default(),
+        };
+        let (verifier, weakest) = (config.verifier, config.weakest_link);
+        let Some(checked) = verifier.jaccard(sketch, &other, || None) else {
+            return Ok(None);
+        };
+        if checked < weakest && verifier.score_with(checked, sketch, &other).is_none() {
+            return Ok(None);
+        }
+        if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(record.story) {
+            let story =
+                self.stories
+                    .get(record.story)?
+                    .ok_or(IndexError::damaged(Damage::LostStory {
+                        number: record.story,
+                    }))?;
+            slot.insert(StoryRecord::decode(story.value())?.name);
+        }
+        if ghost {
+            return Ok(None);
+        }
+        Ok(Some(Match {
+            doc_id: record.id,
+            story_id: names[&record.story].clone(),
+            similarity,
+            containment,
+        }))
+    }
 }
 
 impl Reader {
@@ -251,18 +313,24 @@ impl Reader {
             table(&txn, SEGMENTS)?,
             table(&txn, CHUNKS)?,
             table(&txn, DEAD)?,
-            table(&txn, DOCS)?,
-            table(&txn, STORIES)?,
+            (table(&txn, DOCS)?, table(&txn, STORIES)?),
+            table(&txn, MEMBERS)?,
         ) {
-            (Some(segments), Some(chunks), Some(dead), Some(docs), Some(stories)) => {
-                Some(ReaderTables {
-                    boilerplate: KnownBoilerplate::open(&txn)?,
-                    look_up: LookUp::read(&segments, &dead)?,
-                    chunks,
-                    docs,
-                    stories,
-                })
-            }
+            (
+                Some(segments),
+                Some(chunks),
+                Some(dead),
+                (Some(docs), Some(stories)),
+                Some(members),
+            ) => Some(ReaderTables {
+                boilerplate: KnownBoilerplate::open(&txn)?,
+                look_up: LookUp::read(&segments, &dead)?,
+                chunks,
+                docs,
+                stories,
+                members,
+                ghosts: table(&txn, GHOSTS)?,
+            }),
             _ => None,
         };
         Ok(Reader {
@@ -321,47 +389,27 @@ impl Reader {
         let mut candidates: Vec<u32> = found.into_iter().map(|(_, doc)| doc).collect();
         candidates.sort_unstable();
         candidates.dedup();
-        let (verifier, weakest) = (config.verifier, config.weakest_link);
         let mut names: FxHashMap<u32, String> = FxHashMap::default();
         let mut matches = Vec::new();
-        for number in candidates {
-            let Some(bytes) = t.docs.get(number)? else {
-                continue;
-            };
-            let record = DocRecord::decode(bytes.value())?;
-            if record.shingles == 0 {
-                continue;
+        for &number in &candidates {
+            if let Some(found) = t.matching(number, &sketch, config, &mut names)? {
+                matches.push(found);
             }
-            let signature = widen(&record.signature);
-            let similarity = estimate_jaccard(&sketch.signature, &signature);
-            let containment = estimate_containment(similarity, sketch.shingles, record.shingles);
-            let other = crate::sketch::Sketch {
-                words: record.words,
-                shingles: record.shingles,
-                signature: signature.into(),
-                lead: crate::sketch::shingle::Lead::default(),
-            };
-            let Some(checked) = verifier.jaccard(&sketch, &other, || None) else {
-                continue;
-            };
-            if checked < weakest && verifier.score_with(checked, &sketch, &other).is_none() {
-                continue;
+        }
+        // A story posts each key a few times (see `index::add::POSTERS_PER_KEY`): the
+        // other members of the stories found are checked too, so that every copy of a text
+        // indexed many times is listed.
+        let mut stories: Vec<u32> = names.keys().copied().collect();
+        stories.sort_unstable();
+        for story in stories {
+            for entry in t.members.range((story, 0)..=(story, u32::MAX))? {
+                let number = entry?.0.value().1;
+                if candidates.binary_search(&number).is_err() {
+                    if let Some(found) = t.matching(number, &sketch, config, &mut names)? {
+                        matches.push(found);
+                    }
+                }
             }
-            if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(record.story) {
-                let story =
-                    t.stories
-                        .get(record.story)?
-                        .ok_or(IndexError::damaged(Damage::LostStory {
-                            number: record.story,
-                        }))?;
-                slot.insert(StoryRecord::decode(story.value())?.name);
-            }
-            matches.push(Match {
-                doc_id: record.id,
-                story_id: names[&record.story].clone(),
-                similarity,
-                containment,
-            });
         }
         matches.sort_by(|a, b| {
             b.similarity

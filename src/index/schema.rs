@@ -6,8 +6,10 @@
 //! Tables: `meta` (format, configuration, creation time), `counters` (next document and story
 //! numbers), `docs` (number → [`DocRecord`]), `ids` (id → number), `stories` (number →
 //! [`StoryRecord`]), `story_names`, `members` ((story, number) → ()), `merges` (number →
-//! [`MergeRecord`]); the postings: `segments` (number → [`Directory`]), `chunks` ((segment,
-//! chunk) → delta-coded pairs, see [`encode_chunk`]) and `dead`; the boilerplate:
+//! [`MergeRecord`]); `ghosts` (number → [`DocRecord`]) and `ghosts_of` ((story, number) →
+//! ()), the removed documents whose stories live on; the postings: `segments` (number →
+//! [`Directory`]), `chunks` ((segment, chunk) → delta-coded pairs, see [`encode_chunk`]) and
+//! `dead`; the boilerplate:
 //! `boilerplate_blocks` (top 16 bits → the low halves of its shingles) and, in indexes of
 //! format 1, `boilerplate` (one entry a shingle).
 
@@ -15,12 +17,13 @@ use redb::{ReadOnlyTable, ReadTransaction, TableDefinition};
 
 use crate::index::error::{Damage, IndexError, Result};
 
-/// What `meta.format` holds in an index this megashingle has added to.
-pub const FORMAT: &str = "megashingle-index 2";
+/// What `meta.format` holds in an index this megashingle has added to or removed from.
+pub const FORMAT: &str = "megashingle-index 3";
 /// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
-/// keeps it in blocks: see `src/index/boilerplate.rs`); the next add makes such an index
-/// format 2.
-pub(crate) const READABLE_FORMATS: [&str; 2] = ["megashingle-index 1", FORMAT];
+/// keeps it in blocks: see `src/index/boilerplate.rs`); format 3 adds the ghosts. The next
+/// add makes such an index format 3.
+pub(crate) const READABLE_FORMATS: [&str; 3] =
+    ["megashingle-index 1", "megashingle-index 2", FORMAT];
 
 // The tables of documents and stories.
 /// Format, configuration, creation and last add times.
@@ -32,6 +35,13 @@ pub(crate) const STORIES: TableDefinition<u32, &[u8]> = TableDefinition::new("st
 pub(crate) const STORY_NAMES: TableDefinition<&str, u32> = TableDefinition::new("story_names");
 pub(crate) const MEMBERS: TableDefinition<(u32, u32), ()> = TableDefinition::new("members");
 pub(crate) const MERGES: TableDefinition<u64, &[u8]> = TableDefinition::new("merges");
+/// Removed documents whose story lives on: their records, kept with their postings. A story
+/// posts each key a few times only (see `index::add::POSTERS_PER_KEY`), so the documents that
+/// post it stand for the others; when they are removed they stay as ghosts, which a night's
+/// look-up finds and links to as it would link to them, until their story is emptied.
+pub(crate) const GHOSTS: TableDefinition<u32, &[u8]> = TableDefinition::new("ghosts");
+/// Each story's ghosts: (story, number) → ().
+pub(crate) const GHOSTS_OF: TableDefinition<(u32, u32), ()> = TableDefinition::new("ghosts_of");
 
 // The postings.
 /// A segment's directory: number → pairs, document base, first key of each chunk.

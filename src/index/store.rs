@@ -21,8 +21,8 @@ use crate::config::Config;
 use crate::index::error::{Damage, Foreign, IndexError, Result};
 use crate::index::postings::Postings;
 use crate::index::schema::{
-    DocRecord, StoryRecord, COUNTERS, DOCS, IDS, MEMBERS, MERGES, META, READABLE_FORMATS, STORIES,
-    STORY_NAMES,
+    DocRecord, StoryRecord, COUNTERS, DOCS, GHOSTS, GHOSTS_OF, IDS, MEMBERS, MERGES, META,
+    READABLE_FORMATS, STORIES, STORY_NAMES,
 };
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -494,6 +494,8 @@ pub(crate) struct Tables<'t> {
     pub story_names: Table<'t, &'static str, u32>,
     pub members: Table<'t, (u32, u32), ()>,
     pub merges: Table<'t, u64, &'static [u8]>,
+    pub ghosts: Table<'t, u32, &'static [u8]>,
+    pub ghosts_of: Table<'t, (u32, u32), ()>,
 }
 
 impl<'t> Tables<'t> {
@@ -509,6 +511,8 @@ impl<'t> Tables<'t> {
             story_names: txn.open_table(STORY_NAMES)?,
             members: txn.open_table(MEMBERS)?,
             merges: txn.open_table(MERGES)?,
+            ghosts: txn.open_table(GHOSTS)?,
+            ghosts_of: txn.open_table(GHOSTS_OF)?,
         })
     }
 
@@ -562,27 +566,70 @@ impl<'t> Tables<'t> {
         Ok(name)
     }
 
-    /// Removes a document from every table and from its story (a story left empty is
-    /// removed); returns its record. Its postings stay until their segment is merged, listed
-    /// as dead. The story's representative is not replaced here: see
-    /// [`Tables::repair_representative`].
+    /// Removes a document from every table and from its story; returns its record. When its
+    /// story lives on, the document stays as a ghost of it (see [`GHOSTS`]) with its
+    /// postings; a story left empty is removed, and its ghosts' postings, like the
+    /// document's, stay until their segment is merged, listed as dead. The story's
+    /// representative is not replaced here: see [`Tables::repair_representative`].
     pub fn remove_document(&mut self, number: u32) -> Result<DocRecord> {
         let record = self.doc(number)?;
-        if record.shingles > 0 {
-            self.postings.dead.insert(number, ())?;
-        }
         self.ids.remove(record.id.as_str())?;
         self.members.remove((record.story, number))?;
         self.docs.remove(number)?;
         let mut story = self.story(record.story)?;
         story.size -= 1;
         if story.size == 0 {
+            if record.shingles > 0 {
+                self.postings.dead.insert(number, ())?;
+            }
+            self.bury_ghosts(record.story)?;
             self.stories.remove(record.story)?;
             self.story_names.remove(story.name.as_str())?;
         } else {
+            if record.shingles > 0 {
+                self.ghosts.insert(number, record.encode().as_slice())?;
+                self.ghosts_of.insert((record.story, number), ())?;
+                self.meta.insert("format", crate::index::schema::FORMAT)?;
+            }
             self.put_story(record.story, &story)?;
         }
         Ok(record)
+    }
+
+    /// The ghosts of a story.
+    pub fn ghosts_of(&self, story: u32) -> Result<Vec<u32>> {
+        self.ghosts_of
+            .range((story, 0)..=(story, u32::MAX))?
+            .map(|entry| Ok(entry?.0.value().1))
+            .collect()
+    }
+
+    /// Removes the ghosts of an emptied story; their postings are listed as dead.
+    fn bury_ghosts(&mut self, story: u32) -> Result<()> {
+        for ghost in self.ghosts_of(story)? {
+            self.ghosts.remove(ghost)?;
+            self.ghosts_of.remove((story, ghost))?;
+            self.postings.dead.insert(ghost, ())?;
+        }
+        Ok(())
+    }
+
+    /// Makes the ghosts of story `absorbed` ghosts of story `survivor`, which it was merged
+    /// into.
+    pub fn move_ghosts(&mut self, absorbed: u32, survivor: u32) -> Result<()> {
+        for ghost in self.ghosts_of(absorbed)? {
+            let bytes = self
+                .ghosts
+                .get(ghost)?
+                .ok_or(IndexError::damaged(Damage::LostDocument { number: ghost }))?;
+            let mut record = DocRecord::decode(bytes.value())?;
+            drop(bytes);
+            record.story = survivor;
+            self.ghosts.insert(ghost, record.encode().as_slice())?;
+            self.ghosts_of.remove((absorbed, ghost))?;
+            self.ghosts_of.insert((survivor, ghost), ())?;
+        }
+        Ok(())
     }
 
     /// When a story's representative was removed, its fullest remaining member (most
@@ -685,8 +732,8 @@ mod tests {
             error,
             format!(
                 "{}: index format \"megashingle-index 9\", which this megashingle cannot read (it \
-                 reads \"megashingle-index 1\" and \"megashingle-index 2\"); use the megashingle \
-                 that made the index, or a newer one",
+                 reads \"megashingle-index 1\", \"megashingle-index 2\" and \"megashingle-index \
+                 3\"); use the megashingle that made the index, or a newer one",
                 path.display()
             )
         );
