@@ -246,7 +246,7 @@ fn add_to_index(args: IndexAddArgs, sketched: Sketched, committed: &mut bool) ->
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
         eprintln!(
-            "megashingle: timings: {} indexed documents examined (found in the postings of the added documents' keys), {} loaded (those that may link to an added document, and their stories' representatives)",
+            "megashingle: timings: {} indexed documents examined (found in the postings of the added documents' keys), {} loaded (the strongest link of each added document into each story, and those stories' representatives)",
             report.examined, report.loaded
         );
     }

@@ -30,7 +30,7 @@ use crate::config::Plan;
 use crate::corpus::set_store::SetStore;
 use crate::engine::{Collection, Timings};
 use crate::index::error::{Damage, IndexError, Result};
-use crate::index::examine::{linking, paired};
+use crate::index::examine::{paired, strengths, strongest};
 use crate::index::postings::LookUp;
 use crate::index::schema::{table, DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, GHOSTS, IDS};
 use crate::index::store::{posting_key, widen, Store, Tables};
@@ -72,8 +72,9 @@ pub struct AddReport {
     /// Indexed documents found in the postings of the added documents' keys, each read and
     /// checked against the added documents it shares a key with.
     pub examined: usize,
-    /// Indexed documents loaded into the join: the examined ones that may link to an added
-    /// document, and their stories' representatives.
+    /// Indexed documents loaded into the join: of the examined ones that may link to an
+    /// added document, its strongest link into each story, and those stories'
+    /// representatives.
     pub loaded: usize,
     /// Documents in the index afterwards.
     pub documents: u64,
@@ -428,7 +429,11 @@ fn examine(
     let docs = txn.open_table(DOCS)?;
     let ghosts = table(txn, GHOSTS)?;
     let examined = Neighbourhood::linkable(&docs, ghosts.as_ref(), &by_candidate, fresh, config)?;
-    Ok((examined.linkable, Posted::of(&found, &examined.stories)))
+    let mut joinable: Vec<u32> = examined.linkable.values().map(|l| l.story).collect();
+    joinable.par_sort_unstable();
+    joinable.dedup();
+    let posted = Posted::of(&found, &examined.stories, &joinable);
+    Ok((examined.linkable, posted))
 }
 
 /// The load phase: the linkable candidates with their stories and those stories'
@@ -757,27 +762,35 @@ impl NightKeys {
 pub(crate) const POSTERS_PER_KEY: u32 = 2;
 
 /// The stories that post each of a night's keys already: `(key, story)` for each indexed
-/// document the look-up found, sorted by key (one entry a posting document).
+/// document the look-up found, sorted, one entry a posting document (up to
+/// [`POSTERS_PER_KEY`] a story and key).
 #[derive(Debug, Default)]
 struct Posted(Vec<(u32, u32)>);
 
 impl Posted {
     /// From the look-up's `found` pairs `(key, indexed document)` and the `stories` of the
-    /// examined documents (`(document, story)`, sorted): a document that was not examined
-    /// (its key was shared by more new documents than `cluster.max-bucket`) is left out.
-    fn of(found: &[(u32, u32)], stories: &[(u32, u32)]) -> Posted {
+    /// examined documents (`(document, story)`, sorted), for the stories in `joinable`
+    /// (sorted): the night's documents join those stories or new ones. A document that was
+    /// not examined (its key was shared by more new documents than `cluster.max-bucket`) is
+    /// left out.
+    fn of(found: &[(u32, u32)], stories: &[(u32, u32)], joinable: &[u32]) -> Posted {
         let story_of = |doc: u32| {
             stories
                 .binary_search_by_key(&doc, |&(d, _)| d)
                 .ok()
                 .map(|at| stories[at].1)
+                .filter(|story| joinable.binary_search(story).is_ok())
         };
-        Posted(
-            found
-                .iter()
-                .filter_map(|&(key, doc)| story_of(doc).map(|story| (key, story)))
-                .collect(),
-        )
+        let mut posted: Vec<(u32, u32)> = found
+            .par_iter()
+            .filter_map(|&(key, doc)| story_of(doc).map(|story| (key, story)))
+            .collect();
+        posted.par_sort_unstable();
+        let mut kept = Vec::with_capacity(posted.len());
+        for run in posted.chunk_by(|a, b| a == b) {
+            kept.extend_from_slice(&run[..run.len().min(POSTERS_PER_KEY as usize)]);
+        }
+        Posted(kept)
     }
 
     /// The same, with the stories this add merged into others (`absorbed`, absorbed to
@@ -926,7 +939,9 @@ impl Neighbourhood {
     /// holds each candidate's pairs `(candidate, fresh document)` from [`paired`], candidates
     /// in order (see [`linking`]). Candidates are read and examined a part at a time and only
     /// the kept ones are held, so a night's memory follows the stories it may join, not how
-    /// many indexed documents share its keys. Every candidate's story comes with them.
+    /// many indexed documents share its keys. Of the candidates that may link, each fresh
+    /// document keeps its strongest of each story ([`strongest`]). Every candidate's story
+    /// comes with them.
     fn linkable(
         docs: &(impl ReadableTable<u32, &'static [u8]> + Sync),
         ghosts: Option<&(impl ReadableTable<u32, &'static [u8]> + Sync)>,
@@ -936,6 +951,8 @@ impl Neighbourhood {
     ) -> Result<Examined> {
         let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
         let mut stories = Vec::with_capacity(by_candidate.len());
+        // (fresh document, story, strength, candidate) of every pair that may link.
+        let mut links: Vec<(u32, u32, f32, u32)> = Vec::new();
         for part in by_candidate.chunks(EXAMINED_AT_ONCE) {
             let read: Vec<(u32, Loaded)> = part
                 .par_iter()
@@ -950,13 +967,27 @@ impl Neighbourhood {
                 .enumerate()
                 .flat_map(|(place, pairs)| pairs.iter().map(move |&(_, doc)| (place as u32, doc)))
                 .collect();
-            let links = linking(&local, &sketches, fresh, config);
+            let strengths = strengths(&local, &sketches, fresh, config);
+            let mut linking = vec![false; read.len()];
+            for (&(place, doc), strength) in local.iter().zip(strengths) {
+                if let Some(strength) = strength {
+                    let (number, loaded) = &read[place as usize];
+                    links.push((doc, loaded.story, strength, *number));
+                    linking[place as usize] = true;
+                }
+            }
             kept.extend(
                 read.into_iter()
-                    .zip(links)
+                    .zip(linking)
                     .filter_map(|(record, link)| link.then_some(record)),
             );
         }
+        let chosen = strongest(links);
+        // Made anew rather than retained, so that the map holds only what it keeps.
+        let kept: FxHashMap<u32, Loaded> = kept
+            .into_iter()
+            .filter(|(number, _)| chosen.binary_search(number).is_ok())
+            .collect();
         Ok(Examined {
             linkable: kept,
             stories,
@@ -1176,6 +1207,18 @@ mod tests {
     fn found_pairs_take_the_stories_of_the_examined_documents() {
         let found = [(1, 5), (1, 9), (2, 5), (2, 6)];
         let stories = [(5, 50), (9, 90)];
-        assert_eq!(Posted::of(&found, &stories).0, [(1, 50), (1, 90), (2, 50)]);
+        assert_eq!(
+            Posted::of(&found, &stories, &[50, 90]).0,
+            [(1, 50), (1, 90), (2, 50)]
+        );
+        // Only the stories the night may join count.
+        assert_eq!(Posted::of(&found, &stories, &[90]).0, [(1, 90)]);
+        // A story counts as many posters as it may have.
+        let many: Vec<(u32, u32)> = (0..5).map(|doc| (1, doc)).collect();
+        let all_in_one: Vec<(u32, u32)> = (0..5).map(|doc| (doc, 7)).collect();
+        assert_eq!(
+            Posted::of(&many, &all_in_one, &[7]).0.len(),
+            POSTERS_PER_KEY as usize
+        );
     }
 }

@@ -4,12 +4,14 @@
 //! (those sharing one of its posting keys, as the join's buckets would hold them) and
 //! checked from the minima, as the join checks a pair with an indexed document. A candidate
 //! that passes with none of them, and makes no weak link, can only crowd the join's buckets,
-//! so it is not loaded.
+//! so it is not loaded; of those that pass, each night's document loads the strongest of each
+//! story, which stands for the story's other members in the join.
 
 use rayon::prelude::*;
 
 use crate::cluster::ALL_PAIRS_BUCKET;
 use crate::config::Plan;
+use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
 
 /// The first fresh documents of a large bucket that a candidate is checked against: the join
@@ -49,29 +51,46 @@ pub(crate) fn paired(
     pairs
 }
 
-/// Whether each of `candidates` (indexed documents' sketches, their 16-bit minima widened)
-/// may link to one of the `fresh` documents it is paired with in `pairs` (`(candidate,
-/// fresh document)`): the estimated pair passes verification, or is a weak link
-/// (`cluster.attach-similarity`), as the join checks a pair with an indexed document.
-pub(crate) fn linking(
+/// How strongly each pair of `pairs` (`(candidate, fresh document)`, `candidates` being indexed
+/// documents' sketches with their 16-bit minima widened) may link: its estimated Jaccard when
+/// the pair passes verification or is a weak link (`cluster.attach-similarity`), as the join
+/// checks a pair with an indexed document; `None` otherwise.
+pub(crate) fn strengths(
     pairs: &[(u32, u32)],
     candidates: &[Sketch],
     fresh: &[Sketch],
     config: &Plan,
-) -> Vec<bool> {
+) -> Vec<Option<f32>> {
     let (verifier, attach) = (config.verifier, config.cluster.attach_similarity);
-    let passing: Vec<bool> = pairs
+    pairs
         .par_iter()
         .map(|&(candidate, doc)| {
             let (a, b) = (&candidates[candidate as usize], &fresh[doc as usize]);
-            a.is_comparable() && verifier.may_link_estimated(a, b, attach)
+            (a.is_comparable() && verifier.may_link_estimated(a, b, attach))
+                .then(|| estimate_jaccard(&a.signature, &b.signature) as f32)
         })
+        .collect()
+}
+
+/// The candidates a night loads: for each fresh document and each story, the candidate of
+/// that story it links to most strongly (the smallest number among equals), from `links`
+/// `(fresh document, story, strength, candidate)` of the pairs that may link. One member a
+/// story stands for the rest in the join, so what a night loads for a story it joins grows
+/// with the night's documents that join it, never with the story. Sorted.
+pub(crate) fn strongest(mut links: Vec<(u32, u32, f32, u32)>) -> Vec<u32> {
+    links.par_sort_unstable_by(|a, b| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then(b.2.total_cmp(&a.2))
+            .then(a.3.cmp(&b.3))
+    });
+    let mut chosen: Vec<u32> = links
+        .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+        .map(|run| run[0].3)
         .collect();
-    let mut linking = vec![false; candidates.len()];
-    for (&(candidate, _), passes) in pairs.iter().zip(passing) {
-        linking[candidate as usize] |= passes;
-    }
-    linking
+    chosen.par_sort_unstable();
+    chosen.dedup();
+    chosen
 }
 
 #[cfg(test)]
@@ -108,7 +127,7 @@ mod tests {
     }
 
     #[test]
-    fn a_candidate_is_kept_when_a_pair_passes_or_makes_a_weak_link() {
+    fn a_pair_passes_or_makes_a_weak_link_with_its_estimated_jaccard() {
         let fresh = vec![sharing(84, 0), sharing(28, 1_000), sharing(4, 2_000)];
         let candidates = vec![
             sharing(84, 0),
@@ -122,16 +141,38 @@ mod tests {
         let mut config = Config::default();
         config.cluster.attach_similarity = 0.2;
         let weak = Plan::try_from(&config).unwrap();
-        assert_eq!(
-            linking(&pairs, &candidates, &fresh, &weak),
-            [true, true, false, false]
+        let passing = |plan: &Plan| -> Vec<bool> {
+            strengths(&pairs, &candidates, &fresh, plan)
+                .iter()
+                .map(Option::is_some)
+                .collect()
+        };
+        assert_eq!(passing(&weak), [true, true, false, false]);
+        let strengths = strengths(&pairs, &candidates, &fresh, &weak);
+        assert_eq!(strengths[0], Some(1.0));
+        assert!(
+            strengths[1].is_some_and(|s| s > 0.2 && s < 0.35),
+            "{strengths:?}"
         );
         // Without weak links, 0.28 is below `cluster.min-similarity`.
         config.cluster.attach_similarity = 0.0;
         let strict = Plan::try_from(&config).unwrap();
-        assert_eq!(
-            linking(&pairs, &candidates, &fresh, &strict),
-            [true, false, false, false]
-        );
+        assert_eq!(passing(&strict), [true, false, false, false]);
+    }
+
+    #[test]
+    fn each_fresh_document_loads_its_strongest_candidate_of_each_story() {
+        // (fresh document, story, strength, candidate)
+        let links = vec![
+            (0, 5, 0.5, 10),
+            (0, 5, 0.9, 11),
+            (0, 6, 0.3, 12),
+            (1, 5, 0.9, 13),
+            (1, 5, 0.9, 11),
+            (2, 5, 0.4, 14),
+        ];
+        // Document 0: 11 for story 5, 12 for story 6; document 1: 11 (the smaller of two
+        // equals); document 2: 14, its only one.
+        assert_eq!(strongest(links), [11, 12, 14]);
     }
 }
