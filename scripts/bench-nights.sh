@@ -12,8 +12,12 @@
 # 3. Builds target/bench/running-TOTAL-NIGHTS.db unless it exists, adding nights 1 to
 #    NIGHTS-1 in turn, as a news desk's nightly runs would.
 # 4. ROUNDS times, on a copy of that index: `index add --timings` of the last night, then
-#    `cluster --timings` of the same night alone, under GNU time (wall time, peak RSS), with
-#    the default threads. The report goes to target/bench/running-TOTAL-NIGHTS.txt.
+#    `cluster --timings` of the same night alone, under GNU time (wall time, peak RSS, CPU
+#    time), with the default threads.
+# 5. The stories: the index of all nights exported, and scored by ../shared/tools/score.py
+#    (when it is there) against `cluster` of all nights together and against the truth.
+# The report goes to target/bench/running-TOTAL-NIGHTS.txt. The index of step 3 belongs to
+# the build that made it: remove it to measure another build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -64,9 +68,20 @@ trap 'rm -rf "$work"' EXIT
   echo "index: $(du -m "$db" | cut -f1) MB after nights 1-$((nights - 1))"
   for round in $(seq 1 "$rounds"); do
     cp "$db" "$work/index.db"
-    /usr/bin/time -f "round $round: index add of night $nights: %e s, peak %M KB" \
+    /usr/bin/time -f "round $round: index add of night $nights: %e s, %U+%S s CPU, peak %M KB" \
       "$bin" index add --db "$work/index.db" "$last" -q -o /dev/null --timings 2>&1 | sed 's/^megashingle: //'
-    /usr/bin/time -f "round $round: cluster of night $nights alone: %e s, peak %M KB" \
+    /usr/bin/time -f "round $round: cluster of night $nights alone: %e s, %U+%S s CPU, peak %M KB" \
       "$bin" cluster "$last" -q -o /dev/null --timings 2>&1 | sed 's/^megashingle: //'
   done
+  score=$root/../shared/tools/score.py
+  if [ -f "$score" ]; then
+    "$bin" index export --db "$work/index.db" -o "$work/export.csv"
+    "$bin" cluster "$split"/night-*.csv -q -o "$work/cluster.csv"
+    echo "stories of all nights, pairwise (score.py):"
+    echo "  index against cluster: $(python3 "$score" --truth "$work/cluster.csv" --pred "$work/export.csv" --pred-cluster-col story_id | grep '^pairwise')"
+    echo "  index against the truth: $(python3 "$score" --truth "$bench/running-$total.truth.csv" --pred "$work/export.csv" --pred-cluster-col story_id | grep '^pairwise')"
+    echo "  cluster against the truth: $(python3 "$score" --truth "$bench/running-$total.truth.csv" --pred "$work/cluster.csv" | grep '^pairwise')"
+  else
+    echo "stories not scored: $score is not there"
+  fi
 } | tee "$report"
