@@ -101,6 +101,19 @@ fn run_stats(db: &std::path::Path) -> Result<Outcome> {
         s.created_at.as_deref().unwrap_or("-"),
         s.last_add_at.as_deref().unwrap_or("-"),
     );
+    if s.keeps_passages {
+        let per_document = if s.passage_documents > 0 {
+            format!("{:.0}", s.passage_bytes as f64 / s.passage_documents as f64)
+        } else {
+            "-".into()
+        };
+        out.push_str(&format!(
+            "passages: {} documents, {} fingerprints, {} bytes ({per_document} bytes per document)\n",
+            s.passage_documents, s.passage_fingerprints, s.passage_bytes
+        ));
+    } else {
+        out.push_str("passages: not kept (an index made before indexes kept them)\n");
+    }
     out.push_str("sketch settings:\n");
     for setting in s.sketch_settings {
         out.push_str(&format!("  {setting}\n"));

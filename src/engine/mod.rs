@@ -73,6 +73,10 @@ pub struct Collection {
     pub sets: Option<SetStore>,
     /// Bytes of the temporary file that held the shingle sets: 0 when they fit in memory.
     pub(crate) set_file_bytes: u64,
+    /// Each document's main text as reuse keeps it (its shingle keys in text order,
+    /// boilerplate not yet masked), when [`CollectOptions::sequences`] asked for them; else
+    /// empty.
+    pub sequences: Vec<crate::reuse::Text>,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.

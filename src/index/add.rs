@@ -230,9 +230,15 @@ fn write_add(
     clock.lap("index: opening for writing");
     let mut report = AddReport::default();
     {
-        let mut t = Tables::open(&txn)?;
+        // A new index keeps passages; one made before indexes kept them goes on without.
+        let mut t = Tables::open(&txn, is_new)?;
         // An add writes the boilerplate as this format keeps it (moving a format 1 index's).
-        t.meta.insert("format", crate::index::schema::FORMAT)?;
+        let format = if t.passages.is_some() {
+            crate::index::schema::FORMAT
+        } else {
+            crate::index::schema::FORMAT_WITHOUT_PASSAGES
+        };
+        t.meta.insert("format", format)?;
         if is_new {
             t.meta.insert("configuration", config.to_toml().as_str())?;
             t.meta.insert("created_at", started.to_string().as_str())?;
@@ -243,12 +249,12 @@ fn write_add(
             sketches: mut fresh,
             sets,
             boilerplate,
+            sequences,
             ..
         } = collection;
         // The boilerplate the collection found (it is over the index's own): kept to be
         // written, and the index's let go.
         let found_boilerplate = boilerplate.found();
-        drop(boilerplate);
         // The ids as strings of their own, for the tables' keys and messages.
         let ids: Vec<String> = ids.iter().map(str::to_owned).collect();
 
@@ -268,6 +274,18 @@ fn write_add(
             });
         }
         clock.lap("index: replacing");
+
+        // The passages go first, so that their texts are let go before the look-up and the
+        // join.
+        drop(boilerplate);
+        let passages = crate::index::passages::PassageAdd {
+            before: before.as_ref(),
+            first_doc: first_doc as u32,
+            window: config.config().reuse.window,
+            min_documents: config.boilerplate.min_documents,
+        };
+        report.merged_bytes += crate::index::passages::write(&txn, &mut t, sequences, passages)?;
+        clock.lap("index: passages");
 
         let pairs = look_up(
             &mut t,
@@ -396,7 +414,7 @@ fn look_up(
     // documents numbered from the first new number.
     let base = first_doc as u32;
     let numbered = |(key, doc): (u32, u32)| (key, base + doc);
-    report.merged_bytes = match single_pass {
+    report.merged_bytes += match single_pass {
         Some(night) => t
             .postings
             .add_segment_from(base, night.into_iter().map(numbered))?,

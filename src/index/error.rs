@@ -48,7 +48,7 @@ pub enum IndexError {
     #[error(
         "{path}: index format {format:?}, which this megashingle cannot read (it reads {}); use \
          the megashingle that made the index, or a newer one",
-        readable.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(" and ")
+        listed(readable)
     )]
     UnknownFormat {
         /// The index file.
@@ -90,6 +90,21 @@ pub enum IndexError {
         id: String,
         /// When the indexed document was added.
         added: String,
+    },
+    /// The index was made before indexes kept the passages of their documents, which finding
+    /// reuse through it needs.
+    #[error(
+        "{path}: index format {format:?} keeps no passages of its documents (indexes of format \
+         {passages:?} do), so reuse cannot be found through it; make a new index of its \
+         documents to find reuse, or ask it for near-duplicates only"
+    )]
+    NoPassages {
+        /// The index file.
+        path: String,
+        /// The format it has.
+        format: String,
+        /// The format that keeps passages.
+        passages: &'static str,
     },
     /// The index holds as many documents as it can number.
     #[error("{path}: the index is full (2^32 documents)")]
@@ -163,6 +178,14 @@ pub enum Damage {
     /// A postings chunk does not decode.
     #[error("a damaged postings chunk in the index; restore the index from a copy")]
     PostingsChunk,
+    /// A document's passage record (its shingle keys in text order) does not decode.
+    #[error(
+        "the passages of document {number} in the index are damaged; restore the index from a copy"
+    )]
+    Passages {
+        /// The document's number.
+        number: u32,
+    },
     /// A postings chunk its segment's directory lists is missing.
     #[error("the index lost a postings chunk; restore it from a copy")]
     LostChunk,
@@ -262,6 +285,15 @@ fn locked_line(path: &str, holder: Option<&str>) -> String {
 }
 
 /// A message after the file's path, when the path is known.
+/// Formats quoted and listed: `"a"`, `"a" and "b"`, `"a", "b" and "c"`.
+fn listed(formats: &[&str]) -> String {
+    let quoted: Vec<String> = formats.iter().map(|f| format!("{f:?}")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
 fn located(path: &str, message: &impl std::fmt::Display) -> String {
     if path.is_empty() {
         message.to_string()

@@ -14,7 +14,7 @@ use crate::engine::{thread_pool, CollectOptions, Collection, Collector, Timings}
 use crate::error::Result;
 use crate::index::add::{prepare, AddOptions, AddReport, PreparedAdd};
 use crate::index::read::{
-    export, known_boilerplate, merges, stats, ExportRow, Match, Reader, Stats,
+    export, known_boilerplate, merges, stats, ExportRow, Match, Reader, ReuseAnswer, Stats,
 };
 use crate::index::remove::{remove, Removal, Selection};
 use crate::index::schema::MergeRecord;
@@ -112,6 +112,7 @@ impl Index {
                 known: Arc::new(known),
                 progress: options.progress,
                 cancel: options.cancel,
+                sequences: self.store.keeps_passages()?,
             },
         )?;
         Ok(IndexAddition {
@@ -141,6 +142,42 @@ impl Index {
 
     /// The indexed near-duplicates of `text`, most similar first.
     pub fn query(&self, config: &Config, text: &str) -> Result<Vec<Match>> {
+        let (reader, prepared) = self.reader_for(config)?;
+        Ok(reader.query(text, &prepared.plan, &prepared.sketcher)?)
+    }
+
+    /// The indexed documents that share a passage with `text`, most shared words first, as
+    /// `reuse` would find them in one batch of `text` and every indexed document, under
+    /// `config`'s `[reuse]` rules; with the share of `text` found in none of them. The index
+    /// must keep passages (be made by this megashingle: index format 3).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), megashingle::Error> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let config = megashingle::Config::default();
+    /// let mut index = megashingle::Index::open(dir.path().join("archive.db"))?;
+    /// let passage = "the city council voted on tuesday to extend the night bus service to the \
+    ///     northern suburbs from the first of march. residents had campaigned for two years and \
+    ///     collected more than four thousand signatures for the plan";
+    /// let mut night = index.begin_add(&config, megashingle::RunOptions::default(), false)?;
+    /// night.add("report", &format!("{passage}. the mayor said the cost would be met from the \
+    ///     transport budget and that a review would follow after six months of service"), None)?;
+    /// night.commit()?;
+    /// let answer = index.query_reuse(&config, &format!("in other news: {passage}"))?;
+    /// assert_eq!(answer.matches[0].doc_id, "report");
+    /// assert_eq!(answer.matches[0].shared_words, 37);
+    /// assert!(answer.uniqueness() < 0.1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn query_reuse(&self, config: &Config, text: &str) -> Result<ReuseAnswer> {
+        let (reader, prepared) = self.reader_for(config)?;
+        Ok(reader.reuse(text, &prepared.plan, &prepared.sketcher)?)
+    }
+
+    /// The shared read of the index and what queries under `config` share, made by the first
+    /// query (and for a configuration that differs from the last one's).
+    fn reader_for(&self, config: &Config) -> Result<(&Reader, Arc<Prepared>)> {
         let reader = match self.reader.get() {
             Some(reader) => reader,
             None => {
@@ -165,7 +202,7 @@ impl Index {
                 }
             }
         };
-        Ok(reader.query(text, &prepared.plan, &prepared.sketcher)?)
+        Ok((reader, prepared))
     }
 
     /// Every indexed document with its story, story by story, as `index export` writes them.

@@ -1,0 +1,261 @@
+//! Reuse through the index (`index query --reuse`, `Index::query_reuse`): the index finds
+//! what `reuse` finds in one batch, on reuse-dev (when `../shared` is beside the repository)
+//! and on hand-made cases; the passages printed; the batch form's rows, which leave the
+//! index as it was; and the error for an index made before indexes kept passages.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use megashingle::{Config, Index, Reuser, RunOptions};
+
+#[allow(dead_code)]
+mod common;
+use common::temp;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A made-up word for number `n`.
+fn word(n: u64) -> String {
+    const SYLLABLES: [&str; 16] = [
+        "ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "ba", "gu", "ze", "po", "fi", "ha",
+        "ju",
+    ];
+    let mut n = n;
+    let mut out = String::new();
+    for _ in 0..5 {
+        out.push_str(SYLLABLES[(n % 16) as usize]);
+        n /= 16;
+    }
+    out
+}
+
+/// `count` sentences of twelve words of text number `seed`, no word shared with another
+/// seed's text.
+fn sentences(seed: u64, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|s| {
+            let words: Vec<String> = (0..12)
+                .map(|i| word(seed * 4096 + (s as u64) * 12 + i))
+                .collect();
+            format!("{}.", words.join(" "))
+        })
+        .collect()
+}
+
+/// A row as both paths give it: the text, the other document, the text's share, the other's
+/// share, shared words, passages, longest, Jaccard (four decimals).
+type Row = (String, String, String, String, u32, u32, u32, String);
+
+fn four(x: f64) -> String {
+    format!("{x:.4}")
+}
+
+/// An index of `documents` at `path`, added in one go under `config`.
+fn index_of(path: &Path, config: &Config, documents: &[(String, String)]) -> Index {
+    let mut index = Index::open(path).unwrap();
+    let mut night = index
+        .begin_add(config, RunOptions::default(), false)
+        .unwrap();
+    for (id, text) in documents {
+        night.add(id.as_str(), text, None).unwrap();
+    }
+    night.commit().unwrap();
+    index
+}
+
+/// The rows of the index's answer for text `id`, its own row left out.
+fn index_rows(index: &Index, config: &Config, id: &str, text: &str) -> Vec<Row> {
+    let answer = index.query_reuse(config, text).unwrap();
+    let mut rows: Vec<Row> = answer
+        .matches
+        .into_iter()
+        .filter(|m| m.doc_id != id)
+        .map(|m| {
+            (
+                id.to_owned(),
+                m.doc_id,
+                four(m.a_in_b),
+                four(m.b_in_a),
+                m.shared_words,
+                m.passages,
+                m.longest,
+                four(m.jaccard),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.1.cmp(&b.1));
+    rows
+}
+
+/// Every pair `reuse` finds among `documents`, as the rows of each of its two texts.
+fn batch_rows(config: &Config, documents: &[(String, String)]) -> Vec<Row> {
+    let mut reuser = Reuser::new(config).unwrap();
+    for (id, text) in documents {
+        reuser.add(id.as_str(), text).unwrap();
+    }
+    let reuse = reuser.finish().unwrap();
+    let mut rows = Vec::new();
+    for p in reuse.pairs() {
+        let (a_in_b, b_in_a, jaccard) = (four(p.a_in_b), four(p.b_in_a), four(p.jaccard));
+        let (shared, passages, longest) = (p.shared_words, p.passages, p.longest);
+        rows.push((
+            p.doc_a.to_owned(),
+            p.doc_b.to_owned(),
+            a_in_b.clone(),
+            b_in_a.clone(),
+            shared,
+            passages,
+            longest,
+            jaccard.clone(),
+        ));
+        rows.push((
+            p.doc_b.to_owned(),
+            p.doc_a.to_owned(),
+            b_in_a,
+            a_in_b,
+            shared,
+            passages,
+            longest,
+            jaccard,
+        ));
+    }
+    rows.sort();
+    rows
+}
+
+/// An archive of three articles: a source of 12 sentences, and two others of their own.
+fn archive() -> Vec<(String, String)> {
+    vec![
+        ("source".into(), sentences(1, 12).join(" ")),
+        ("other".into(), sentences(2, 10).join(" ")),
+        ("third".into(), sentences(3, 8).join(" ")),
+    ]
+}
+
+#[test]
+fn a_cut_passage_inside_another_article_is_found_and_a_quoted_sentence_is_not() {
+    let config = Config::default();
+    let dir = temp();
+    let index = index_of(&dir.path().join("archive.db"), &config, &archive());
+    // Three sentences of the source (36 words) inside an article of 10 sentences of its own.
+    let source = sentences(1, 12);
+    let own = sentences(4, 10);
+    let article = [&own[..5], &source[4..7], &own[5..]].concat().join(" ");
+    let answer = index.query_reuse(&config, &article).unwrap();
+    let found: Vec<(&str, u32, u32)> = answer
+        .matches
+        .iter()
+        .map(|m| (m.doc_id.as_str(), m.shared_words, m.passages))
+        .collect();
+    assert_eq!(found, [("source", 36, 1)]);
+    let m = &answer.matches[0];
+    assert_eq!(
+        (format!("{:.4}", m.a_in_b), format!("{:.4}", m.b_in_a)),
+        ("0.2308".into(), "0.2500".into())
+    );
+    // The passage, as the article has it: words 60 to 96.
+    assert_eq!(m.text_passages.first(), Some(&(60..96)));
+    // 36 of its 156 words are found in the archive.
+    assert_eq!((answer.words, answer.found_words), (156, 36));
+    assert!((answer.uniqueness() - 120.0 / 156.0).abs() < 1e-12);
+    // One quoted sentence of the source (12 words) is not reuse.
+    let quoting = [&own[..5], &source[4..5], &own[5..]].concat().join(" ");
+    let answer = index.query_reuse(&config, &quoting).unwrap();
+    assert!(answer.matches.is_empty(), "{:?}", answer.matches);
+    assert_eq!(answer.uniqueness(), 1.0);
+}
+
+#[test]
+fn reuse_dev_through_the_index_is_what_reuse_finds_in_one_batch() {
+    let docs = root().join("../shared/data/reuse-dev/docs.csv");
+    if !docs.is_file() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: reuse_dev_through_the_index_is_what_reuse_finds_in_one_batch: {} is absent (the benchmark lives beside the repository, in ../shared)",
+            docs.display()
+        );
+        return;
+    }
+    let mut documents: Vec<(String, String)> = Vec::new();
+    for record in csv::Reader::from_path(&docs).unwrap().into_records() {
+        let record = record.unwrap();
+        documents.push((record[0].to_owned(), record[1].to_owned()));
+    }
+    let config = Config::default();
+    let (batch, through_index) = both_paths(&config, &documents);
+    assert_same_rows(&batch, &through_index);
+    // A few reusers against an index of the rest, as a desk would query its archive.
+    let dir = temp();
+    let mut reusers: Vec<&str> = batch.iter().map(|r| r.0.as_str()).collect();
+    reusers.dedup();
+    for reuser in reusers.iter().step_by(reusers.len() / 3) {
+        let rest: Vec<(String, String)> = documents
+            .iter()
+            .filter(|(id, _)| id != reuser)
+            .cloned()
+            .collect();
+        let index = index_of(&dir.path().join(format!("{reuser}.db")), &config, &rest);
+        let text = &documents.iter().find(|(id, _)| id == reuser).unwrap().1;
+        let expected: Vec<Row> = batch.iter().filter(|r| r.0 == *reuser).cloned().collect();
+        let found = index_rows(&index, &config, reuser, text);
+        // A shingle of exactly `boilerplate.min-documents` documents with the reuser is
+        // boilerplate in the batch and not in the index of the rest: the Jaccard may differ
+        // in its third decimal, nothing else does.
+        assert_same_rows(&without_jaccard(&expected), &without_jaccard(&found));
+        for (e, f) in expected.iter().zip(&found) {
+            let (e, f): (f64, f64) = (e.7.parse().unwrap(), f.7.parse().unwrap());
+            assert!(
+                (e - f).abs() < 0.005,
+                "{reuser}: Jaccard {e} in the batch, {f} through the index"
+            );
+        }
+    }
+}
+
+/// The rows with their Jaccard left out.
+fn without_jaccard(rows: &[Row]) -> Vec<Row> {
+    rows.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.7 = String::new();
+            r
+        })
+        .collect()
+}
+
+/// The rows of every document as `reuse` finds them in one batch, and as a query of each
+/// against an index of them all finds them (its own row left out), sorted.
+fn both_paths(config: &Config, documents: &[(String, String)]) -> (Vec<Row>, Vec<Row>) {
+    let batch = batch_rows(config, documents);
+    assert!(batch.len() > 500, "{} rows", batch.len());
+    let dir = temp();
+    let index = index_of(&dir.path().join("all.db"), config, documents);
+    let mut through_index: Vec<Row> = documents
+        .iter()
+        .flat_map(|(id, text)| index_rows(&index, config, id, text))
+        .collect();
+    through_index.sort();
+    (batch, through_index)
+}
+
+/// Fails naming the first rows that differ.
+fn assert_same_rows(batch: &[Row], through_index: &[Row]) {
+    let missing: Vec<&Row> = batch
+        .iter()
+        .filter(|r| through_index.binary_search(r).is_err())
+        .collect();
+    let extra: Vec<&Row> = through_index
+        .iter()
+        .filter(|r| batch.binary_search(r).is_err())
+        .collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{} rows of {} differ; missing {:?}; extra {:?}",
+        missing.len() + extra.len(),
+        batch.len(),
+        &missing[..missing.len().min(5)],
+        &extra[..extra.len().min(5)]
+    );
+}
