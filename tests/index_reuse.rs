@@ -10,7 +10,7 @@ use megashingle::{Config, Index, Reuser, RunOptions};
 
 #[allow(dead_code)]
 mod common;
-use common::temp;
+use common::{megashingle, stderr_of, stdout_of, temp};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -257,5 +257,208 @@ fn assert_same_rows(batch: &[Row], through_index: &[Row]) {
         batch.len(),
         &missing[..missing.len().min(5)],
         &extra[..extra.len().min(5)]
+    );
+}
+
+/// The archive as a CSV in `dir`, added to `dir/archive.db` by the command.
+fn archive_index(dir: &Path) -> PathBuf {
+    let mut csv = csv::Writer::from_path(dir.join("archive.csv")).unwrap();
+    csv.write_record(["id", "text"]).unwrap();
+    for (id, text) in archive() {
+        csv.write_record([id, text]).unwrap();
+    }
+    csv.flush().unwrap();
+    let out = megashingle(dir)
+        .args([
+            "index",
+            "add",
+            "--db",
+            "archive.db",
+            "archive.csv",
+            "-q",
+            "-o",
+        ])
+        .arg(dir.join("assignments.csv"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    dir.join("archive.db")
+}
+
+/// An article of ten sentences of its own with sentences `from..to` of the source inside.
+fn article_with(own_seed: u64, from: usize, to: usize) -> String {
+    let source = sentences(1, 12);
+    let own = sentences(own_seed, 10);
+    [&own[..5], &source[from..to], &own[5..]].concat().join(" ")
+}
+
+#[test]
+fn the_command_lists_the_documents_a_text_reuses_and_prints_the_passages() {
+    let dir = temp();
+    archive_index(dir.path());
+    std::fs::write(dir.path().join("article.txt"), article_with(4, 4, 7)).unwrap();
+    let query = |extra: &[&str]| {
+        let out = megashingle(dir.path())
+            .args([
+                "index",
+                "query",
+                "--db",
+                "archive.db",
+                "--reuse",
+                "article.txt",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        out
+    };
+    let out = query(&[]);
+    assert_eq!(
+        stdout_of(&out),
+        "doc_id,story_id,a_in_b,b_in_a,shared_words,passages,longest,jaccard\n\
+         source,source,0.2308,0.2500,36,1,36,0.1298\n"
+    );
+    assert_eq!(
+        stderr_of(&out),
+        "megashingle: uniqueness 0.7692: 36 of the text's 156 words are in passages shared with 1 indexed document\n"
+    );
+    let out = query(&["--passages", "-q"]);
+    let source = sentences(1, 12);
+    let passage: String = source[4..7].join(" ").replace('.', "");
+    assert_eq!(
+        stdout_of(&out),
+        format!(
+            "source (story source): 36 shared words in 1 passage, the longest 36 words; a_in_b 0.2308, b_in_a 0.2500, jaccard 0.1298\n  - {passage}\n"
+        )
+    );
+    assert_eq!(stderr_of(&out), "");
+    // Without --reuse, the near-duplicates as before: the article is none of them.
+    let out = megashingle(dir.path())
+        .args(["index", "query", "--db", "archive.db", "article.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&out), "doc_id,story_id,similarity,containment\n");
+}
+
+#[test]
+fn many_texts_are_written_one_row_a_pair_and_the_index_is_left_as_it_was() {
+    let dir = temp();
+    let db = archive_index(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let texts = dir.path().join("texts");
+    std::fs::create_dir(&texts).unwrap();
+    // One reuses three sentences of the source, one four of the source and four of the
+    // other, one quotes a sentence only.
+    std::fs::write(texts.join("a.txt"), article_with(4, 4, 7)).unwrap();
+    let both = [
+        sentences(1, 12)[0..4].to_vec(),
+        sentences(5, 6),
+        sentences(2, 10)[3..7].to_vec(),
+    ]
+    .concat()
+    .join(" ");
+    std::fs::write(texts.join("b.txt"), both).unwrap();
+    std::fs::write(texts.join("c.txt"), article_with(6, 2, 3)).unwrap();
+    let out = megashingle(dir.path())
+        .args([
+            "index",
+            "query",
+            "--db",
+            "archive.db",
+            "--reuse",
+            "texts",
+            "-o",
+            "rows.jsonl",
+        ])
+        .args(["--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let rows = std::fs::read_to_string(dir.path().join("rows.jsonl")).unwrap();
+    let pairs: Vec<(String, String, u64)> = rows
+        .lines()
+        .map(|line| {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            (
+                row["doc_a"].as_str().unwrap().to_owned(),
+                row["doc_b"].as_str().unwrap().to_owned(),
+                row["shared_words"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let pair = |a: &str, b: &str, n| (a.to_owned(), b.to_owned(), n);
+    assert_eq!(
+        pairs,
+        [
+            pair("a.txt", "source", 36),
+            pair("b.txt", "other", 48),
+            pair("b.txt", "source", 48)
+        ]
+    );
+    assert!(
+        stderr_of(&out).starts_with("megashingle: 3 texts queried, 2 of them share passages with indexed documents: 3 rows; 0 records skipped"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the index is unchanged"
+    );
+    // Without --reuse, -o is refused by the command line.
+    let out = megashingle(dir.path())
+        .args([
+            "index",
+            "query",
+            "--db",
+            "archive.db",
+            "texts",
+            "-o",
+            "rows.csv",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+}
+
+#[test]
+fn an_index_made_before_indexes_kept_passages_is_refused_with_what_to_do() {
+    let dir = temp();
+    let fixture = root().join("fixtures/index-format-1/index.db");
+    std::fs::copy(&fixture, dir.path().join("old.db")).unwrap();
+    std::fs::write(dir.path().join("t.txt"), sentences(1, 4).join(" ")).unwrap();
+    let out = megashingle(dir.path())
+        .args(["index", "query", "--db", "old.db", "--reuse", "t.txt"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr_of(&out).trim_end(),
+        "megashingle: error: old.db: index format \"megashingle-index 1\" keeps no passages of its documents (indexes of format \"megashingle-index 3\" do), so reuse cannot be found through it; make a new index of its documents to find reuse, or ask it for near-duplicates only"
+    );
+    // An add keeps it an index of stories only (format 2), which is refused the same way.
+    let night = root().join("fixtures/index-format-1/night-2.csv");
+    let out = megashingle(dir.path())
+        .args(["index", "add", "--db", "old.db", "-q", "-o", "a.csv"])
+        .arg(&night)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = megashingle(dir.path())
+        .args(["index", "query", "--db", "old.db", "--reuse", "t.txt"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr_of(&out).contains("index format \"megashingle-index 2\" keeps no passages"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = megashingle(dir.path())
+        .args(["index", "stats", "--db", "old.db"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains("passages: not kept (an index made before indexes kept them)\n")
     );
 }
