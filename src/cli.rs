@@ -130,7 +130,8 @@ pub enum Command {
     ///
     /// `index add` puts new documents into the stories of the index (or new ones); story ids
     /// stay the same across nights. The index keeps each document's id, sketch, times and
-    /// story, never its text: under 1 KB a document. It is one redb file, changed in one
+    /// story (under 1 KB a document) and, for `index query --reuse`, its shingle keys in text
+    /// order and their winnowed fingerprints (about 5 bytes a word), never its text. It is one redb file, changed in one
     /// transaction per command: a command that fails or is killed leaves it as it was. While
     /// a command has it open, `<index>.lock` holds it and names that command; others are
     /// refused.
