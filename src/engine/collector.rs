@@ -439,6 +439,7 @@ fn collect(
     store.set_places(places);
     let sketch_started = Instant::now();
     let progress = &*options.progress;
+    let mut frequent_in_documents = Vec::new();
     let boilerplate = if statistics {
         let (boilerplate, made) = pool.install(|| {
             sketch_with_statistics(
@@ -450,6 +451,7 @@ fn collect(
                 progress,
                 &options.cancel,
                 &mut timings,
+                options.sequences.then_some(&mut frequent_in_documents),
             )
         })?;
         sketches = made;
@@ -473,6 +475,7 @@ fn collect(
         set_file_bytes: store.file_bytes(),
         sets: exact.then_some(store),
         sequences,
+        frequent_in_documents,
         read,
         duplicates,
         boilerplate,

@@ -77,6 +77,10 @@ pub struct Collection {
     /// boilerplate not yet masked), when [`CollectOptions::sequences`] asked for them; else
     /// empty.
     pub sequences: Vec<crate::reuse::Text>,
+    /// With the sequences, the shingles of `boilerplate.min-documents` of the collection's
+    /// pages or more, sorted (document frequency alone, known boilerplate or not): what
+    /// `reuse` leaves out of the same texts in a batch.
+    pub frequent_in_documents: Vec<u32>,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.

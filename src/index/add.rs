@@ -250,6 +250,7 @@ fn write_add(
             sets,
             boilerplate,
             sequences,
+            frequent_in_documents,
             ..
         } = collection;
         // The boilerplate the collection found (it is over the index's own): kept to be
@@ -282,7 +283,7 @@ fn write_add(
             before: before.as_ref(),
             first_doc: first_doc as u32,
             window: config.config().reuse.window,
-            min_documents: config.boilerplate.min_documents,
+            frequent: frequent_in_documents,
         };
         report.merged_bytes += crate::index::passages::write(&txn, &mut t, sequences, passages)?;
         clock.lap("index: passages");

@@ -19,7 +19,7 @@ use crate::index::schema::{
 };
 use crate::index::store::Tables;
 use crate::reuse::align::shingle_set;
-use crate::reuse::texts::{frequent_shingles, mask_with};
+use crate::reuse::texts::mask_with;
 use crate::reuse::{winnow, Text, MIN_SHARED_FINGERPRINTS};
 
 /// Fingerprint pairs made in one pass of a key range, about, when an add writes its segment:
@@ -63,17 +63,18 @@ pub(crate) struct PassageAdd<'a> {
     pub first_doc: u32,
     /// The add's `reuse.window`, which the index's first add makes its window.
     pub window: usize,
-    /// The add's `boilerplate.min-documents`.
-    pub min_documents: usize,
+    /// The shingles of `boilerplate.min-documents` documents of the add or more, sorted.
+    pub frequent: Vec<u32>,
 }
 
 /// Writes the passages of an add's documents, numbered from `first_doc` in the order of
 /// `texts` (their shingle keys in text order), into the index's passage tables when it has
 /// them. Each text is masked of the passages' boilerplate as `reuse` masks a batch: the
-/// shingles of `min_documents` texts of this add or more (written to the index), and those
-/// earlier adds found. Then its record, and its fingerprints (with the index's window) as a
-/// new postings segment. Texts too short to have a shingle get no record. Returns the bytes
-/// of the postings segments merged.
+/// shingles of `boilerplate.min-documents` documents of this add or more (`frequent`,
+/// written to the index), and those earlier adds found. Then its record, and its
+/// fingerprints (with the index's window) as a new postings segment; each text's keys give
+/// way to its fingerprints as they are made, so the add holds the texts or less. Texts too
+/// short to have a shingle get no record. Returns the bytes of the postings segments merged.
 pub(crate) fn write(
     txn: &WriteTransaction,
     t: &mut Tables,
@@ -89,37 +90,25 @@ pub(crate) fn write(
         Some(before) => KnownBoilerplate::open_passages(before)?.all()?,
         None => Vec::new(),
     };
-    let (sets, frequent) = if add.min_documents > 0 {
-        frequent_shingles(&texts, add.min_documents)
-    } else {
-        (Vec::new(), Boilerplate::none())
-    };
-    let found: Vec<u32> = frequent
-        .keys()
-        .into_iter()
+    let found: Vec<u32> = (add.frequent.iter())
+        .copied()
         .filter(|k| known.binary_search(k).is_err())
         .collect();
     add_passage_boilerplate(txn, &found)?;
-    let boilerplate = Boilerplate::from_keys(known.into_iter().chain(found));
-    if !boilerplate.is_empty() {
-        texts.par_iter_mut().enumerate().for_each(|(i, text)| {
-            let made;
-            let set = match sets.get(i) {
-                Some(set) => set,
-                None => {
-                    made = shingle_set(text);
-                    &made
-                }
-            };
-            mask_with(text, set, &boilerplate);
-        });
-    }
-    drop(sets);
+    let boilerplate = Boilerplate::from_keys(known.into_iter().chain(add.frequent));
     let first_doc = add.first_doc;
-    for (part, group) in texts.chunks(RECORDS_AT_ONCE).enumerate() {
+    for (part, group) in texts.chunks_mut(RECORDS_AT_ONCE).enumerate() {
         let records: Vec<Option<Vec<u8>>> = group
-            .par_iter()
-            .map(|text| (!text.keys.is_empty()).then(|| encode_passages(text)))
+            .par_iter_mut()
+            .map(|text| {
+                if !boilerplate.is_empty() {
+                    let set = shingle_set(text);
+                    mask_with(text, &set, &boilerplate);
+                }
+                let record = (!text.keys.is_empty()).then(|| encode_passages(text));
+                text.keys = winnow::fingerprints(&text.keys, window).into_boxed_slice();
+                record
+            })
             .collect();
         for (i, record) in records.into_iter().enumerate() {
             if let Some(record) = record {
@@ -128,12 +117,9 @@ pub(crate) fn write(
             }
         }
     }
-    let fingerprints: Vec<Vec<u32>> = texts
-        .par_iter()
-        .map(|text| winnow::fingerprints(&text.keys, window))
-        .collect();
-    drop(texts);
-    let pairs: usize = fingerprints.iter().map(Vec::len).sum();
+    // The texts hold their fingerprints now.
+    let fingerprints = texts;
+    let pairs: usize = fingerprints.iter().map(|t| t.keys.len()).sum();
     let passes = pairs.div_ceil(PASS_PAIRS).max(1) as u32;
     passages.postings.add_segment_from(
         first_doc,
@@ -141,20 +127,16 @@ pub(crate) fn write(
     )
 }
 
-/// The sorted `(fingerprint, document)` pairs whose fingerprints fall in range `pass` of
-/// `passes` equal ranges, documents numbered from `first_doc`.
-fn pass_pairs(
-    fingerprints: &[Vec<u32>],
-    first_doc: u32,
-    pass: u32,
-    passes: u32,
-) -> Vec<(u32, u32)> {
+/// The sorted `(fingerprint, document)` pairs whose fingerprints (the keys of `fingerprints`)
+/// fall in range `pass` of `passes` equal ranges, documents numbered from `first_doc`.
+fn pass_pairs(fingerprints: &[Text], first_doc: u32, pass: u32, passes: u32) -> Vec<(u32, u32)> {
     let in_pass = |f: u32| ((u64::from(f) * u64::from(passes)) >> 32) as u32 == pass;
     let mut pairs: Vec<(u32, u32)> = fingerprints
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(i, list)| {
-            list.iter()
+        .flat_map_iter(|(i, text)| {
+            text.keys
+                .iter()
                 .copied()
                 .filter(move |&f| in_pass(f))
                 .map(move |f| (f, first_doc + i as u32))
