@@ -387,6 +387,16 @@ class Index:
         dicts with ``doc_id, story_id, similarity, containment``."""
         return self._inner.query(text)
 
+    def query_reuse(self, text: str) -> dict:
+        """The indexed documents that share a passage with a text (as ``index query --reuse``,
+        pairs found as ``reuse`` finds them), most shared words first: a dict with
+        ``matches`` (dicts with ``doc_id, story_id, a_in_b, b_in_a, shared_words, passages,
+        longest, jaccard``, the text being ``a``, and ``text_passages``, each passage as a
+        ``(start, end)`` range of the text's canonical words), ``words``, ``found_words`` and
+        ``uniqueness`` (the share of the text found in no indexed document). An index made
+        before indexes kept passages raises IndexFormatError."""
+        return self._inner.query_reuse(text)
+
     def close(self) -> None:
         """Closes the index if a query left it open, so that other programs may change it."""
         self._inner.close()

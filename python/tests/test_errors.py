@@ -133,3 +133,16 @@ def test_a_packed_value_of_another_version_is_an_input_error():
     )
     with pytest.raises(megashingle.InputError, match="^a value of packed shingle sets is cut short or malformed$"):
         _megashingle.packed_page_values(np.array([0, 8], np.int32), data[:8].copy())
+
+
+def test_an_index_that_keeps_no_passages_is_an_index_format_error_for_reuse(tmp_path):
+    import pathlib
+    import shutil
+
+    fixture = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "index-format-1" / "index.db"
+    path = tmp_path / "old.db"
+    shutil.copy(fixture, path)
+    index = megashingle.Index(path)
+    assert index.query("a text of a few words to look for") == []
+    with pytest.raises(megashingle.IndexFormatError, match=r'index format "megashingle-index 1" keeps no passages'):
+        index.query_reuse("a text of a few words to look for")

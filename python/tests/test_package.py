@@ -225,6 +225,29 @@ def test_index_add_query_export(tmp_path):
         missing.export()
 
 
+def _sentences(seed, count):
+    syllables = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "ba", "gu", "ze", "po", "fi", "ha", "ju"]
+
+    def word(n):
+        return "".join(syllables[(n >> (4 * i)) % 16] for i in range(5))
+
+    return [" ".join(word(seed * 4096 + s * 12 + i) for i in range(12)) + "." for s in range(count)]
+
+
+def test_index_query_reuse_finds_a_passage_inside_another_article(tmp_path):
+    index = megashingle.Index(tmp_path / "archive.db")
+    source = _sentences(1, 12)
+    index.add(["source", "other"], [" ".join(source), " ".join(_sentences(2, 10))])
+    own = _sentences(4, 10)
+    answer = index.query_reuse(" ".join(own[:5] + source[4:7] + own[5:]))
+    assert [(m["doc_id"], m["shared_words"], m["passages"]) for m in answer["matches"]] == [("source", 36, 1)]
+    assert answer["matches"][0]["text_passages"] == [(60, 96)]
+    assert (answer["words"], answer["found_words"]) == (156, 36)
+    assert answer["uniqueness"] == pytest.approx(120 / 156)
+    quoted = index.query_reuse(" ".join(own[:5] + source[4:5] + own[5:]))
+    assert quoted["matches"] == [] and quoted["uniqueness"] == 1.0
+
+
 def test_help_is_useful():
     assert "cluster command" in megashingle.cluster.__doc__ or "megashingle cluster" in megashingle.cluster.__doc__
     assert "numpy" in megashingle.Sketcher.sketch_batch.__doc__
