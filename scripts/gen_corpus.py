@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates a large, deterministic, news-like corpus for performance measurements.
 
-    scripts/gen-corpus N OUT.csv [SEED] [--truth TRUTH.csv] [--base DOCS.csv] [--large-families]
+    scripts/gen-corpus N OUT.csv [SEED] [--truth TRUTH.csv] [--base DOCS.csv]
+                       [--large-families | --running-stories]
 
 Writes a CSV `id,text` of N documents, about 2.5 KB each on average, the same bytes for the same
 N and SEED (default 1) and options. OUT.csv `-` writes to standard output (pipe it into
@@ -34,6 +35,11 @@ half the clusters are singletons, the rest follow p ~ s^-1.6 from 2 up to 2,000 
 (wire copy picked up by hundreds of sites), and half of a cluster's other members are verbatim
 copies of its original (in their own page template, with or without the disclaimer) rather
 than rewrites. Without it the output is byte for byte what it always was.
+
+`--running-stories` makes the families of a news desk's running stories: as
+`--large-families`, but up to 300 documents a family (a war, an election, a disaster: follow-ups,
+rewrites and syndicated copies). `scripts/split-nights` deals such a corpus into nights in
+which the stories grow night after night.
 
 The output is streamed: memory stays flat whatever N is. A one-line summary goes to stderr.
 `--truth FILE` also writes `id,cluster_id` for scoring the clustering.
@@ -255,6 +261,7 @@ def build_pools(texts):
 # The --large-families mix: (singleton share, largest cluster, size exponent, copy share).
 STANDARD_FAMILIES = (SINGLETON_CLUSTERS, MAX_CLUSTER, 2.5, 0.0)
 LARGE_FAMILIES = (0.5, 2000, 1.6, 0.5)
+RUNNING_FAMILIES = (0.5, 300, 1.6, 0.5)
 
 
 class Generator:
@@ -457,6 +464,9 @@ def main(argv):
         elif argv[i] == "--large-families":
             families = LARGE_FAMILIES
             i += 1
+        elif argv[i] == "--running-stories":
+            families = RUNNING_FAMILIES
+            i += 1
         elif argv[i] in ("-h", "--help"):
             print(__doc__.strip())
             return 0
@@ -465,7 +475,7 @@ def main(argv):
             i += 1
     if len(args) not in (2, 3) or not args[0].isdigit() or (len(args) == 3 and not args[2].isdigit()):
         print("usage: gen-corpus N OUT.csv [SEED] [--truth TRUTH.csv] [--base DOCS.csv] "
-              "[--large-families]", file=sys.stderr)
+              "[--large-families | --running-stories]", file=sys.stderr)
         return 2
     n_docs, out_path = int(args[0]), args[1]
     seed = int(args[2]) if len(args) == 3 else 1

@@ -26,8 +26,8 @@
 //!
 //! - **The facade is the API**: the items at the crate root ([`Config`] and its [`Plan`],
 //!   [`Clusterer`], [`Deduplication`], [`Reuser`], [`compare()`], [`canon`], the per-document
-//!   [`DocumentSketcher`] with [`verify_pair`] and [`cluster_group`], [`Error`]) and the
-//!   [`index`] module. These change only as semantic versioning allows.
+//!   [`DocumentSketcher`] with [`verify_pair`], [`cluster_group`] and [`deduplicate_group`],
+//!   [`Error`]) and the [`index`] module. These change only as semantic versioning allows.
 //! - **The stages are public parts, not promises**: [`canonicalize`], [`sketch`], [`cluster`],
 //!   [`corpus`], [`engine`], [`config`], [`io`], [`report`], [`reuse`](mod@reuse),
 //!   [`compare`](mod@compare) and [`packed`]. Each is one stage of the pipeline built around a
@@ -66,7 +66,7 @@ pub use cancel::Cancel;
 pub use clusterer::{Assignment, Clusterer, Clusters, RunOptions, Status, Summary};
 pub use compare::Comparison;
 pub use config::{Config, ConfigError, DedupConfig, Keep, Plan, ReuseConfig};
-pub use dedup::{Deduplication, Duplicate};
+pub use dedup::{deduplicate_group, Deduplication, Duplicate, GroupDuplicate};
 pub use error::{Error, Result};
 pub use index::{Index, IndexAddition, IndexError};
 pub use io::read::{InputFormat, ReadOptions};

@@ -8,6 +8,7 @@
 
 use rayon::prelude::*;
 
+use crate::cancel::Cancel;
 use crate::cluster::{clusters_of, join, open_alike, Known};
 use crate::clusterer::Status;
 use crate::config::{Config, Plan};
@@ -298,9 +299,9 @@ fn place_group(
     };
     let store = SetStore::of_sets(&sets);
     let joined = SetStore::reading_of(exact.then_some(&store), 0, |view| {
-        join(&sketches, view, &plan, &known)
+        join(&sketches, view, &plan, &known, &Cancel::new())
     })
-    .map_err(Error::spill)?;
+    .map_err(Error::spill)??;
     let clusters = clusters_of(joined.sets, &sketches);
     Ok(clusters
         .iter()

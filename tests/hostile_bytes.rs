@@ -1,5 +1,6 @@
-//! Random and truncated bytes into the charset, MIME, mbox and WARC readers and the HTML
-//! tokenizer never panic; a decoded text is always a whole string, and a page or text's valid
+//! Random and truncated bytes into the charset, MIME, mbox and WARC readers, the reader of a
+//! `.warc.gz`'s gzip members and the HTML tokenizer never panic (and the members' reader always
+//! comes to an end); a decoded text is always a whole string, and a page or text's valid
 //! UTF-8 is kept as it is.
 
 use std::io::Read;
@@ -8,6 +9,7 @@ use megashingle::canonicalize::html::{html_to_text, main_text, page_words};
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::config::{CanonConfig, HtmlMode};
 use megashingle::io::charset::{decode, prescan, TextKind};
+use megashingle::io::gzip::{DamagedMember, GzipMembers};
 use megashingle::io::mime::{read_mail, MboxMessages};
 use megashingle::io::transcode::Utf8Reader;
 use megashingle::io::warc::WarcReader;
@@ -51,6 +53,41 @@ fn read_warc(bytes: &[u8]) -> usize {
         assert!(n <= bytes.len() + 1, "the reader goes on without reading");
     }
     n
+}
+
+/// The WARC file of [`warc`] as a `.warc.gz`: one gzip member a record.
+fn warc_gz() -> Vec<u8> {
+    let whole = warc();
+    let second = memchr::memmem::find(&whole[1..], b"WARC/1.0").expect("two records") + 1;
+    [&whole[..second], &whole[second..]]
+        .iter()
+        .flat_map(|record| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut gz, record).unwrap();
+            gz.finish().unwrap()
+        })
+        .collect()
+}
+
+/// Reads the gzip members of `bytes` to their end: how many bytes and damaged members.
+fn read_members(bytes: &[u8]) -> (usize, usize) {
+    let mut members = GzipMembers::new(bytes);
+    let (mut read, mut damaged) = (0, 0);
+    let mut piece = [0u8; 512];
+    loop {
+        match members.read(&mut piece) {
+            Ok(0) => return (read, damaged),
+            Ok(n) => read += n,
+            Err(e) => {
+                assert!(DamagedMember::of(&e).is_some(), "{e}");
+                damaged += 1;
+            }
+        }
+        assert!(
+            damaged <= bytes.len() + 1,
+            "the reader goes on without reading"
+        );
+    }
 }
 
 fn read_mbox(bytes: &[u8]) {
@@ -108,6 +145,21 @@ proptest! {
             *byte ^= flip;
         }
         read_warc(&cut_warc);
+        let whole_gz = warc_gz();
+        let mut cut_gz = whole_gz[..cut.min(whole_gz.len())].to_vec();
+        if let Some(byte) = cut_gz.get_mut(at % whole_gz.len()) {
+            *byte ^= flip;
+        }
+        let (_, damaged) = read_members(&cut_gz);
+        prop_assert!(damaged <= 2, "{damaged} reports for one damage");
+    }
+
+    #[test]
+    fn random_bytes_as_gzip_members_come_to_an_end(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+        let (read, _) = read_members(&bytes);
+        prop_assert!(read <= 600 * 1032, "{read} bytes out of {} in", bytes.len());
+        let magic_led: Vec<u8> = bytes.iter().flat_map(|&b| [0x1f, 0x8b, 0x08, b]).collect();
+        read_members(&magic_led);
     }
 }
 
@@ -158,4 +210,5 @@ fn the_uncut_samples_read_whole() {
     );
     assert!(mail.text.ends_with("Forwarded"), "{}", mail.text);
     assert_eq!(read_warc(&warc()), 2);
+    assert_eq!(read_members(&warc_gz()), (warc().len(), 0));
 }

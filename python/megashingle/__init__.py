@@ -61,6 +61,24 @@ def _config_from_toml(text: str) -> Config:
     return _megashingle.config_from_toml(text)
 
 
+def _dedup_group_packed(
+    config: Config,
+    ids: list,
+    offsets: Any,
+    data: Any,
+    read_order: Any,
+    pairs_a: Any = None,
+    pairs_b: Any = None,
+) -> tuple:
+    """One group of the Spark job (packed sketches, as a binary column's ``offsets`` and
+    ``data``) clustered from its candidate pairs and deduplicated by the library's rule, as
+    ``megashingle dedup`` deduplicates a collection: ``read_order`` gives each document's place
+    in the collection's read order (``dedup.keep = "first"`` and every tie). Returns the
+    clustering's rows ``(index, cluster, size, similarity)`` and the removed records ``(index,
+    index of the kept record, jaccard, containment)``, story by story."""
+    return _megashingle.dedup_group_packed(config, ids, offsets, data, read_order, pairs_a, pairs_b)
+
+
 def _column(values: Any) -> Any:
     """A text column as the extension reads it: ``("arrow", chunks)`` for pyarrow string
     arrays (and pandas Series backed by them), else the values themselves (any iterable)."""

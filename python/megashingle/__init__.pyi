@@ -187,3 +187,12 @@ def detect_format(
 # Used by megashingle.spark, not part of the public API.
 def _config_from_toml(text: str) -> Config: ...
 def _column(values: Any) -> Any: ...
+def _dedup_group_packed(
+    config: Config,
+    ids: list[str],
+    offsets: npt.NDArray[np.int32],
+    data: npt.NDArray[np.uint8],
+    read_order: npt.NDArray[np.int64],
+    pairs_a: Optional[npt.NDArray[np.int64]] = None,
+    pairs_b: Optional[npt.NDArray[np.int64]] = None,
+) -> tuple[list[tuple[int, int, int, Optional[float]]], list[tuple[int, int, float, float]]]: ...

@@ -3,7 +3,7 @@
 //! pairs, and the rules it applies in Spark's own plan (the bucket rule of candidate pairs and
 //! verification's prefilter), each from the library so that the job and the command agree.
 
-use megashingle::{Config, DocumentSketch, Plan};
+use megashingle::{Config, DocumentSketch, Placement, Plan};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -129,6 +129,25 @@ pub fn group_rows(
     pairs: Option<Vec<(usize, usize)>>,
     caller: &str,
 ) -> PyResult<Vec<GroupRow>> {
+    let placed = group_placements(py, config, ids, &sketches, pairs, caller)?;
+    Ok(placed.iter().map(row_of).collect())
+}
+
+/// One placement as a row of [`cluster_group`].
+pub fn row_of(p: &Placement) -> GroupRow {
+    (p.doc, p.cluster, p.cluster_size, p.similarity)
+}
+
+/// One group clustered by the library (the GIL released), from its candidate pairs when
+/// given; the checks and errors of [`group_rows`].
+pub fn group_placements(
+    py: Python<'_>,
+    config: &Config,
+    ids: &[String],
+    sketches: &[DocumentSketch],
+    pairs: Option<Vec<(usize, usize)>>,
+    caller: &str,
+) -> PyResult<Vec<Placement>> {
     if sketches.len() != ids.len() {
         return Err(errors::input(format!("{caller} needs one sketch per id")));
     }
@@ -142,22 +161,14 @@ pub fn group_rows(
             ids.len()
         )));
     }
-    let config = config.clone();
-    let placed = py
-        .allow_threads(|| {
-            let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-            match &pairs {
-                Some(pairs) => {
-                    megashingle::cluster_group_with_pairs(&config, &refs, &sketches, pairs)
-                }
-                None => megashingle::cluster_group(&config, &refs, &sketches),
-            }
-        })
-        .map_err(errors::library)?;
-    Ok(placed
-        .into_iter()
-        .map(|p| (p.doc, p.cluster, p.cluster_size, p.similarity))
-        .collect())
+    py.allow_threads(|| {
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        match &pairs {
+            Some(pairs) => megashingle::cluster_group_with_pairs(config, &refs, sketches, pairs),
+            None => megashingle::cluster_group(config, &refs, sketches),
+        }
+    })
+    .map_err(errors::library)
 }
 
 /// Connected components of an edge list (two aligned arrays of vertex numbers): the vertices

@@ -7,6 +7,7 @@
 //! - `config`: `Config`, a pipeline configuration;
 //! - `columns`: columns of ids, texts and times read from Python;
 //! - `clusterer`: `cluster` and `dedup`;
+//! - `dedup`: a group's duplicates, for the Spark job;
 //! - `reuse`: `reuse`, the pairs where one text holds a passage of the other;
 //! - `compare`: `compare` and `canon`;
 //! - `sketcher`: `Sketcher` and `Sketch`;
@@ -21,6 +22,7 @@ mod clusterer;
 mod columns;
 mod compare;
 mod config;
+mod dedup;
 mod errors;
 mod groups;
 mod index;
@@ -52,6 +54,7 @@ fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(groups::verification_prefilter, m)?)?;
     m.add_function(wrap_pyfunction!(packed::verify_packed, m)?)?;
     m.add_function(wrap_pyfunction!(packed::cluster_group_packed, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup::dedup_group_packed, m)?)?;
     m.add_function(wrap_pyfunction!(packed::packed_page_values, m)?)?;
     m.add_function(wrap_pyfunction!(packed::packed_main_values, m)?)?;
     m.add_function(wrap_pyfunction!(packed::packed_low_bytes, m)?)?;

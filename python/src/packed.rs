@@ -111,7 +111,7 @@ fn binary_values<'a>(offsets: &'a [i32], data: &'a [u8]) -> PyResult<Vec<&'a [u8
 
 /// Packed sketches of a binary column (its offsets and data buffers). Under exact
 /// verification every sketch must carry its set.
-fn unpack_column(
+pub fn unpack_column(
     config: &Config,
     offsets: &PyReadonlyArray1<'_, i32>,
     data: &PyReadonlyArray1<'_, u8>,
@@ -218,27 +218,7 @@ pub fn cluster_group_packed<'py>(
     pairs_b: Option<PyReadonlyArray1<'py, i64>>,
 ) -> PyResult<Vec<GroupRow>> {
     let sketches = unpack_column(&config.config, &offsets, &data)?;
-    let pairs = match (pairs_a, pairs_b) {
-        (None, None) => None,
-        (Some(a), Some(b)) if a.len()? == b.len()? => {
-            let index = |v: &i64| {
-                usize::try_from(*v)
-                    .map_err(|_| errors::input("cluster_group_packed: a pair index is negative"))
-            };
-            let (a, b) = (a.as_array(), b.as_array());
-            Some(
-                a.iter()
-                    .zip(b.iter())
-                    .map(|(x, y)| Ok((index(x)?, index(y)?)))
-                    .collect::<PyResult<Vec<_>>>()?,
-            )
-        }
-        _ => {
-            return Err(errors::input(
-                "cluster_group_packed needs pairs_a and pairs_b together, of one length",
-            ))
-        }
-    };
+    let pairs = given_pairs(pairs_a, pairs_b, "cluster_group_packed")?;
     group_rows(
         py,
         &config.config,
@@ -247,4 +227,31 @@ pub fn cluster_group_packed<'py>(
         pairs,
         "cluster_group_packed",
     )
+}
+
+/// A group's candidate pairs given as two aligned arrays of indices into the group, or none;
+/// `caller` names the function in the error for arrays that do not go together.
+pub fn given_pairs(
+    pairs_a: Option<PyReadonlyArray1<'_, i64>>,
+    pairs_b: Option<PyReadonlyArray1<'_, i64>>,
+    caller: &str,
+) -> PyResult<Option<Vec<(usize, usize)>>> {
+    match (pairs_a, pairs_b) {
+        (None, None) => Ok(None),
+        (Some(a), Some(b)) if a.len()? == b.len()? => {
+            let index = |v: &i64| {
+                usize::try_from(*v)
+                    .map_err(|_| errors::input(format!("{caller}: a pair index is negative")))
+            };
+            let (a, b) = (a.as_array(), b.as_array());
+            a.iter()
+                .zip(b.iter())
+                .map(|(x, y)| Ok((index(x)?, index(y)?)))
+                .collect::<PyResult<Vec<_>>>()
+                .map(Some)
+        }
+        _ => Err(errors::input(format!(
+            "{caller} needs pairs_a and pairs_b together, of one length"
+        ))),
+    }
 }

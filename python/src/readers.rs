@@ -15,8 +15,9 @@ use crate::errors;
 
 /// What the reading thread of a [`PyRecordReader`] sends.
 enum ReadMessage {
-    /// Records read: (file position, record), in reading order.
-    Batch(Vec<(usize, megashingle::io::read::Record)>),
+    /// Records read: (file position, whether the record is named by its file alone, record),
+    /// in reading order.
+    Batch(Vec<(usize, bool, megashingle::io::read::Record)>),
     /// A record reported and skipped.
     Warning(String),
     /// The end: an error that made an input unreadable, if any.
@@ -34,10 +35,11 @@ pub struct PyRecordReader {
 
 #[pymethods]
 impl PyRecordReader {
-    /// `files`: (path, id) pairs; an id names a document file read from a folder (the
-    /// command's id for it, its path relative to the folder), None reads the file as the
-    /// command reads a file given by name. `keep` (stride, part): keep the records whose
-    /// serial number modulo `stride` is `part`.
+    /// `files`: (path, id) pairs; an id names a file found in a folder (its path relative to
+    /// the folder), read as the command reads that folder: a document's id, an archive's
+    /// (mbox, WARC) documents their own; None reads the file as the command reads a file given
+    /// by name. `keep` (stride, part): keep the records whose serial number modulo `stride` is
+    /// `part`.
     #[new]
     #[pyo3(signature = (files, id_column="id", text_column="text", input_format=None, stride=1, part=0, batch_bytes=16 << 20))]
     fn new(
@@ -49,7 +51,7 @@ impl PyRecordReader {
         part: u64,
         batch_bytes: usize,
     ) -> PyResult<PyRecordReader> {
-        use megashingle::io::read::{read_inputs, ReadItem, ReadOptions};
+        use megashingle::io::read::{read_folder_file, read_inputs, ReadItem, ReadOptions};
         let format = match input_format {
             None => None,
             Some(name @ ("csv" | "jsonl")) => Format::of_label(name),
@@ -74,8 +76,12 @@ impl PyRecordReader {
             // Reading stops when the reader is dropped: a send fails, and the loop ends.
             'files: for (position, (path, id)) in files.iter().enumerate() {
                 let inputs = [PathBuf::from(path)];
-                for item in read_inputs(&inputs, &options) {
-                    let mut record = match item {
+                let records = match id {
+                    Some(id) => read_folder_file(&inputs[0], id, &options),
+                    None => read_inputs(&inputs, &options),
+                };
+                for item in records {
+                    let record = match item {
                         Ok(ReadItem::Record(record)) => record,
                         Ok(ReadItem::Skipped(message)) => {
                             if sender.send(ReadMessage::Warning(message)).is_err() {
@@ -91,11 +97,8 @@ impl PyRecordReader {
                     if (record.origin.order.1 - 1) % stride != part {
                         continue;
                     }
-                    if let Some(id) = id {
-                        record.id = id.clone();
-                    }
                     bytes += record.text.len() + record.id.len();
-                    batch.push((position, record));
+                    batch.push((position, path.as_str() == &*record.origin.source, record));
                     if bytes >= batch_bytes {
                         bytes = 0;
                         let full = std::mem::take(&mut batch);
@@ -118,8 +121,12 @@ impl PyRecordReader {
     }
 
     /// The next batch as a dict of numpy arrays: `file` (position in `files`), `serial`
-    /// (the record's number in its file, counting skipped ones), `line`, and ids and texts
-    /// each as `*_offsets` (int64) and `*_data` (uint8, UTF-8); None at the end. Raises
+    /// (the record's number in its file, counting skipped ones), `line`, `dated` (the time of
+    /// a record of which the newest of one id is kept, a WARC record's `WARC-Date`, in seconds;
+    /// the least int64 for others), and ids, texts and `at` (where a record of an archive is,
+    /// as messages name it: `crawl.warc.gz@1234`, `list.mbox#3`; empty for a record named by
+    /// its file and line) each as `*_offsets` (int64) and `*_data` (uint8, UTF-8); None at the
+    /// end. Raises
     /// InputError with the command's message when an input cannot be used, OSError when it
     /// cannot be read.
     fn next_batch<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
@@ -151,31 +158,7 @@ impl PyRecordReader {
                     return Err(errors::read_error(&error, error.to_string()));
                 }
                 Ok(ReadMessage::Batch(records)) => {
-                    let out = PyDict::new(py);
-                    let file: Vec<i64> = records.iter().map(|(f, _)| *f as i64).collect();
-                    let serial: Vec<i64> = records
-                        .iter()
-                        .map(|(_, r)| r.origin.order.1 as i64)
-                        .collect();
-                    let line: Vec<i64> =
-                        records.iter().map(|(_, r)| r.origin.line as i64).collect();
-                    out.set_item("file", file.into_pyarray(py))?;
-                    out.set_item("serial", serial.into_pyarray(py))?;
-                    out.set_item("line", line.into_pyarray(py))?;
-                    for (name, field) in [("id", 0), ("text", 1)] {
-                        let mut offsets = Vec::with_capacity(records.len() + 1);
-                        offsets.push(0i64);
-                        let mut data = Vec::new();
-                        for (_, r) in &records {
-                            data.extend_from_slice(
-                                if field == 0 { &r.id } else { &r.text }.as_bytes(),
-                            );
-                            offsets.push(data.len() as i64);
-                        }
-                        out.set_item(format!("{name}_offsets"), offsets.into_pyarray(py))?;
-                        out.set_item(format!("{name}_data"), data.into_pyarray(py))?;
-                    }
-                    return Ok(Some(out));
+                    return batch_dict(py, &records).map(Some);
                 }
             }
         }
@@ -185,6 +168,44 @@ impl PyRecordReader {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
+}
+
+/// A batch of records as [`PyRecordReader::next_batch`] gives it.
+fn batch_dict<'py>(
+    py: Python<'py>,
+    records: &[(usize, bool, megashingle::io::read::Record)],
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let numbers = |of: &dyn Fn(&megashingle::io::read::Record) -> i64| -> Vec<i64> {
+        records.iter().map(|(_, _, r)| of(r)).collect()
+    };
+    let file: Vec<i64> = records.iter().map(|(f, _, _)| *f as i64).collect();
+    out.set_item("file", file.into_pyarray(py))?;
+    out.set_item(
+        "serial",
+        numbers(&|r| r.origin.order.1 as i64).into_pyarray(py),
+    )?;
+    out.set_item("line", numbers(&|r| r.origin.line as i64).into_pyarray(py))?;
+    let dated = numbers(&|r| r.origin.dated.unwrap_or(i64::MIN));
+    out.set_item("dated", dated.into_pyarray(py))?;
+    for name in ["id", "text", "at"] {
+        let mut offsets = Vec::with_capacity(records.len() + 1);
+        offsets.push(0i64);
+        let mut data = Vec::new();
+        for (_, by_file, r) in records {
+            let value = match name {
+                "id" => r.id.as_str(),
+                "text" => r.text.as_str(),
+                _ if *by_file => "",
+                _ => &*r.origin.source,
+            };
+            data.extend_from_slice(value.as_bytes());
+            offsets.push(data.len() as i64);
+        }
+        out.set_item(format!("{name}_offsets"), offsets.into_pyarray(py))?;
+        out.set_item(format!("{name}_data"), data.into_pyarray(py))?;
+    }
+    Ok(out)
 }
 
 /// What a file is read as, by the library's one table of formats: `(format, delimiter)`, where

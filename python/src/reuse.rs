@@ -2,6 +2,7 @@
 //! while it aligns, Ctrl-C stopping it), and the pairs where one holds a passage of the other
 //! as rows, the `reuse` command's columns.
 
+use megashingle::io::table::PAIR_COLUMNS;
 use megashingle::{Cancel, Reuser, RunOptions};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -36,17 +37,7 @@ pub fn reuse<'py>(
         reuser.add(id, text).map_err(errors::library)
     })?;
     let found = interruptible(py, &cancel, || reuser.finish())?.map_err(errors::library)?;
-    let keys = [
-        "doc_a",
-        "doc_b",
-        "a_in_b",
-        "b_in_a",
-        "shared_words",
-        "passages",
-        "longest",
-        "jaccard",
-    ]
-    .map(|k| PyString::intern(py, k));
+    let keys = PAIR_COLUMNS.map(|k| PyString::intern(py, k));
     let rows = PyList::empty(py);
     for p in found.pairs() {
         let row = PyDict::new(py);

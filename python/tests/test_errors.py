@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import megashingle
-from conftest import STORY
+from conftest import STORY, warc_gz_with_a_damaged_member, warc_resource
 from megashingle import _megashingle
 
 CLASSES = [
@@ -133,6 +133,43 @@ def test_a_packed_value_of_another_version_is_an_input_error():
     )
     with pytest.raises(megashingle.InputError, match="^a value of packed shingle sets is cut short or malformed$"):
         _megashingle.packed_page_values(np.array([0, 8], np.int32), data[:8].copy())
+
+
+def _read_all(reader):
+    ids, ats = [], []
+    while (batch := reader.next_batch()) is not None:
+        for name, out in (("id", ids), ("at", ats)):
+            offsets, data = batch[f"{name}_offsets"], bytes(batch[f"{name}_data"])
+            out.extend(data[offsets[i] : offsets[i + 1]].decode() for i in range(len(offsets) - 1))
+    return ids, ats
+
+
+def test_a_damaged_gzip_member_of_a_warc_is_reported_and_the_next_one_read(tmp_path):
+    words = " ".join(f"word{i}" for i in range(400))
+    data, damaged_at, next_at = warc_gz_with_a_damaged_member([words, words, words])
+    path = tmp_path / "crawl.warc.gz"
+    path.write_bytes(data)
+    reader = _megashingle.RecordReader([(str(path), None)])
+    ids, ats = _read_all(reader)
+    assert ids == ["http://a/1", "http://a/3"]
+    assert ats[0] == f"{path}@0" and ats[1].startswith(f"{path}@")
+    [report] = reader.warnings()
+    assert report.startswith(f"{path}: the gzip member at byte {damaged_at} cannot be decompressed (")
+    assert report.endswith(
+        f"); its records are lost and reading goes on at the next member, at byte {next_at}; "
+        "fetch the file again to read them; record skipped"
+    )
+
+
+def test_an_archive_in_a_folder_gives_its_own_ids(tmp_path):
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    (folder / "c.warc").write_bytes(warc_resource("http://a/x", "2025-06-03T10:00:00Z", STORY))
+    (folder / "list.mbox").write_text(f"From a@b Tue Jun  3 10:00:00 2025\nSubject: s\n\n{STORY}\n")
+    files = [(str(folder / "c.warc"), "c.warc"), (str(folder / "list.mbox"), "list.mbox")]
+    ids, ats = _read_all(_megashingle.RecordReader(files))
+    assert ids == ["http://a/x", "list.mbox#1"]
+    assert ats == [f"{folder / 'c.warc'}@0", f"{folder / 'list.mbox'}#1"]
 
 
 def test_an_index_that_keeps_no_passages_is_an_index_format_error_for_reuse(tmp_path):

@@ -1,8 +1,8 @@
 """Ctrl-C during a long call: `megashingle.cluster` raises KeyboardInterrupt within a second of
 a SIGINT that comes while the documents are read and shingled, and the package works as before
 afterwards. The case runs in a child process sent a real SIGINT. (Once every document is in,
-the run checks between its passes, so a SIGINT then waits for the pass in work: at 300,000
-documents that can be more than a second.)"""
+the sketching and clustering check at each document or slice of pairs; the corpus
+statistics' two counts finish first.)"""
 
 import signal
 import subprocess

@@ -15,43 +15,11 @@ import pytest
 
 import megashingle
 import megashingle.spark  # noqa: F401  (the submodule, for megashingle.spark.cluster)
-from conftest import STORY
+from conftest import STORY, warc_gz_with_a_damaged_member, warc_resource
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed")
 pytest.importorskip("pandas", reason="pandas is not installed")
 pytest.importorskip("pyarrow", reason="pyarrow is not installed")
-
-
-def _java_missing():
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        return "java is not installed"
-    try:
-        subprocess.run(["java", "-version"], check=True, capture_output=True, timeout=60)
-    except Exception as e:  # noqa: BLE001
-        return f"java does not run: {e}"
-    return None
-
-
-@pytest.fixture(scope="module")
-def spark():
-    reason = _java_missing()
-    if reason:
-        print(f"skipping the Spark tests: {reason}")
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("megashingle-tests")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def pairs_of(assignment):
@@ -355,6 +323,78 @@ def test_repeated_id_keeps_the_commands_record(spark, cli, tmp_path, capfd):
     assert "2 documents in 2 clusters (0 clusters of 2 or more hold 0 documents); 0 too short to compare; 2 records skipped (2 for a repeated id)" in err
     got = _job_rows(tmp_path / "out")
     assert got == _cli_rows(cli, first, second)
+
+
+def _cli_warnings(cli, *args):
+    """The command's reports of records skipped, without their ``warning: `` prefix."""
+    done = subprocess.run([str(cli), "cluster", *map(str, args), "-q"], capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    return [line[len("warning: ") :] for line in done.stderr.splitlines() if line.startswith("warning: ")]
+
+
+def test_archives_in_a_folder_give_a_document_a_record_as_the_command(spark, cli, tmp_path):
+    import gzip
+
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    texts = [STORY, STORY + " and local shop owners", "a recipe for bread with flour water salt and yeast baked in a hot oven"]
+    pages = [warc_resource(f"http://a/{i}", "2025-06-03T10:00:00Z", text) for i, text in enumerate(texts)]
+    (folder / "c.warc.gz").write_bytes(b"".join(gzip.compress(page) for page in pages))
+    mbox = (
+        f"From a@b Tue Jun  3 10:00:00 2025\nMessage-ID: <one@b>\nSubject: one\n\n{STORY} today\n\n"
+        f"From a@b Tue Jun  3 11:00:00 2025\nSubject: two\n\n{STORY} again today\n"
+    )
+    (folder / "list.mbox.gz").write_bytes(gzip.compress(mbox.encode()))
+    (folder / "a.txt").write_text(STORY)
+    result = megashingle.spark.cluster_files(spark, [str(folder)])
+    got = {r.doc_id: (r.cluster_id, str(r.cluster_size)) for r in result.table.collect()}
+    expected = {k: (v[0], v[1]) for k, v in _cli_rows(cli, folder).items()}
+    assert set(got) == {"a.txt", "http://a/0", "http://a/1", "http://a/2", "one@b", "list.mbox.gz#2"}
+    assert got == expected
+    assert result.census.skipped == 0 and result.census.duplicates == []
+
+
+@pytest.mark.parametrize("newer_first", [False, True])
+def test_a_repeated_warc_uri_keeps_the_newer_record_as_the_command(spark, cli, tmp_path, newer_first):
+    old = warc_resource("http://a/x", "2025-06-03T10:00:00Z", "a recipe for bread with flour water salt and yeast baked in a hot oven")
+    new = warc_resource("http://a/x", "2025-06-04T10:00:00Z", STORY + " and local shop owners")
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    (folder / "c.warc").write_bytes(new + old if newer_first else old + new)
+    (folder / "b.txt").write_text(STORY)
+    result = megashingle.spark.cluster_files(spark, [str(folder)])
+    got = {r.doc_id: (r.cluster_id, str(r.cluster_size)) for r in result.table.collect()}
+    expected = {k: (v[0], v[1]) for k, v in _cli_rows(cli, folder).items()}
+    # The newer text is kept: it is b.txt's story, so the two make one story.
+    assert got == {"b.txt": ("b.txt", "2"), "http://a/x": ("b.txt", "2")}
+    assert got == expected
+    [report] = result.census.duplicates
+    assert [report] == _cli_warnings(cli, folder)
+    second_at = len(new if newer_first else old)
+    if newer_first:
+        assert report.startswith(f'{folder / "c.warc"}@{second_at}: duplicate id "http://a/x", first seen at {folder / "c.warc"}@0;')
+    else:
+        assert report.startswith(
+            f'{folder / "c.warc"}@0: duplicate id "http://a/x", seen again at {folder / "c.warc"}@{second_at} '
+            "with a newer date, which is kept;"
+        )
+
+
+def test_a_damaged_gzip_member_of_a_warc_is_reported_and_the_next_read_as_the_command(spark, cli, tmp_path):
+    texts = [STORY, STORY + " and local shop owners", STORY + " on monday morning"]
+    data, damaged_at, next_at = warc_gz_with_a_damaged_member(texts)
+    path = tmp_path / "crawl.warc.gz"
+    path.write_bytes(data)
+    result = megashingle.spark.cluster_files(spark, [str(path)])
+    got = {r.doc_id: (r.cluster_id, str(r.cluster_size)) for r in result.table.collect()}
+    expected = {k: (v[0], v[1]) for k, v in _cli_rows(cli, path).items()}
+    assert got == {"http://a/1": ("http://a/1", "2"), "http://a/3": ("http://a/1", "2")}
+    assert got == expected
+    assert result.census.skipped == 1
+    [report] = result.census.warnings
+    assert [report] == _cli_warnings(cli, path)
+    assert report.startswith(f"{path}: the gzip member at byte {damaged_at} cannot be decompressed (")
+    assert f"reading goes on at the next member, at byte {next_at};" in report
 
 
 def test_missing_column_lists_the_columns(spark, tmp_path, capfd):

@@ -14,6 +14,7 @@ use super::ClusterStats;
 use crate::config::{Config, Plan};
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::Sketch;
+use crate::{Cancel, Error};
 
 /// Buckets up to this size give all their pairs.
 pub const ALL_PAIRS_BUCKET: usize = 16;
@@ -68,13 +69,14 @@ pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;
 /// range's pairs merged into those of the ranges before. A range is a run of key numbers (a
 /// key's number is hashed into it, so equal keys share it), so each key is made once; past
 /// one range per key number, each number's keys are also cut by value, and made again for
-/// each part.
+/// each part. Stops with [`Error::Cancelled`] between ranges once `cancel` is cancelled.
 pub(super) fn indexed_pairs(
     sketches: &[Sketch],
     config: &Plan,
     bucketing: &mut Bucketing,
     per_range: usize,
-) -> Vec<(u32, u32)> {
+    cancel: &Cancel,
+) -> Result<Vec<(u32, u32)>, Error> {
     let maker = &config.key_maker;
     let comparable: Vec<u32> = (0..sketches.len() as u32)
         .filter(|&d| sketches[d as usize].is_comparable() && !bucketing.copies.is_copy(d))
@@ -89,6 +91,7 @@ pub(super) fn indexed_pairs(
     for run in 0..runs {
         let keys = run * per_document / runs..(run + 1) * per_document / runs;
         for part in 0..parts {
+            cancel.check()?;
             let index = candidate_index(sketches, &comparable, maker, keys.clone(), (part, parts));
             let found = candidate_pairs(index, bucketing);
             pairs = if pairs.is_empty() {
@@ -98,7 +101,7 @@ pub(super) fn indexed_pairs(
             };
         }
     }
-    pairs
+    Ok(pairs)
 }
 
 /// The union of two sorted lists of distinct pairs, sorted.

@@ -16,6 +16,7 @@ use super::{Cluster, ClusterStats};
 use crate::config::Plan;
 use crate::corpus::set_store::SetsView;
 use crate::sketch::Sketch;
+use crate::{Cancel, Error};
 
 /// Candidate pairs verified at once: their outcomes are collected a slice at a time (8 MiB of
 /// outcomes), and what passes in a slice is one run of [`StrongestFirst`].
@@ -290,19 +291,33 @@ fn given_pairs(given: &[(u32, u32)], is_copy: impl Fn(u32) -> bool) -> Vec<(u32,
 /// Joins documents into sets: candidate pairs, verified, joined strongest first with the
 /// representative check, then lone documents attached. `known` documents start in their
 /// stories, and only pairs with at least one other document are checked. Documents with a set
-/// in `shingles` are compared exactly, pairs with any other by their estimate.
-pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Plan, known: &Known) -> Joined {
+/// in `shingles` are compared exactly, pairs with any other by their estimate. Stops with
+/// [`Error::Cancelled`] at its next check (between the ranges of candidate keys and between
+/// slices of the pairs verified) once `cancel` is cancelled.
+pub fn join(
+    sketches: &[Sketch],
+    shingles: SetsView,
+    config: &Plan,
+    known: &Known,
+    cancel: &Cancel,
+) -> Result<Joined, Error> {
     let mut stats = ClusterStats::default();
     let copies = find_copies(sketches, shingles, known.fresh_from);
     let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
     let pairs = match &known.pairs {
         Some(given) => given_pairs(given, |d| copies.is_copy(d)),
-        None => indexed_pairs(sketches, config, &mut bucketing, INDEX_ENTRIES_PER_RANGE),
+        None => indexed_pairs(
+            sketches,
+            config,
+            &mut bucketing,
+            INDEX_ENTRIES_PER_RANGE,
+            cancel,
+        )?,
     };
     bucketing.count_into(&mut stats);
     stats.candidate_pairs = pairs.len();
     stats.copies = copies.len();
-    let (mut verified, mut weak_links) = score_pairs(&pairs, sketches, shingles, config);
+    let (mut verified, mut weak_links) = score_pairs(&pairs, sketches, shingles, config, cancel)?;
     drop(pairs);
     let attach = config.cluster.attach_similarity;
     let copy_pairs = || copies.pairs.iter().map(|&(o, c)| (1.0, o, c)).collect();
@@ -333,12 +348,12 @@ pub fn join(sketches: &[Sketch], shingles: SetsView, config: &Plan, known: &Know
         .iter()
         .map(|set| representative[sets.find(set[0]) as usize])
         .collect();
-    Joined {
+    Ok(Joined {
         sets: members,
         representatives,
         stats,
         links,
-    }
+    })
 }
 
 /// Weak links of a slice of pairs: `(jaccard, a, b)`.
@@ -354,12 +369,14 @@ fn score_pairs(
     sketches: &[Sketch],
     shingles: SetsView,
     config: &Plan,
-) -> (StrongestFirst, Vec<WeakLinks>) {
+    cancel: &Cancel,
+) -> Result<(StrongestFirst, Vec<WeakLinks>), Error> {
     let verifier = config.verifier;
     let (attach, attach_lead) = (config.cluster.attach_similarity, config.cluster.attach_lead);
     let mut verified = StrongestFirst::default();
     let mut weak_links: Vec<WeakLinks> = Vec::new();
     for slice in pairs.chunks(SCORED_PER_SLICE) {
+        cancel.check()?;
         let outcomes: Vec<Option<(f64, Option<f64>, bool)>> = slice
             .par_iter()
             .map_init(Buffers::default, |buffers, &(a, b)| {
@@ -393,7 +410,7 @@ fn score_pairs(
             weak_links.push(weak);
         }
     }
-    (verified, weak_links)
+    Ok((verified, weak_links))
 }
 
 /// One set a document, with the `known` stories joined already (each with its representative

@@ -59,6 +59,7 @@ use crate::config::Plan;
 use crate::corpus::set_store::SetsView;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
+use crate::{Cancel, Error};
 
 /// One cluster: its members in output order, the representative first.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,22 +101,26 @@ pub struct ClusterStats {
 /// Clusters of documents, sketches given in document-number order (by id); `sets` gives the
 /// shingle sets that verification compares, where it is exact.
 pub fn cluster(sketches: &[Sketch], sets: SetsView, config: &Plan) -> (Vec<Cluster>, ClusterStats) {
-    let (clusters, stats, _) = cluster_with_links(sketches, sets, config);
-    (clusters, stats)
+    match cluster_with_links(sketches, sets, config, &Cancel::new()) {
+        Ok((clusters, stats, _)) => (clusters, stats),
+        Err(_) => unreachable!("a fresh token is never cancelled"),
+    }
 }
 
-/// [`cluster`], with the links that joined the clusters (see [`joined_via`]).
+/// [`cluster`], with the links that joined the clusters (see [`joined_via`]); stops with
+/// [`Error::Cancelled`] once `cancel` is cancelled.
 pub(crate) fn cluster_with_links(
     sketches: &[Sketch],
     sets: SetsView,
     config: &Plan,
-) -> (Vec<Cluster>, ClusterStats, Vec<Link>) {
-    let joined = join(sketches, sets, config, &Known::default());
-    (
+    cancel: &Cancel,
+) -> Result<(Vec<Cluster>, ClusterStats, Vec<Link>), Error> {
+    let joined = join(sketches, sets, config, &Known::default(), cancel)?;
+    Ok((
         clusters_of(joined.sets, sketches),
         joined.stats,
         joined.links,
-    )
+    ))
 }
 
 /// Sets of documents as clusters in output order: each set's representative first, then its
@@ -302,7 +307,9 @@ mod tests {
             &Plan::try_from(&config).unwrap(),
             &mut bucketing,
             usize::MAX,
-        );
+            &Cancel::new(),
+        )
+        .unwrap();
         bucketing.count_into(&mut counted);
         // Anchored at document 0: 11 pairs, not the 66 of all pairs of 12 documents.
         assert_eq!(pairs.len(), 11, "{pairs:?}");
@@ -331,7 +338,9 @@ mod tests {
             &Plan::try_from(&config).unwrap(),
             &mut bucketing,
             INDEX_ENTRIES_PER_RANGE,
-        );
+            &Cancel::new(),
+        )
+        .unwrap();
         assert_eq!(pairs.len(), n - 1);
         assert!(pairs.iter().all(|&(a, _)| a == 0));
         let (clusters, stats) = cluster(
@@ -405,7 +414,9 @@ mod tests {
                     &Plan::try_from(&config).unwrap(),
                     &mut bucketing,
                     per_range,
-                );
+                    &Cancel::new(),
+                )
+                .unwrap();
                 let mut stats = ClusterStats::default();
                 bucketing.count_into(&mut stats);
                 (pairs, stats)
@@ -424,6 +435,28 @@ mod tests {
                 assert_eq!(stats, whole_stats);
             }
         }
+    }
+
+    #[test]
+    fn a_cancelled_token_stops_the_join() {
+        let a: Vec<u32> = (0..84).collect();
+        let sketches = vec![sketch(a.clone(), 10), sketch(a, 10)];
+        let plan = Plan::try_from(&Config::default()).unwrap();
+        let cancel = Cancel::new();
+        let run = |cancel: &Cancel| {
+            join(
+                &sketches,
+                SetsView::none(),
+                &plan,
+                &Known::default(),
+                cancel,
+            )
+        };
+        assert_eq!(run(&cancel).unwrap().sets, vec![vec![0, 1]]);
+        cancel.cancel();
+        assert!(matches!(run(&cancel), Err(Error::Cancelled)));
+        let cancelled = cluster_with_links(&sketches, SetsView::none(), &plan, &cancel);
+        assert!(matches!(cancelled, Err(Error::Cancelled)));
     }
 
     #[test]
@@ -523,7 +556,9 @@ mod tests {
             &sketches,
             SetsView::none(),
             &Plan::try_from(&config).unwrap(),
-        );
+            &Cancel::new(),
+        )
+        .unwrap();
         assert_eq!((clusters.len(), stats.attached), (1, 1));
         assert_eq!(links.len(), 2);
         let via = joined_via(
@@ -625,7 +660,9 @@ mod tests {
             SetsView::none(),
             &Plan::try_from(&config).unwrap(),
             &known(5),
-        );
+            &Cancel::new(),
+        )
+        .unwrap();
         assert!(!joined.sets.iter().any(|s| s.contains(&0) && s.contains(&1)));
         // The new document attaches to story 0, which has 6 documents though 1 is loaded...
         assert!(joined.sets.iter().any(|s| s == &vec![0, 2]), "{joined:?}");
@@ -636,7 +673,9 @@ mod tests {
             SetsView::none(),
             &Plan::try_from(&config).unwrap(),
             &known(0),
-        );
+            &Cancel::new(),
+        )
+        .unwrap();
         assert_eq!(joined.sets, vec![vec![0], vec![1], vec![2]]);
         assert_eq!(joined.representatives, vec![0, 1, 2]);
     }

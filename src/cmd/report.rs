@@ -6,7 +6,7 @@
 //! page shows the pairs that share a passage (`report::reuse`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 use crate::bars;
-use crate::cli::{IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
+use crate::cli::{ConfigArgs, IndexReportArgs, InputArgs, ReportArgs, ReportOutputArgs, RunArgs};
 use crate::cmd::files::{check_outputs, input_names, write_file};
 use crate::cmd::{collect_options, run_options};
 use crate::exit::Outcome;
@@ -39,18 +39,14 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
         return run_reuse(args);
     }
     let started = Instant::now();
-    rereadable(&args.inputs)?;
-    let mut read_too = args.inputs.clone();
-    read_too.extend(args.clusters.iter().cloned());
-    check_outputs(
-        &[("-o", Some(&args.report.output))],
-        &read_too,
-        Some(&args.config),
+    let (config, options) = prepare(
+        &args.inputs,
+        args.clusters.as_slice(),
+        &args.input,
+        &args.report,
+        &args.config,
         None,
     )?;
-    // The settings every stage derives, worked out once for the whole command.
-    let config = Plan::try_from(&args.config.resolve()?)?;
-    let options = read_options(&args.input, &args.report);
     let (collection, stories, timings) = match &args.clusters {
         None => {
             let mut clusterer =
@@ -101,21 +97,20 @@ pub fn run(args: ReportArgs) -> Result<Outcome> {
 /// Runs `index report`: the stories of the given documents as the index holds them.
 pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
     let started = Instant::now();
-    rereadable(&args.inputs)?;
-    check_outputs(
-        &[("-o", Some(&args.report.output))],
+    let (config, options) = prepare(
         &args.inputs,
-        Some(&args.config),
+        &[],
+        &args.input,
+        &args.report,
+        &args.config,
         Some(&args.db.db),
     )?;
-    let config = Plan::try_from(&args.config.resolve()?)?;
     let db = args.db.db.display().to_string();
     let (known, rows) = {
         let index = Index::open_by(&args.db.db, Open::Existing, "index report")?;
         index.check_comparable(&config)?;
         (index.known_boilerplate()?, index.export()?)
     };
-    let options = read_options(&args.input, &args.report);
     let collection = collect(&args.inputs, &options, &config, &args.run, Some(known))?;
     let rows = rows.into_iter().map(|r| Row {
         place: format!("{db}: document {:?}", r.doc_id),
@@ -147,15 +142,14 @@ pub fn run_index(args: IndexReportArgs) -> Result<Outcome> {
 /// Runs `report --reuse`: the pairs that share a passage, side by side.
 fn run_reuse(args: ReportArgs) -> Result<Outcome> {
     let started = Instant::now();
-    rereadable(&args.inputs)?;
-    check_outputs(
-        &[("-o", Some(&args.report.output))],
+    let (config, options) = prepare(
         &args.inputs,
-        Some(&args.config),
+        &[],
+        &args.input,
+        &args.report,
+        &args.config,
         None,
     )?;
-    let config = Plan::try_from(&args.config.resolve()?)?;
-    let options = read_options(&args.input, &args.report);
     let mut reuser = Reuser::with_options(&config, run_options(&args.run, options.strict))?;
     reuser.read(&args.inputs, &options)?;
     let reuse = reuser.finish()?;
@@ -237,11 +231,26 @@ fn run_reuse(args: ReportArgs) -> Result<Outcome> {
     })
 }
 
-/// How a report reads its inputs: as `cluster` does, with the columns it shows.
-fn read_options(input: &InputArgs, report: &ReportOutputArgs) -> ReadOptions {
+/// What every report checks before it reads anything: that its inputs can be read a second
+/// time (for the texts it shows) and that its page would overwrite none of them, nor a table
+/// it reads (`tables`), the configuration or the index `db`. Gives the settings every stage
+/// derives, worked out once, and how the inputs are read: as `cluster` reads them, with the
+/// columns the page shows.
+fn prepare(
+    inputs: &[PathBuf],
+    tables: &[PathBuf],
+    input: &InputArgs,
+    report: &ReportOutputArgs,
+    config: &ConfigArgs,
+    db: Option<&Path>,
+) -> Result<(Plan, ReadOptions)> {
+    rereadable(inputs)?;
+    let read: Vec<PathBuf> = inputs.iter().chain(tables).cloned().collect();
+    check_outputs(&[("-o", Some(&report.output))], &read, Some(config), db)?;
+    let plan = Plan::try_from(&config.resolve()?)?;
     let mut options = input.read_options(report.time_column.clone());
     options.columns = report.columns.clone();
-    options
+    Ok((plan, options))
 }
 
 /// The inputs read and sketched without clustering, leaving out `known` boilerplate (an

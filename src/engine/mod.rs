@@ -130,9 +130,9 @@ pub(crate) fn cluster_collection(
     let pool = thread_pool(threads, "cluster")?;
     let started = Instant::now();
     let (clusters, stats, links) = SetStore::reading_of(collection.sets.as_ref(), 0, |sets| {
-        pool.install(|| cluster_with_links(sketches, sets, config))
+        pool.install(|| cluster_with_links(sketches, sets, config, cancel))
     })
-    .map_err(Error::spill)?;
+    .map_err(Error::spill)??;
     let elapsed = started.elapsed();
     cancel.check()?;
     progress.advance(Stage::Clustering, sketches.len() as u64);

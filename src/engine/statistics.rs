@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::allocator::give_back_free_pages;
 use super::Timings;
 use crate::cancel::Cancel;
-use crate::cluster::cluster;
+use crate::cluster::cluster_with_links;
 use crate::config::Plan;
 use crate::corpus::boilerplate::{
     document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
@@ -72,6 +72,10 @@ pub(super) fn sketch_with_statistics(
         store.rewrite(
             &mut documents,
             |(outline, sketch, left_out), main, _page, out| {
+                // Once cancelled, the rest is skipped: the check after the pass ends the run.
+                if cancel.is_cancelled() {
+                    return 0;
+                }
                 progress.advance(Stage::Sketching, 1);
                 let mut taken = Vec::new();
                 let outline = std::mem::take(outline);
@@ -93,9 +97,8 @@ pub(super) fn sketch_with_statistics(
         .unzip();
     if min_stories > 0 {
         let stories = timings.time("first clustering", || {
-            preliminary_stories(&sketches, config)
-        });
-        cancel.check()?;
+            preliminary_stories(&sketches, config, cancel)
+        })?;
         // A set's left-out keys are boilerplate already and cannot be found again, so only the
         // sets are counted, and of them only the frequent shingles. Sets on file are gathered
         // and counted in parts of the key space, like document frequency, but of half the
@@ -126,6 +129,9 @@ pub(super) fn sketch_with_statistics(
             let mut documents: Vec<(&mut Sketch, u32)> =
                 sketches.iter_mut().zip(left_outs).collect();
             store.rewrite(&mut documents, |(sketch, left_out), set, rest, out| {
+                if cancel.is_cancelled() {
+                    return 0;
+                }
                 let left_out = *left_out as usize;
                 if left_out > 0 {
                     sketcher.resketch(sketch, set, rest, left_out, &added, out);
@@ -138,6 +144,7 @@ pub(super) fn sketch_with_statistics(
             });
         });
         give_back_free_pages();
+        cancel.check()?;
     }
     Ok((boilerplate, sketches))
 }
@@ -255,15 +262,19 @@ pub(super) const MIN_KEYS_PER_PART: usize = 1 << 24;
 /// Its pairs are verified from the minima, whatever `cluster.verify` says: these stories only
 /// decide how many stories share a shingle, and the estimate (lowered by the margin) spares
 /// reading every candidate pair's two sets, from a file for a large collection.
-pub(super) fn preliminary_stories(sketches: &[Sketch], config: &Plan) -> Vec<u32> {
-    let (clusters, _) = cluster(sketches, SetsView::none(), config);
+pub(super) fn preliminary_stories(
+    sketches: &[Sketch],
+    config: &Plan,
+    cancel: &Cancel,
+) -> Result<Vec<u32>, Error> {
+    let (clusters, _, _) = cluster_with_links(sketches, SetsView::none(), config, cancel)?;
     let mut story = vec![0u32; sketches.len()];
     for (index, c) in clusters.iter().enumerate() {
         for &(doc, _) in &c.members {
             story[doc as usize] = index as u32;
         }
     }
-    story
+    Ok(story)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use redb::{ReadTransaction, ReadableTable, WriteTransaction};
 use rustc_hash::FxHashMap;
 
+use crate::cancel::Cancel;
 use crate::cluster::{join, Joined, Known, KnownStory};
 use crate::clusterer::Status;
 use crate::config::Plan;
@@ -92,10 +93,12 @@ pub struct AddReport {
 }
 
 /// How to add.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct AddOptions {
     /// Replace an indexed document with the same id instead of failing.
     pub upsert: bool,
+    /// Stops the join at its next check once cancelled; the transaction is then dropped.
+    pub cancel: Cancel,
 }
 
 /// What an add of a collection to the index says, when the index's file cannot be written.
@@ -112,8 +115,7 @@ pub(crate) fn prepare<'s>(
 ) -> crate::Result<PreparedAdd<'s>> {
     let path = store.path.clone();
     let (txn, report, clock) = write_add(store, collection, config, options)
-        .map_err(|e| e.doing_at(&path, CANNOT_WRITE))?
-        .map_err(crate::Error::spill)?;
+        .map_err(|e| e.doing_at(&path, CANNOT_WRITE))??;
     Ok(PreparedAdd {
         store,
         txn,
@@ -201,8 +203,8 @@ impl Clock {
     }
 }
 
-/// The add of [`prepare`], written into a transaction that is not committed yet (or the
-/// failed read of the night's shingle sets that gave it up): the checks, then the phases in
+/// The add of [`prepare`], written into a transaction that is not committed yet (or what gave
+/// it up inside the join: a failed read of the night's shingle sets, or a cancelled run): the checks, then the phases in
 /// turn ([`look_up`], [`examine`], [`load`], [`join_night`], [`place`],
 /// [`write_documents`]).
 fn write_add(
@@ -210,7 +212,7 @@ fn write_add(
     collection: Collection,
     config: &Plan,
     options: AddOptions,
-) -> Result<std::io::Result<(WriteTransaction, AddReport, Clock)>> {
+) -> Result<crate::Result<(WriteTransaction, AddReport, Clock)>> {
     let mut clock = Clock::start();
     store.check_comparable(config)?;
     if !options.upsert {
@@ -310,10 +312,18 @@ fn write_add(
         let (near, all, known) = load(&t, linkable, fresh, config)?;
         report.loaded = near.numbers.len();
         clock.lap("index: loading candidates");
-        let joined = match join_night(&all, sets, &near, config, known, &mut report) {
+        let joined = match join_night(
+            &all,
+            sets,
+            &near,
+            config,
+            known,
+            &mut report,
+            &options.cancel,
+        ) {
             Ok(joined) => joined,
             // The transaction is dropped uncommitted.
-            Err(failed_read) => return Ok(Err(failed_read)),
+            Err(failed_or_cancelled) => return Ok(Err(failed_or_cancelled)),
         };
         clock.lap("index: joining");
 
@@ -473,7 +483,8 @@ fn load(
 
 /// The join phase: [`join`] of the loaded and new documents, the stories they were in
 /// already known; the night's shingle sets are let go after it. Fails when the sets' temporary
-/// file could not be read back: the join made of keys of zeros is dropped.
+/// file could not be read back (the join made of keys of zeros is dropped), and when `cancel`
+/// is cancelled during the join.
 fn join_night(
     all: &[Sketch],
     sets: Option<SetStore>,
@@ -481,11 +492,13 @@ fn join_night(
     config: &Plan,
     known: Known,
     report: &mut AddReport,
-) -> std::io::Result<Joined> {
+    cancel: &Cancel,
+) -> crate::Result<Joined> {
     let fresh_from = near.numbers.len() as u32;
     let joined = SetStore::reading_of(sets.as_ref(), fresh_from, |view| {
-        join(all, view, config, &known)
-    })?;
+        join(all, view, config, &known, cancel)
+    })
+    .map_err(crate::Error::spill)??;
     report.cut_buckets = joined.stats.cut_buckets;
     report.cut_bucket_documents = joined.stats.cut_bucket_documents;
     Ok(joined)

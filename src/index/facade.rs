@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
+use crate::cancel::Cancel;
 use crate::config::{Config, Plan};
 use crate::engine::{thread_pool, CollectOptions, Collection, Collector, Timings};
 use crate::error::Result;
@@ -104,6 +105,7 @@ impl Index {
         let known = known_boilerplate(&self.store)?;
         let mut timings = Timings::default();
         timings.lap("index: known boilerplate", &mut clock);
+        let cancel = options.cancel.clone();
         let collector = Collector::new(
             &plan,
             CollectOptions {
@@ -120,6 +122,7 @@ impl Index {
             config: plan,
             threads: options.threads,
             upsert,
+            cancel,
             documents: Documents::Collecting(collector),
             timings,
         })
@@ -252,6 +255,7 @@ pub struct IndexAddition<'a> {
     config: Plan,
     threads: usize,
     upsert: bool,
+    cancel: Cancel,
     documents: Documents,
     timings: Timings,
 }
@@ -342,6 +346,7 @@ impl<'a> IndexAddition<'a> {
             config,
             threads,
             upsert,
+            cancel,
             documents: Documents::Sketched(collection),
             ..
         } = self
@@ -349,7 +354,7 @@ impl<'a> IndexAddition<'a> {
             unreachable!("sketched above")
         };
         let pool = thread_pool(threads, "index")?;
-        let options = AddOptions { upsert };
+        let options = AddOptions { upsert, cancel };
         let store = &mut index.store;
         pool.install(|| prepare(store, collection, &config, options))
     }

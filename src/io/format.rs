@@ -12,6 +12,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+use crate::io::gzip::GzipMembers;
 use crate::io::record::ReadError;
 use crate::io::transcode::RecordEncoding;
 
@@ -308,10 +309,17 @@ pub enum Compression {
 }
 
 impl Compression {
-    /// The file's contents, decompressed as they are read.
-    fn reader(self, file: File, name: &str) -> Result<Box<dyn Read + Send>, ReadError> {
+    /// The file's contents, decompressed as they are read; a `.warc.gz` (`extension` `warc`)
+    /// member by member, a damaged member reported and stepped over ([`GzipMembers`]).
+    fn reader(
+        self,
+        file: File,
+        name: &str,
+        extension: &str,
+    ) -> Result<Box<dyn Read + Send>, ReadError> {
         Ok(match self {
             Compression::None => Box::new(file),
+            Compression::Gzip if extension == "warc" => Box::new(GzipMembers::new(file)),
             Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
                 BufReader::with_capacity(1 << 16, file),
             )),
@@ -325,7 +333,8 @@ impl Compression {
     }
 }
 
-/// Opens a record or document file, decompressing `.gz` and `.zst` files as they are read;
+/// Opens a record or document file, decompressing `.gz` and `.zst` files as they are read (a
+/// `.warc.gz` member by member, [`GzipMembers`]);
 /// also gives the extension that tells its format (the one before `.gz` or `.zst`).
 pub fn open_input(path: &Path) -> Result<(Box<dyn Read + Send>, String), ReadError> {
     let (compression, extension) = compression_of(path);
@@ -334,7 +343,8 @@ pub fn open_input(path: &Path) -> Result<(Box<dyn Read + Send>, String), ReadErr
         path: name.clone(),
         source,
     })?;
-    Ok((compression.reader(file, &name)?, extension))
+    let reader = compression.reader(file, &name, &extension)?;
+    Ok((reader, extension))
 }
 
 /// How `path` is compressed, and the extension that tells its format: the one before `.gz` or

@@ -2,7 +2,8 @@
 //! iterator of [`ReadItem`]s: a record, or the one-line report of a record skipped): a record
 //! file (CSV, TSV, JSONL, Parquet), a whole-file document (`.txt`, `.html`, `.htm`, `.eml`), an
 //! archive of documents (`.mbox`, `.warc`), a folder of documents and Parquet files (id = path
-//! relative to the folder), or `-` for stdin. What each is read as is
+//! relative to the folder; [`read_folder_file`] reads one file of a folder alone, as the folder
+//! gives it), or `-` for stdin. What each is read as is
 //! [`Format::detect`]'s (and, in a folder, [`Format::in_folder`]'s); each format's module
 //! reads its records, and this one checks their ids and times, numbers them in input order and
 //! counts them. A record that cannot be used is reported in one line naming the file and line,
@@ -91,10 +92,23 @@ impl Iterator for Source {
     }
 }
 
-/// The files of a folder input not yet read, in order.
+/// The files of a folder input not yet read, in order, each with its id: its path relative to
+/// the folder.
 struct Folder {
-    root: PathBuf,
-    files: std::vec::IntoIter<PathBuf>,
+    files: std::vec::IntoIter<(PathBuf, String)>,
+}
+
+/// The records of one file found in a folder input, as reading the folder gives them, where
+/// `id` is the file's path relative to the folder: a document's id, an archive's documents
+/// their own (a message without a `Message-ID` the archive's id and its number); a file the
+/// folder leaves out gives none. The Spark job reads the files of a folder in tasks of their
+/// own through it.
+pub fn read_folder_file<'a>(file: &Path, id: &str, options: &'a ReadOptions) -> Records<'a> {
+    let mut records = read_inputs(&[], options);
+    records.folder = Some(Folder {
+        files: vec![(file.to_owned(), id.to_owned())].into_iter(),
+    });
+    records
 }
 
 /// The reader of inputs: see [`read_inputs`].
@@ -167,10 +181,7 @@ impl Records<'_> {
             }
             if let Some(folder) = &mut self.folder {
                 match folder.files.next() {
-                    Some(path) => {
-                        let root = folder.root.clone();
-                        self.open_folder_file(&root, &path)?;
-                    }
+                    Some((path, id)) => self.open_folder_file(&path, id)?,
                     None => self.folder = None,
                 }
                 continue;
@@ -233,22 +244,28 @@ impl Records<'_> {
             source,
         })?;
         files.sort();
+        let files: Vec<(PathBuf, String)> = files
+            .into_iter()
+            .map(|path| {
+                let id = relative_id(folder, &path);
+                (path, id)
+            })
+            .collect();
         self.folder = Some(Folder {
-            root: folder.to_owned(),
             files: files.into_iter(),
         });
         Ok(())
     }
 
-    /// Opens a file found in a folder: a document or a Parquet file, or one left out.
-    fn open_folder_file(&mut self, folder: &Path, path: &Path) -> Result<(), ReadError> {
+    /// Opens a file found in a folder, whose id is `id`: a document or a Parquet file, or one
+    /// left out.
+    fn open_folder_file(&mut self, path: &Path, id: String) -> Result<(), ReadError> {
         let source: Arc<str> = Arc::from(path.display().to_string());
         match Format::in_folder(path) {
             None => self.summary.ignored_files += 1,
             Some(Format::Parquet) => self.source = Some(open_parquet(path, source, self.options)?),
             Some(format) => {
                 let (file, _) = open_input(path)?;
-                let id = relative_id(folder, path);
                 self.source = Some(open_document(file, format, id, source)?);
             }
         }
@@ -907,6 +924,146 @@ mod tests {
         assert_eq!(ids, ["b.txt", "en/a.html", "latin.txt"]);
         assert_eq!(records[2].text, "café");
         assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    /// A WARC `resource` record of `uri`, dated `date`, holding `text`.
+    fn warc_resource(uri: &str, date: &str, text: &str) -> Vec<u8> {
+        let mut out = format!(
+            "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: {uri}\r\nWARC-Date: {date}\r\n\
+             Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(text.as_bytes());
+        out.extend_from_slice(b"\r\n\r\n");
+        out
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn a_folder_file_read_alone_gives_what_the_folder_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        file_with(&dir, "a.txt", b"one");
+        file_with(
+            &dir,
+            "sub/list.mbox",
+            b"From a@b.c Tue Jun  3 10:00:00 2025\nMessage-ID: <one@b.c>\nSubject: one\n\nFirst\n\n\
+              From c@d.e Tue Jun  3 11:00:00 2025\nSubject: two\n\nSecond\n",
+        );
+        let warc = [
+            warc_resource("http://a/x", "2025-06-03T10:00:00Z", "older"),
+            warc_resource("http://a/x", "2025-06-04T10:00:00Z", "newer"),
+        ]
+        .concat();
+        file_with(&dir, "sub/crawl.warc", &warc);
+        file_with(&dir, "notes.md", b"left out");
+        let seen = |records: &[Record]| -> Vec<(String, String, Option<i64>)> {
+            records
+                .iter()
+                .map(|r| (r.id.clone(), r.origin.to_string(), r.origin.dated))
+                .collect()
+        };
+        let (_, whole, _) = read(dir.path(), &ReadOptions::default());
+        let mut alone = Vec::new();
+        for name in ["a.txt", "notes.md", "sub/crawl.warc", "sub/list.mbox"] {
+            let options = ReadOptions::default();
+            for item in read_folder_file(&dir.path().join(name), name, &options) {
+                match item.unwrap() {
+                    ReadItem::Record(record) => alone.push(record),
+                    ReadItem::Skipped(report) => panic!("{report}"),
+                }
+            }
+        }
+        assert_eq!(seen(&alone), seen(&whole));
+        let ids: Vec<&str> = alone.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "a.txt",
+                "http://a/x",
+                "http://a/x",
+                "one@b.c",
+                "sub/list.mbox#2"
+            ]
+        );
+        let at = format!("{}@{}", dir.path().join("sub/crawl.warc").display(), 0);
+        assert_eq!(alone[1].origin.to_string(), at);
+        assert_eq!(alone[2].origin.dated, Some(1_749_031_200));
+    }
+
+    #[test]
+    fn a_damaged_gzip_member_of_a_warc_is_reported_and_the_next_member_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let words: String = (0..400).map(|i| format!("word{i} ")).collect();
+        let members: Vec<Vec<u8>> = ["http://a/1", "http://a/2", "http://a/3"]
+            .iter()
+            .map(|uri| gzip(&warc_resource(uri, "2025-06-03T10:00:00Z", &words)))
+            .collect();
+        let mut damaged = members[1].clone();
+        let middle = damaged.len() / 2;
+        damaged[middle..middle + 8].copy_from_slice(&[0xff; 8]);
+        let path = file_with(
+            &dir,
+            "crawl.warc.gz",
+            &[&members[0][..], &damaged, &members[2]].concat(),
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().skipped, 1);
+        let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["http://a/1", "http://a/3"]);
+        assert!(records.iter().all(|r| r.text == words));
+        let second_at = members[0].len();
+        let third_at = second_at + members[1].len();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let expected_start = format!(
+            "{}: the gzip member at byte {second_at} cannot be decompressed (",
+            path.display()
+        );
+        let expected_end = format!(
+            "); its records are lost and reading goes on at the next member, at byte \
+             {third_at}; fetch the file again to read them; record skipped"
+        );
+        assert!(
+            warnings[0].starts_with(&expected_start) && warnings[0].ends_with(&expected_end),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn a_cut_warc_gz_keeps_the_records_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = gzip(&warc_resource("http://a/1", "2025-06-03T10:00:00Z", "one"));
+        let second = gzip(&warc_resource("http://a/2", "2025-06-03T10:00:00Z", "two"));
+        let path = file_with(
+            &dir,
+            "crawl.warc.gz",
+            &[&first[..], &second[..second.len() / 2]].concat(),
+        );
+        let (result, records, warnings) = read(&path, &ReadOptions::default());
+        assert_eq!(result.unwrap().records, 1);
+        assert_eq!(records[0].id, "http://a/1");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let expected = format!(
+            "{}: the file ends inside the gzip member at byte {} (",
+            path.display(),
+            first.len()
+        );
+        assert!(
+            warnings[0].starts_with(&expected)
+                && warnings[0].ends_with(
+                    "): it was cut short; the records before are kept; fetch the file again \
+                     for the rest; record skipped"
+                ),
+            "{}",
+            warnings[0]
+        );
     }
 
     #[test]

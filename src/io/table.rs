@@ -43,7 +43,7 @@ impl<'a> From<crate::Assignment<'a>> for Row<'a> {
 }
 
 /// The header of the reuse table.
-pub(crate) const PAIR_COLUMNS: [&str; 8] = [
+pub const PAIR_COLUMNS: [&str; 8] = [
     "doc_a",
     "doc_b",
     "a_in_b",

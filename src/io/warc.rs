@@ -6,12 +6,15 @@
 //! typed by the record's own `Content-Type`; a `conversion` (WET) gives its block as plain text.
 //! Other types of response are left out and counted; requests, metadata and the like are not
 //! documents. A document's id is its `WARC-Target-URI`, its time the record's `WARC-Date`. A
-//! damaged record is reported with its offset and reading goes on at the next `WARC/` line.
+//! damaged record is reported with its offset and reading goes on at the next `WARC/` line; a
+//! damaged gzip member of a `.warc.gz` with its byte in the file, and reading goes on at the
+//! next member.
 
 use std::io::{BufRead, Read};
 use std::sync::Arc;
 
 use crate::io::charset::{self, Decoded, TextKind};
+use crate::io::gzip::DamagedMember;
 use crate::io::record::{DocumentText, Entry, ReadError};
 use crate::io::time::parse_time;
 
@@ -193,8 +196,10 @@ impl<R: BufRead> WarcReader<R> {
 
 /// The documents of a WARC file as records, pulled one at a time: each page or text a record,
 /// its id its `WARC-Target-URI`, its time its `WARC-Date`, named in messages by the file and the
-/// record's offset (`crawl.warc.gz@1234`). A damaged record is reported and skipped; a file
-/// whose decompression fails midway is reported once, and the records before are kept.
+/// record's offset (`crawl.warc.gz@1234`). A damaged record is reported and skipped; so is a
+/// damaged gzip member of a `.warc.gz`, named by its byte in the file, and reading goes on at
+/// the next member ([`crate::io::gzip`]); a file whose decompression fails otherwise is
+/// reported once, and the records before are kept.
 pub(crate) struct WarcEntries<R> {
     reader: WarcReader<R>,
     source: Arc<str>,
@@ -224,6 +229,14 @@ impl<R: BufRead> Iterator for WarcEntries<R> {
                     }
                 }
                 Ok(None) => self.done = true,
+                Err(e) if DamagedMember::of(&e).is_some() => {
+                    let damaged = DamagedMember::of(&e).expect("a damaged member");
+                    return Some(Ok(Entry::Skipped {
+                        source: Arc::clone(&self.source),
+                        line: 0,
+                        what: damaged.to_string(),
+                    }));
+                }
                 Err(e) => {
                     self.done = true;
                     let what = format!(

@@ -26,9 +26,9 @@ pub const MAX_PAIRS: usize = 2000;
 /// Display words kept of each text of a pair.
 pub(crate) const TEXT_WORDS: usize = 1500;
 
-/// What the reuse page shows.
+/// What the reuse page shows; the pairs' ids are borrowed from the `reuse` result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReuseView {
+pub struct ReuseView<'a> {
     /// The inputs, as named on the command line.
     pub inputs: Vec<String>,
     /// Documents read.
@@ -36,28 +36,14 @@ pub struct ReuseView {
     /// Pairs found (more than shown when over [`MAX_PAIRS`]).
     pub found: usize,
     /// The pairs shown.
-    pub pairs: Vec<PairView>,
+    pub pairs: Vec<PairView<'a>>,
 }
 
-/// One pair: the figures of its `reuse` row and both texts.
+/// One pair: its `reuse` row and both texts.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PairView {
-    /// The `reuse` row's figures, ids owned.
-    pub doc_a: String,
-    /// The second document.
-    pub doc_b: String,
-    /// Share of `doc_a`'s words in passages shared with `doc_b`.
-    pub a_in_b: f64,
-    /// Share of `doc_b`'s words in passages shared with `doc_a`.
-    pub b_in_a: f64,
-    /// Shared words (the smaller count of the two).
-    pub shared_words: u32,
-    /// Passages (the smaller count).
-    pub passages: u32,
-    /// Words of the longest passage.
-    pub longest: u32,
-    /// Exact Jaccard.
-    pub jaccard: f64,
+pub struct PairView<'a> {
+    /// The pair's row of the `reuse` table.
+    pub row: ReusePair<'a>,
     /// `doc_a` as shown, with its marks.
     pub a: SideView,
     /// `doc_b` as shown.
@@ -78,12 +64,12 @@ pub struct SideView {
 
 /// The view of the pair `row`, from the raw texts of its two documents (`None` for a text
 /// that could not be read back, shown empty).
-pub fn pair_view(
+pub fn pair_view<'a>(
     comparer: &Comparer,
     rules: PassageRules,
-    row: &ReusePair,
+    row: &ReusePair<'a>,
     (a_raw, b_raw): (Option<&str>, Option<&str>),
-) -> PairView {
+) -> PairView<'a> {
     let prepare = |raw: &str| {
         let visible = comparer.canonicalizer().visible_text(raw).into_owned();
         let prepared = comparer.prepare_visible(&visible, "").ok();
@@ -112,14 +98,7 @@ pub fn pair_view(
         }
     };
     PairView {
-        doc_a: row.doc_a.to_owned(),
-        doc_b: row.doc_b.to_owned(),
-        a_in_b: row.a_in_b,
-        b_in_a: row.b_in_a,
-        shared_words: row.shared_words,
-        passages: row.passages,
-        longest: row.longest,
-        jaccard: row.jaccard,
+        row: *row,
         a: side(&a, &b),
         b: side(&b, &a),
     }
@@ -161,26 +140,27 @@ pub fn render(view: &ReuseView) -> String {
 
 /// One pair: a `<details>` whose summary holds the figures and whose body the two texts.
 fn pair_html(page: &mut String, index: usize, pair: &PairView) {
+    let row = &pair.row;
     let _ = write!(
         page,
         "<details id=p{index}{}><summary><b>{}</b> words ",
         if index == 0 { " open" } else { "" },
-        pair.shared_words
+        row.shared_words
     );
-    id(page, &pair.doc_a);
+    id(page, row.doc_a);
     page.push_str(" ⇄ ");
-    id(page, &pair.doc_b);
+    id(page, row.doc_b);
     let _ = write!(
         page,
         "<small>{} of the first in the second · {} of the second in the first · {} {}, the longest {} words · Jaccard {}</small></summary>\n<div class=sbs>",
-        fixed(pair.a_in_b, 2),
-        fixed(pair.b_in_a, 2),
-        pair.passages,
-        if pair.passages == 1 { "passage" } else { "passages" },
-        pair.longest,
-        fixed(pair.jaccard, 4)
+        fixed(row.a_in_b, 2),
+        fixed(row.b_in_a, 2),
+        row.passages,
+        if row.passages == 1 { "passage" } else { "passages" },
+        row.longest,
+        fixed(row.jaccard, 4)
     );
-    for (doc, side) in [(&pair.doc_a, &pair.a), (&pair.doc_b, &pair.b)] {
+    for (doc, side) in [(row.doc_a, &pair.a), (row.doc_b, &pair.b)] {
         page.push_str("<section><h2>");
         id(page, doc);
         page.push_str("</h2><p dir=auto>");
@@ -234,7 +214,7 @@ fn side_html(page: &mut String, side: &SideView) {
 mod tests {
     use super::*;
 
-    fn view(a_words: &[&str], marks: Vec<Range<u32>>) -> ReuseView {
+    fn view(a_words: &[&str], marks: Vec<Range<u32>>) -> ReuseView<'static> {
         let side = SideView {
             words: a_words.iter().map(|w| w.to_string()).collect(),
             marks,
@@ -245,14 +225,16 @@ mod tests {
             documents: 2,
             found: 1,
             pairs: vec![PairView {
-                doc_a: "<b>a</b>".into(),
-                doc_b: "b".into(),
-                a_in_b: 0.5,
-                b_in_a: 0.25,
-                shared_words: 30,
-                passages: 1,
-                longest: 31,
-                jaccard: 0.1,
+                row: ReusePair {
+                    doc_a: "<b>a</b>",
+                    doc_b: "b",
+                    a_in_b: 0.5,
+                    b_in_a: 0.25,
+                    shared_words: 30,
+                    passages: 1,
+                    longest: 31,
+                    jaccard: 0.1,
+                },
                 a: side.clone(),
                 b: side,
             }],

@@ -2,9 +2,12 @@
 
 ``python -m megashingle.spark --input PATH --output DIR`` reads what ``megashingle cluster``
 reads, with the same ids: folders of ``.txt``/``.html``/``.htm``/``.eml`` files (id: the path
-relative to the folder), single such files (id: the file name), CSV with a header and JSONL
-(each also ``.gz``/``.zst``), and Parquet (Spark's reader). Several ``--input`` are one
-collection; a repeated id keeps its first record in input order, as the command does.
+relative to the folder), single such files (id: the file name), mail archives (``.mbox``: a
+document a message, id its ``Message-ID``) and WARC files (``.warc``: a document a page or
+text, id its ``WARC-Target-URI``), in folders or alone, CSV with a header and JSONL (each also
+``.gz``/``.zst``), and Parquet (Spark's reader). Several ``--input`` are one collection; a
+repeated id keeps its first record in input order, and a repeated ``WARC-Target-URI`` its
+newest record by ``WARC-Date``, as the command does.
 
 Record and document files are listed on the driver and read on the executors with the
 library's own readers (``RecordReader``); texts never pass through the JVM, and each text is
@@ -39,11 +42,14 @@ The passes, each over the Rust library:
    Each sketch moves once, to its group; no pair is verified across the network.
 
 The first clustering (steps 4 to 7 with sketches without their sets) and the final one share
-the code.
+the code. With ``--dedup`` (``dedup_files``), step 7 also deduplicates each story by the
+library's rule (``dedup_group_packed``), and the kept ids are joined back onto the input rows
+as Spark's readers give them, every column kept.
 
 The modules, in the order the passes run: ``inputs`` (what is read), ``reading`` (pass 1),
 ``frequency`` (passes 2 and 3), ``candidates`` (sketches, candidate pairs, their checks),
-``components`` (groups), ``placement`` (groups clustered), ``job`` (the entry points), ``command``
+``components`` (groups), ``placement`` (groups clustered), ``job`` (the entry points), ``dedup``
+(the records kept), ``command``
 (the command line; ``__main__`` runs it), with ``common`` and ``workers`` beside them. Every rule
 the command also applies (the bucket rule, verification's prefilter, what a file is read as, the
 packed forms of sets and sketches) is the library's, called through the extension.
@@ -59,8 +65,17 @@ from megashingle import InputError
 from .command import main
 from .common import DEFAULT_MAX_GROUP, DEFAULT_MAX_LOCAL_PAIRS
 from .components import _components
+from .dedup import DedupResult, dedup_files
 from .inputs import Inputs, plan_inputs
 from .job import Result, cluster, cluster_files
 
-__all__ = ["InputError", "cluster", "cluster_files", "main"]
-__all__ += ["DEFAULT_MAX_GROUP", "DEFAULT_MAX_LOCAL_PAIRS", "Inputs", "Result", "plan_inputs", "_components"]
+__all__ = ["InputError", "cluster", "cluster_files", "dedup_files", "main"]
+__all__ += [
+    "DEFAULT_MAX_GROUP",
+    "DEFAULT_MAX_LOCAL_PAIRS",
+    "DedupResult",
+    "Inputs",
+    "Result",
+    "plan_inputs",
+    "_components",
+]

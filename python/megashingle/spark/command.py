@@ -1,7 +1,9 @@
 """``python -m megashingle.spark``: the command line. Options as ``megashingle cluster`` names
-them; Spark started quietly (its log in a temporary file unless ``--debug``); the story table
-written to a temporary sibling of the output folder and moved into place; one line on stderr
-for a failure, with the exit codes of the command (0, 1 when records were skipped, 2).
+them (and with ``--dedup``, as ``megashingle dedup`` does); Spark started quietly (its log in a
+temporary file unless ``--debug``); the story table (or the kept records, and the removed ones)
+written to temporary siblings of the output folders and moved into place once all are written;
+one line on stderr for a failure, with the exit codes of the command (0, 1 when records were
+skipped, 2).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import List, Optional
 from megashingle import Config, InputError
 
 from .common import DEFAULT_MAX_GROUP, DEFAULT_MAX_LOCAL_PAIRS, _one_line, log
+from .dedup import DedupResult, check_dedup_config, dedup_files, plan_dedup_inputs
 from .inputs import _is_remote, plan_inputs
 from .job import cluster_files
 
@@ -71,8 +74,35 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument(
         "--format",
         choices=["csv", "parquet", "jsonl"],
-        default="csv",
-        help="output format (CSV part files each have a header)",
+        default=None,
+        help="output format (CSV part files each have a header); default: CSV for stories, Parquet with --dedup",
+    )
+    parser.add_argument(
+        "--dedup",
+        action="store_true",
+        help="write the input records (CSV, JSONL or Parquet) with each story's duplicates left out, every "
+        "column kept, as `megashingle dedup` does, instead of the stories",
+    )
+    parser.add_argument(
+        "--dropped",
+        default=None,
+        metavar="PATH",
+        help="with --dedup: folder for the removed records (doc_id, duplicate_of, similarity, jaccard, "
+        "containment), in --format",
+    )
+    parser.add_argument(
+        "--keep",
+        choices=["representative", "first", "longest"],
+        default=None,
+        help="with --dedup: which record of each story is kept (dedup.keep; default representative)",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        metavar="T",
+        help="with --dedup: a member is removed when its Jaccard with the kept record, or the share of its "
+        "shingles in it, is at least T (dedup.threshold; default 0.5)",
     )
     parser.add_argument("-c", "--config", default=None, help="pipeline.toml")
     parser.add_argument(
@@ -116,23 +146,33 @@ def main(argv: Optional[list] = None) -> int:
                 raise ValueError(f"--set {setting}: expected KEY=VALUE, e.g. cluster.min-similarity=0.4")
             key, value = setting.split("=", 1)
             config = config.replace({key.strip(): _setting_value(value.strip())})
+        if args.keep is not None:
+            config = config.replace({"dedup.keep": args.keep})
+        if args.threshold is not None:
+            config = config.replace({"dedup.threshold": args.threshold})
     except ValueError as e:
         return fail(str(e))
-    output = args.output
-    local_output = not _is_remote(output)
-    if local_output:
-        output = output[len("file://") :] if output.startswith("file://") else output
-        # `stories/` names the folder `stories`: its temporary sibling must not go inside it.
-        output = os.path.normpath(output)
-        if os.path.exists(output) and not args.overwrite:
-            return fail(f"{args.output}: the output folder exists; give another --output or --overwrite to replace it")
+    if not args.dedup:
+        for option, given in (("--dropped", args.dropped), ("--keep", args.keep), ("--threshold", args.threshold)):
+            if given is not None:
+                return fail(f"{option} goes with --dedup: add --dedup to deduplicate, or leave {option} out")
+    fmt = args.format or ("parquet" if args.dedup else "csv")
+    outputs = [("--output", args.output)] + ([("--dropped", args.dropped)] if args.dropped is not None else [])
     try:
-        plan_inputs(args.input, args.input_format)  # missing or unreadable inputs, before Spark starts
+        folders = [_output_folder(option, path, args.overwrite) for option, path in outputs]
+        if len(folders) == 2 and folders[0] == folders[1]:
+            raise InputError(
+                f"{args.dropped}: --dropped names the --output folder: give the removed records a folder of their own"
+            )
+        if args.dedup:
+            check_dedup_config(config)
+            plan_dedup_inputs(args.input, args.input_format)  # missing, unreadable or unfit inputs
+        else:
+            plan_inputs(args.input, args.input_format)  # missing or unreadable inputs, before Spark starts
     except InputError as e:
         return fail(str(e))
 
     from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
 
     owned = SparkSession.getActiveSession() is None
     builder = (
@@ -160,7 +200,8 @@ def main(argv: Optional[list] = None) -> int:
     failed = False
     code = 0
     try:
-        result = cluster_files(
+        job = dedup_files if args.dedup else cluster_files
+        result = job(
             spark,
             args.input,
             args.id_column,
@@ -170,26 +211,27 @@ def main(argv: Optional[list] = None) -> int:
             max_local_pairs=args.max_local_pairs,
             max_group=args.max_group,
         )
-        table = result.table
-        target = f"{output}.partial-{uuid.uuid4().hex[:8]}" if local_output else output
-        if args.format == "csv":
-            table = table.withColumn(
-                "similarity", F.when(F.col("similarity").isNotNull(), F.format_string("%.4f", "similarity"))
-            )
-            writer = table.write.mode("overwrite" if not local_output else "error")
-            writer.csv(target, header=True, emptyValue="", nullValue="")
-        elif args.format == "jsonl":
-            table.write.mode("overwrite" if not local_output else "error").json(target)
+        if isinstance(result, DedupResult):
+            # Timestamps written as Parquet's own (microseconds), as they were read.
+            spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+            tables = [result.kept, result.dropped]
         else:
-            table.write.mode("overwrite" if not local_output else "error").parquet(target)
-        if local_output:
-            if os.path.exists(output):
-                shutil.rmtree(output)
-            os.rename(target, output)
+            tables = [result.table]
+        staged = []
+        for table, folder in zip(tables, folders):
+            target = f"{folder}.partial-{uuid.uuid4().hex[:8]}" if _is_local(folder) else folder
+            _write(table, target, fmt, local=_is_local(folder))
+            staged.append((target, folder))
+        for target, folder in staged:
+            if target != folder:
+                if os.path.exists(folder):
+                    shutil.rmtree(folder)
+                os.rename(target, folder)
         census = result.census
         ignored = f"; {result.inputs.ignored} files left out for their extension" if result.inputs.ignored else ""
         repeated = f" ({len(census.dropped)} for a repeated id)" if len(census.dropped) else ""
-        print(f"megashingle.spark: {result.summary()}{repeated}{ignored}; written to {args.output}", file=sys.stderr)
+        written = " and ".join(path for _, path in outputs)
+        print(f"megashingle.spark: {result.summary()}{repeated}{ignored}; written to {written}", file=sys.stderr)
         code = 1 if census.skipped else 0
     except InputError as e:
         if args.debug:
@@ -202,9 +244,10 @@ def main(argv: Optional[list] = None) -> int:
         where = f"Spark's log: {spark_log}" if spark_log else "--debug shows Spark's log"
         return fail(f"{_one_line(e)} ({where}; --debug shows the stack trace)")
     finally:
-        if local_output:
-            for leftover in _partials(output):
-                shutil.rmtree(leftover, ignore_errors=True)
+        for folder in folders:
+            if _is_local(folder):
+                for leftover in _partials(folder):
+                    shutil.rmtree(leftover, ignore_errors=True)
         if owned:
             spark.stop()
         if spark_log and not failed:
@@ -213,6 +256,49 @@ def main(argv: Optional[list] = None) -> int:
             except OSError:
                 pass
     return code
+
+
+def _is_local(folder: str) -> bool:
+    return not _is_remote(folder)
+
+
+def _output_folder(option: str, path: str, overwrite: bool) -> str:
+    """An output folder as the job writes it: a local path normalized (``stories/`` names the
+    folder ``stories``, so that its temporary sibling is not inside it), refused when it exists
+    (unless ``overwrite``) or cannot be made; a remote URL as it is."""
+    if _is_remote(path):
+        return path
+    local = os.path.normpath(path[len("file://") :] if path.startswith("file://") else path)
+    if os.path.exists(local) and not overwrite:
+        name = "output" if option == "--output" else "--dropped"
+        raise InputError(f"{path}: the {name} folder exists; give another {option} or --overwrite to replace it")
+    if os.path.exists(local) and not os.path.isdir(local):
+        raise InputError(f"{path}: a file, not a folder: give {option} a folder to write")
+    parent = os.path.dirname(os.path.abspath(local))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise InputError(f"{path}: cannot be made: {parent} is a file, not a folder; give {option} another path")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{path}: cannot be made: {parent} is not writable; give {option} another path")
+    return local
+
+
+def _write(table, target: str, fmt: str, local: bool) -> None:
+    """Writes a table to a folder of part files in ``fmt``: CSV with a header in each part
+    (similarities with four decimals, as the command writes them), JSONL or Parquet."""
+    from pyspark.sql import functions as F
+
+    writer_mode = "error" if local else "overwrite"
+    if fmt == "csv":
+        for column in ("similarity", "jaccard", "containment"):
+            if column in table.columns and dict(table.dtypes)[column] == "double":
+                table = table.withColumn(column, F.when(F.col(column).isNotNull(), F.format_string("%.4f", column)))
+        table.write.mode(writer_mode).csv(target, header=True, emptyValue="", nullValue="")
+    elif fmt == "jsonl":
+        table.write.mode(writer_mode).json(target)
+    else:
+        table.write.mode(writer_mode).parquet(target)
 
 
 def _partials(output: str) -> List[str]:

@@ -1,6 +1,7 @@
 """What every stage of the Spark job shares: the job's defaults, its logger, the names of its
 Spark jobs, the configuration as it travels to the executors (TOML), Arrow buffers for the
-library's packed readers, and the one-line message of an error raised on an executor.
+library's packed readers, a DataFrame collected as an Arrow table (on Spark 3.5 and 4), and the
+one-line message of an error raised on an executor.
 """
 
 from __future__ import annotations
@@ -40,6 +41,35 @@ def _arrow_type(spark_type):
     if isinstance(spark_type, T.BinaryType):
         return pa.binary()
     return pa.string()
+
+
+def _to_arrow(df):
+    """A DataFrame collected to the driver as one Arrow table: ``toArrow`` (Spark 4), else the
+    Arrow batches Spark 3.5 collects for ``toPandas``."""
+    import pyarrow as pa
+
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    batches = df._collect_as_arrow()
+    return pa.Table.from_batches(batches, schema=None if batches else to_arrow_schema(df.schema))
+
+
+def _from_arrow(spark, table, schema):
+    """An Arrow table on the driver as a DataFrame of ``schema``: read as it is (Spark 4), else
+    through pandas with Spark's Arrow conversion on (Spark 3.5 takes no Arrow table)."""
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) >= 4:
+        return spark.createDataFrame(table, schema)
+    key = "spark.sql.execution.arrow.pyspark.enabled"
+    was = spark.conf.get(key, "false")
+    spark.conf.set(key, "true")
+    try:
+        return spark.createDataFrame(table.to_pandas(), schema)
+    finally:
+        spark.conf.set(key, was)
 
 
 def _binary_buffers(column) -> Tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ import megashingle
 from megashingle import Config, InputError
 
 from .candidates import _candidate_pairs, _may_link, _prefilter, _verified_links
-from .common import _config_toml, _phase, log
+from .common import _config_toml, _from_arrow, _phase, _to_arrow, log
 
 
 def _components(edges, max_rounds: int = 64, phase: str = ""):
@@ -79,7 +79,7 @@ def _components_frame(spark, local):
     schema = T.StructType([T.StructField("num", T.LongType(), False), T.StructField("root", T.LongType(), False)])
     if len(nodes) == 0:
         return spark.createDataFrame([], schema)
-    return spark.createDataFrame(pa.table({"num": pa.array(nodes), "root": pa.array(roots)}), schema)
+    return _from_arrow(spark, pa.table({"num": pa.array(nodes), "root": pa.array(roots)}), schema)
 
 
 def _local_components(pairs, bound: int):
@@ -87,7 +87,7 @@ def _local_components(pairs, bound: int):
     at most ``bound`` of them, as sorted arrays (node, root); None when there are more."""
     if pairs.count() > bound:
         return None
-    table = pairs.toArrow()
+    table = _to_arrow(pairs)
     a = table.column("a").to_numpy().astype(np.int64)
     b = table.column("b").to_numpy().astype(np.int64)
     nodes, roots = megashingle._megashingle.components(a, b)

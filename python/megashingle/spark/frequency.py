@@ -11,7 +11,7 @@ import numpy as np
 
 import megashingle
 
-from .common import _binary_buffers
+from .common import _binary_buffers, _to_arrow
 
 
 def _page_counts(documents, at_least: int) -> tuple:
@@ -33,13 +33,12 @@ def _page_counts(documents, at_least: int) -> tuple:
             )
 
     schema = T.StructType([T.StructField("shingle", T.IntegerType()), T.StructField("n", T.LongType())])
-    common = (
+    common = _to_arrow(
         documents.select("sets")
         .mapInArrow(count, schema)
         .groupBy("shingle")
         .agg(F.sum("n").alias("n"))
         .where(F.col("n") >= at_least)
-        .toArrow()
     )
     shingles = common.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
     counts = common.column("n").to_numpy().astype(np.int64)
@@ -125,10 +124,10 @@ def _story_frequency(spark, documents, frequent_broadcast, components, min_stori
         spread = keys[n >= min_stories].astype(np.int32)
         yield pa.RecordBatch.from_arrays([pa.array(spread)], names=["shingle"])
 
-    spread = (
-        story_rows.repartition(partitions, "shingle")
-        .mapInArrow(count, T.StructType([T.StructField("shingle", T.IntegerType(), False)]))
-        .toArrow()
+    spread = _to_arrow(
+        story_rows.repartition(partitions, "shingle").mapInArrow(
+            count, T.StructType([T.StructField("shingle", T.IntegerType(), False)])
+        )
     )
     if nodes_b is not None:
         nodes_b.unpersist()

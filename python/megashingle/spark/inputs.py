@@ -47,10 +47,11 @@ def _walk(folder: str) -> List[str]:
 @dataclass
 class Inputs:
     """What the job reads: files for the library's readers, as (path, id) in the command's
-    order (an id for a document file of a folder), Parquet files, remote files as (path,
-    format, CSV delimiter) for Spark's readers, and the files of folders left out for their
-    extension. ``positions`` gives every file's place in the collection's
-    order (record files and Parquet files share it)."""
+    order (an id for a file of a folder: its path relative to the folder, by which the library
+    reads the file as reading the folder does, the id of a document or of an archive), Parquet
+    files, remote files as (path, format, CSV delimiter) for Spark's readers, and the files of
+    folders left out for their extension. ``positions`` gives every file's place in the
+    collection's order (record files and Parquet files share it)."""
 
     files: List[Tuple[str, Optional[str]]] = field(default_factory=list)
     file_positions: List[int] = field(default_factory=list)

@@ -65,13 +65,31 @@ def cluster_files(
 ) -> Result:
     """Clusters the documents of files (what ``megashingle cluster`` reads, and Parquet) into
     stories; raises InputError with a one-line message for input it cannot use."""
+    config = config or Config()
+    inputs = plan_inputs(paths, input_format)
+    documents, census, _ = _read_documents(spark, inputs, id_col, text_col, config, input_format)
+    placed = _cluster_documents(spark, documents, config, max_local_pairs, max_group).persist()
+    return Result(_ordered(placed, ordered), census, inputs, placed)
+
+
+def _read_documents(
+    spark,
+    inputs: Inputs,
+    id_col: str,
+    text_col: str,
+    config: Config,
+    input_format: Optional[str],
+    what: str = "cluster",
+):
+    """The documents of planned inputs read once (columns num, doc_id, sets; kept), repeated
+    ids left out, and the census of what reading found; raises InputError with a one-line
+    message for input it cannot use."""
     from pyspark.sql import functions as F
 
-    config = config or Config()
     sc = spark.sparkContext
     _use_own_python(sc)
     _check_workers(sc)
-    inputs = plan_inputs(paths, input_format)
+    paths = inputs.names
     reading = Reading(spark, inputs, id_col, text_col, input_format)
     try:
         reading.prepare()
@@ -83,7 +101,7 @@ def cluster_files(
         ) from None
     if not inputs.files and not inputs.parquet and not inputs.remote:
         raise InputError(
-            f"no documents in {', '.join(paths)}: nothing to cluster, nothing written"
+            f"no documents in {', '.join(paths)}: nothing to {what}, nothing written"
             + (
                 f" ({inputs.ignored} files left out for their extension; documents are .txt, .html, .htm, .eml)"
                 if inputs.ignored
@@ -102,21 +120,20 @@ def cluster_files(
     if census.kept == 0:
         rows.unpersist()
         raise InputError(
-            f"no documents in {', '.join(paths)}: nothing to cluster, nothing written"
+            f"no documents in {', '.join(paths)}: nothing to {what}, nothing written"
             + (" (every record was skipped)" if census.skipped else "")
         )
     documents = rows.where(F.col("num").isNotNull()).select("num", "doc_id", "sets")
     if len(census.dropped):
         dropped = spark.createDataFrame([(int(n),) for n in census.dropped], "num long")
         documents = documents.join(F.broadcast(dropped), "num", "left_anti")
-    placed = _cluster_documents(spark, documents, config, max_local_pairs, max_group).persist()
-    return Result(_ordered(placed, ordered), census, inputs, placed)
+    return documents, census, inputs
 
 
-def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, max_group: int):
+def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, max_group: int, dedup: bool = False):
     """The stories of read documents (columns num, doc_id, sets): document frequency, story
     frequency over a first clustering, the sketches and the final clustering, all from the
-    sets read once."""
+    sets read once; with ``dedup``, each removed record's kept record (see ``_place``)."""
     sc = spark.sparkContext
     min_documents = int(config.get("boilerplate.min-documents"))
     min_stories = int(config.get("boilerplate.min-stories"))
@@ -153,7 +170,7 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
         log.info("%d boilerplate shingles by story frequency", len(spread))
     _phase(spark, "sketches")
     sketches = _sketches(documents, _config_toml(config), sc.broadcast(boilerplate))
-    placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group)
+    placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group, dedup=dedup)
     return placed
 
 

@@ -1,6 +1,8 @@
 """Placement: each group clustered on one executor exactly as the command clusters documents
 (``cluster_group_packed``, from its candidate pairs), lone documents alone; each document's
-cluster, its place in it and its story (the smallest document number in it).
+cluster, its place in it and its story (the smallest document number in it); for ``dedup``,
+also the record each duplicate was removed for (``dedup_group_packed``: the library's rule,
+with the document numbers as the read order).
 """
 
 from __future__ import annotations
@@ -12,19 +14,22 @@ import numpy as np
 import megashingle
 from megashingle import Config
 
-from .common import _config_toml, _phase
+from .common import _config_toml, _phase, _to_arrow
 from .components import _components_frame, _groups, _pairs_in_groups
 
 
-def _place(sketches, components, pairs, config_toml: str):
+def _place(sketches, components, pairs, config_toml: str, dedup: bool = False):
     """Each document's cluster, and its story (the smallest document number in it): the
     groups of ``components`` (columns num, root) clustered on the executors, each from its
     candidate pairs (``pairs``: columns root, a, b), as the command clusters them within the
     whole collection; documents in no group stay alone. A group's documents and its pairs
-    travel together: one shuffle, partitioned by group."""
+    travel together: one shuffle, partitioned by group. With ``dedup``, three more columns:
+    ``duplicate_of`` (the kept record's id for a removed record, else null), ``jaccard`` and
+    ``containment`` (with the kept record, for a removed record)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
+    dedup_fields = _dedup_fields() if dedup else []
     out_schema = T.StructType(
         [
             T.StructField("num", T.LongType(), False),
@@ -36,6 +41,7 @@ def _place(sketches, components, pairs, config_toml: str):
             T.StructField("position", T.LongType(), False),
             T.StructField("story", T.LongType(), False),
         ]
+        + dedup_fields
     )
 
     names = [f.name for f in out_schema.fields]
@@ -62,14 +68,20 @@ def _place(sketches, components, pairs, config_toml: str):
             k = s + int(np.searchsorted(pair_b[s:e], -1, side="right"))
             group_ids = doc_ids.slice(s, k - s).to_pylist()
             group_nums = nums[s:k]
-            rows = megashingle._megashingle.cluster_group_packed(
+            group = (
                 config,
                 group_ids,
                 (offs[s : k + 1] - offs[s]).astype(np.int32),
                 data[offs[s] : offs[k]],
-                _places(group_nums, nums[k:e]),
-                _places(group_nums, pair_b[k:e]),
             )
+            pairs = (_places(group_nums, nums[k:e]), _places(group_nums, pair_b[k:e]))
+            removed: dict = {}
+            if dedup:
+                # The document numbers are the read order: (file position << 32) | record.
+                rows, duplicates = megashingle._dedup_group_packed(*group, group_nums.astype(np.int64), *pairs)
+                removed = {doc: (kept, jaccard, containment) for doc, kept, jaccard, containment in duplicates}
+            else:
+                rows = megashingle._megashingle.cluster_group_packed(*group, *pairs)
             members: dict = {}
             for doc, c, _, _ in rows:
                 members.setdefault(c, []).append(doc)
@@ -87,7 +99,13 @@ def _place(sketches, components, pairs, config_toml: str):
                 out["status"].append("ok" if comparable[s + doc] else "too_short")
                 out["position"].append(position)
                 out["story"].append(story[c])
+                if dedup:
+                    kept, jaccard, containment = removed.get(doc, (None, None, None))
+                    out["duplicate_of"].append(None if kept is None else group_ids[kept])
+                    out["jaccard"].append(jaccard)
+                    out["containment"].append(containment)
         types = [pa.int64(), pa.string(), pa.string(), pa.int64(), pa.float64(), pa.string(), pa.int64(), pa.int64()]
+        types += [pa.string(), pa.float64(), pa.float64()] if dedup else []
         return pa.RecordBatch.from_arrays([pa.array(out[n], t) for n, t in zip(names, types)], names=names)
 
     def place(batches: Iterator) -> Iterator:
@@ -142,7 +160,19 @@ def _place(sketches, components, pairs, config_toml: str):
             F.col("num").alias("story"),
         )
     )
+    if dedup:
+        alone = alone.select("*", *[F.lit(None).cast(f.dataType).alias(f.name) for f in dedup_fields])
     return grouped.unionByName(alone)
+
+
+def _dedup_fields():
+    from pyspark.sql import types as T
+
+    return [
+        T.StructField("duplicate_of", T.StringType(), True),
+        T.StructField("jaccard", T.DoubleType(), True),
+        T.StructField("containment", T.DoubleType(), True),
+    ]
 
 
 def _places(nums: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -151,17 +181,19 @@ def _places(nums: np.ndarray, values: np.ndarray) -> np.ndarray:
     return order[np.searchsorted(nums, values, sorter=order)].astype(np.int64)
 
 
-def _stories(spark, sketches, config: Config, max_local_pairs: int, max_group: int, phase: str = ""):
-    """Each sketched document's cluster (the columns of ``_place``): the sketches partitioned
-    by document number, candidate pairs, their groups, and each group clustered on one
-    executor as the command clusters documents; and what is kept for it (the partitioned
-    sketches, the pairs, the groups when they are a DataFrame)."""
+def _stories(
+    spark, sketches, config: Config, max_local_pairs: int, max_group: int, phase: str = "", dedup: bool = False
+):
+    """Each sketched document's cluster (the columns of ``_place``, with ``dedup`` its
+    duplicates'): the sketches partitioned by document number, candidate pairs, their groups,
+    and each group clustered on one executor as the command clusters documents; and what is
+    kept for it (the partitioned sketches, the pairs, the groups when they are a DataFrame)."""
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     placed = sketches.repartition(partitions, "num").persist()
     groups, pairs = _groups(spark, placed, config, max_local_pairs, max_group, phase)
     frame = _components_frame(spark, groups) if isinstance(groups, tuple) else groups
     _phase(spark, f"{phase}stories")
-    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups), _config_toml(config))
+    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups), _config_toml(config), dedup)
     return stories, (placed, pairs, groups)
 
 
@@ -175,7 +207,7 @@ def _story_numbers(placed, local: bool):
         rows = rows.persist()
         rows.count()
         return rows
-    table = rows.toArrow()
+    table = _to_arrow(rows)
     nums = table.column("num").to_numpy().astype(np.int64)
     order = np.argsort(nums, kind="stable")
     return nums[order], table.column("root").to_numpy().astype(np.int64)[order]

@@ -1,7 +1,8 @@
 """Pass 1, reading: the records of every input read on the executors with the library's own
 readers (``RecordReader``; Parquet and remote inputs through Spark's readers), each text read
 and shingled once into its packed shingle sets; then the census on the driver: records kept,
-skipped, and repeated ids (the later ones dropped, as the command drops them).
+skipped, and repeated ids (the later ones dropped, but of two dated records, WARC records by
+their ``WARC-Date``, the older: as the command drops them).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from megashingle import InputError
 
 from .common import INPUT_ERRORS, _arrow_type, _error_line
 from .inputs import Inputs, _file_rows
+
+# The ``dated`` of a record that has no date to keep the newest of an id by.
+UNDATED = np.iinfo(np.int64).min
 
 
 def _string_array(offsets: np.ndarray, data: np.ndarray):
@@ -112,8 +116,10 @@ class Reading:
 
     def over_records(self, work: Callable, schema):
         """``work(batches)`` run over every record, where each batch is a dict with ``num``
-        (int64), ``ids`` and ``texts`` (Arrow string arrays), ``line`` (int64) and
-        ``position``; it yields Arrow record batches of ``schema``. One DataFrame over all
+        (int64), ``ids`` and ``texts`` (Arrow string arrays), ``line`` (int64), ``position``,
+        ``dated`` (int64, ``UNDATED`` for a record of which the first of an id is kept) and
+        ``at`` (Arrow strings: where an archive's record is, as messages name it, empty for a
+        record named by its file); it yields Arrow record batches of ``schema``. One DataFrame over all
         inputs; reports of skipped records come as batches with a ``warning`` column when
         ``schema`` has one."""
         frames = []
@@ -162,6 +168,8 @@ class Reading:
                                     "texts": texts,
                                     "line": made["line"],
                                     "position": position,
+                                    "dated": made["dated"],
+                                    "at": _string_array(made["at_offsets"], made["at_data"]),
                                 }
                             if wants_warnings and reader.warnings():
                                 yield {"warnings": reader.warnings()}
@@ -206,12 +214,15 @@ class Reading:
                             messages.append(f"{where}: {what}; record skipped")
                         keep = ~bad
                         mask = pa.array(keep)
+                        kept = int(keep.sum())
                         yield {
                             "num": num[keep],
                             "ids": ids.filter(mask),
                             "texts": texts.filter(mask),
                             "line": row[keep],
                             "position": position[keep],
+                            "dated": np.full(kept, UNDATED, dtype=np.int64),
+                            "at": pa.array([""] * kept, pa.string()),
                         }
                         if messages:
                             yield {"warnings": messages}
@@ -240,8 +251,8 @@ def _only_records(items: Iterator, warnings: List[str]) -> Iterator:
 
 @dataclass
 class Census:
-    """What reading found: records kept, repeated ids (reported, later ones dropped),
-    reports of skipped records."""
+    """What reading found: records kept, repeated ids (reported, and dropped as the command
+    drops them), reports of skipped records."""
 
     records: int
     kept: int
@@ -252,9 +263,11 @@ class Census:
 
 
 def _read_sets(reading: Reading, config_toml: str):
-    """The one pass over the texts: each record's number, id and line, and its shingle sets
-    packed into one binary value (``Sketcher.shingle_packed``); reports of skipped records as
-    rows with a ``warning``. Every later stage starts from these sets, not from the texts."""
+    """The one pass over the texts: each record's number, id, line, date to keep the newest of
+    an id by and place in an archive (``dated`` and ``at``, null when it has none), and its
+    shingle sets packed into one binary value (``Sketcher.shingle_packed``); reports of skipped
+    records as rows with a ``warning``. Every later stage starts from these sets, not from the
+    texts."""
     from pyspark.sql import types as T
 
     schema = T.StructType(
@@ -263,16 +276,20 @@ def _read_sets(reading: Reading, config_toml: str):
             T.StructField("doc_id", T.StringType(), True),
             T.StructField("line", T.LongType(), True),
             T.StructField("sets", T.BinaryType(), True),
+            T.StructField("dated", T.LongType(), True),
+            T.StructField("at", T.StringType(), True),
             T.StructField("warning", T.StringType(), True),
         ]
     )
 
     def shingle(records: Iterator) -> Iterator:
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         sketcher = megashingle.Sketcher(megashingle._config_from_toml(config_toml), threads=1)
         for r in records:
             offsets, data = sketcher._inner.shingle_packed(megashingle._column(r["texts"]))
+            at = r["at"].cast(pa.string())
             sets = pa.BinaryArray.from_buffers(
                 pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
             )
@@ -282,9 +299,11 @@ def _read_sets(reading: Reading, config_toml: str):
                     r["ids"].cast(pa.string()),
                     pa.array(r["line"]),
                     sets,
+                    pa.array(r["dated"], mask=r["dated"] == UNDATED),
+                    pc.if_else(pc.equal(at, ""), pa.scalar(None, pa.string()), at),
                     pa.nulls(len(r["num"]), pa.string()),
                 ],
-                names=["num", "doc_id", "line", "sets", "warning"],
+                names=["num", "doc_id", "line", "sets", "dated", "at", "warning"],
             )
 
     return reading.over_records(shingle, schema)
@@ -302,21 +321,20 @@ def _census(rows, inputs: Inputs, sample: int = 20) -> Census:
     repeated = (
         rows.where(F.col("num").isNotNull())
         .groupBy("doc_id")
-        .agg(F.count("*").alias("n"), F.sort_array(F.collect_list(F.struct("num", "line"))).alias("at"))
+        .agg(
+            F.count("*").alias("n"),
+            F.sort_array(F.collect_list(F.struct("num", "line", "dated", "at"))).alias("seen"),
+        )
         .where(F.col("n") > 1)
         .collect()
     )
     messages: List[str] = []
     drop = []
-    for r in sorted(repeated, key=lambda r: r.at[0].num):
-        first = r.at[0]
-        for later in r.at[1:]:
-            drop.append(later.num)
+    for r in sorted(repeated, key=lambda r: r.seen[0].num):
+        for message, dropped_num in _repeats(inputs, r.doc_id, r.seen):
+            drop.append(dropped_num)
             if len(messages) < sample:
-                messages.append(
-                    f"{_origin(inputs, later.num, later.line)}: duplicate id {json.dumps(r.doc_id, ensure_ascii=False)}, first seen at "
-                    f"{_origin(inputs, first.num, first.line)}; ids must be unique; record skipped"
-                )
+                messages.append(message)
     dropped = np.array(sorted(drop), dtype=np.int64)
     return Census(
         records=int(totals.records),
@@ -328,10 +346,33 @@ def _census(rows, inputs: Inputs, sample: int = 20) -> Census:
     )
 
 
-def _origin(inputs: Inputs, num: int, line: int) -> str:
-    """A record's place as the command names it: ``file:line``, or the file for a document."""
-    source = inputs.source(num >> 32)
-    return f"{source}:{line}" if line > 0 else source
+def _repeats(inputs: Inputs, doc_id: str, seen: list) -> Iterator[tuple]:
+    """The records of one id, in input order (``seen``: rows of num, line, dated, at), as the
+    command settles them: the later one dropped and reported, unless both are dated and it is
+    the newer, which is then kept and the older dropped. Gives (message, number dropped)."""
+    quoted = json.dumps(doc_id, ensure_ascii=False)
+    kept = seen[0]
+    for later in seen[1:]:
+        if kept.dated is not None and later.dated is not None and later.dated > kept.dated:
+            yield (
+                f"{_origin(inputs, kept)}: duplicate id {quoted}, seen again at {_origin(inputs, later)} "
+                "with a newer date, which is kept; ids must be unique; record skipped",
+                kept.num,
+            )
+            kept = later
+        else:
+            yield (
+                f"{_origin(inputs, later)}: duplicate id {quoted}, first seen at {_origin(inputs, kept)}; "
+                "ids must be unique; record skipped",
+                later.num,
+            )
+
+
+def _origin(inputs: Inputs, record) -> str:
+    """A record's place as the command names it (``record``: a row of num, line and at):
+    ``file:line``, the file for a document, or its place in an archive (``crawl.warc@1234``)."""
+    source = record.at or inputs.source(record.num >> 32)
+    return f"{source}:{record.line}" if record.line > 0 else source
 
 
 def _input_error(e: Exception) -> Exception:

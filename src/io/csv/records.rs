@@ -243,37 +243,20 @@ impl<R: Read> CsvRecords<R> {
     fn exact_record(&mut self, record: &mut CsvRecord) -> std::io::Result<Option<usize>> {
         self.parser.reset();
         let available = self.end - self.start;
-        let (mut read, mut written, mut ended) = (0, 0, 0);
+        let mut at = Parsed::default();
         // Grown as the parser asks: zeroing the whole buffer for each such record would cost
         // what the buffer holds, not what the record does.
         record.bytes.resize(1024, 0);
         record.ends.resize(16, 0);
         loop {
-            if read == available && !self.eof {
+            if at.read == available && !self.eof {
                 self.fill()?;
                 return Ok(None);
             }
             // Empty only at the end of the input, which tells the parser so.
-            let rest = &self.buffer[self.start + read..self.end];
-            let (result, r, w, e) = self.parser.read_record(
-                rest,
-                &mut record.bytes[written..],
-                &mut record.ends[ended..],
-            );
-            (read, written, ended) = (read + r, written + w, ended + e);
-            match result {
-                csv_core::ReadRecordResult::InputEmpty => {}
-                csv_core::ReadRecordResult::OutputFull => {
-                    record.bytes.resize(record.bytes.len() * 2, 0);
-                }
-                csv_core::ReadRecordResult::OutputEndsFull => {
-                    record.ends.resize(record.ends.len() * 2, 0);
-                }
-                csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => {
-                    record.bytes.truncate(written);
-                    record.ends.truncate(ended);
-                    return Ok(Some(read));
-                }
+            let rest = &self.buffer[self.start + at.read..self.end];
+            if parse_step(&mut self.parser, rest, record, &mut at) {
+                return Ok(Some(at.read));
             }
         }
     }
@@ -565,27 +548,48 @@ fn parse_complete(parser: &mut csv_core::Reader, input: &[u8], record: &mut CsvR
     record.clear();
     record.bytes.resize(input.len() + 16, 0);
     record.ends.resize(16, 0);
-    let (mut read, mut written, mut ended) = (0, 0, 0);
-    loop {
-        let (result, r, w, e) = parser.read_record(
-            &input[read..],
-            &mut record.bytes[written..],
-            &mut record.ends[ended..],
-        );
-        (read, written, ended) = (read + r, written + w, ended + e);
-        match result {
-            csv_core::ReadRecordResult::InputEmpty => {}
-            csv_core::ReadRecordResult::OutputFull => {
-                record.bytes.resize(record.bytes.len() * 2, 0);
-            }
-            csv_core::ReadRecordResult::OutputEndsFull => {
-                record.ends.resize(record.ends.len() * 2, 0);
-            }
-            csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => {
-                record.bytes.truncate(written);
-                record.ends.truncate(ended);
-                return;
-            }
+    let mut at = Parsed::default();
+    while !parse_step(parser, &input[at.read..], record, &mut at) {}
+}
+
+/// How far `csv-core` has gone into a record: input bytes read, field bytes and field ends
+/// written.
+#[derive(Debug, Default)]
+struct Parsed {
+    read: usize,
+    written: usize,
+    ended: usize,
+}
+
+/// Feeds `input` (what follows the bytes `at` has read) to the parser once, writing into
+/// `record` after what `at` has written and growing its buffers when the parser asks. True
+/// when the record is complete: `record` then holds just its fields.
+fn parse_step(
+    parser: &mut csv_core::Reader,
+    input: &[u8],
+    record: &mut CsvRecord,
+    at: &mut Parsed,
+) -> bool {
+    let (result, r, w, e) = parser.read_record(
+        input,
+        &mut record.bytes[at.written..],
+        &mut record.ends[at.ended..],
+    );
+    (at.read, at.written, at.ended) = (at.read + r, at.written + w, at.ended + e);
+    match result {
+        csv_core::ReadRecordResult::InputEmpty => false,
+        csv_core::ReadRecordResult::OutputFull => {
+            record.bytes.resize(record.bytes.len() * 2, 0);
+            false
+        }
+        csv_core::ReadRecordResult::OutputEndsFull => {
+            record.ends.resize(record.ends.len() * 2, 0);
+            false
+        }
+        csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => {
+            record.bytes.truncate(at.written);
+            record.ends.truncate(at.ended);
+            true
         }
     }
 }
