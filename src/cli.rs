@@ -170,7 +170,7 @@ pub enum IndexCommand {
     /// the document), b_in_a (the share of the document's), shared_words, passages, longest,
     /// jaccard; then, on stderr, the text's uniqueness: the share of its words found in no
     /// indexed document. --passages prints the shared passages themselves instead of the
-    /// table. The index must keep passages (one made by this megashingle).
+    /// table. The index must keep passages (one made with `index add --passages`).
     ///
     /// With -o, many texts: the inputs are read as `reuse` reads them (files, folders,
     /// CSV/JSONL/Parquet) and one row per (text, indexed document) pair is written, the
@@ -283,6 +283,11 @@ pub struct IndexAddArgs {
     /// Replace indexed documents that have the same id instead of failing.
     #[arg(long)]
     pub upsert: bool,
+    /// Make the index keep the passages of its documents, for `index query --reuse`: on the
+    /// first add of an index, which then keeps them on every add (index format 3, about four
+    /// times the bytes a document). An index made without them cannot begin to keep them.
+    #[arg(long)]
+    pub passages: bool,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

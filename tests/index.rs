@@ -326,19 +326,6 @@ impl Index {
     }
 
     /// A number from `index stats` (`documents: N`, `stories: N ...`, `merges: N`).
-    /// The bytes of the passage tables, as `index stats` says.
-    fn passage_bytes(&self) -> u64 {
-        let out = self.run("stats", &[]);
-        let text = stdout_of(&out);
-        let line = text
-            .lines()
-            .find(|l| l.starts_with("passages: "))
-            .unwrap_or_else(|| panic!("no passages in\n{text}"));
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let at = words.iter().position(|&w| w == "bytes").expect("bytes");
-        words[at - 1].parse().expect("a number of bytes")
-    }
-
     fn stat(&self, name: &str) -> u64 {
         let out = self.run("stats", &[]);
         assert_eq!(out.status.code(), Some(0), "stats: {}", stderr_of(&out));
@@ -1430,19 +1417,15 @@ fn two_halves_of_the_dev_benchmark_agree_with_batch_clustering() {
         use std::os::unix::fs::MetadataExt;
         std::fs::metadata(&index.db).unwrap().blocks() * 512
     };
-    // The passages (each document's shingle keys in text order and its fingerprints) are
-    // counted apart: the stories take under 1 KB a document.
-    let passages = index.passage_bytes();
-    let per_document = (bytes - passages) as f64 / stories.len() as f64;
+    let per_document = bytes as f64 / stories.len() as f64;
     eprintln!(
-        "dev benchmark in two nights: pairwise F1 {f1:.4} against batch; {bytes} bytes, {per_document:.0} per document for the stories, {:.0} for the passages; {:.1} s",
-        passages as f64 / stories.len() as f64,
+        "dev benchmark in two nights: pairwise F1 {f1:.4} against batch; {bytes} bytes, {per_document:.0} per document; {:.1} s",
         started.elapsed().as_secs_f64()
     );
     assert!(f1 >= 0.97, "pairwise F1 {f1:.4} against batch clustering");
     assert!(
         per_document <= 1024.0,
-        "{per_document:.0} bytes per document for the stories"
+        "{per_document:.0} bytes per document"
     );
     assert_eq!(index.stat("documents"), 4000);
 }
@@ -1727,8 +1710,7 @@ fn an_index_of_format_1_is_read_as_it_is_and_moved_to_format_2_by_its_next_add()
     assert_eq!(assignments(&earlier), assignments(&now));
     same("after an add");
     assert_eq!(format_of(&earlier.db), "megashingle-index 2");
-    // An index made now keeps passages besides.
-    assert_eq!(format_of(&now.db), "megashingle-index 3");
+    assert_eq!(format_of(&now.db), "megashingle-index 2");
 }
 
 /// The format an index file says it has.

@@ -52,9 +52,10 @@ fn four(x: f64) -> String {
     format!("{x:.4}")
 }
 
-/// An index of `documents` at `path`, added in one go under `config`.
+/// An index that keeps passages, of `documents` at `path`, added in one go under `config`.
 fn index_of(path: &Path, config: &Config, documents: &[(String, String)]) -> Index {
     let mut index = Index::open(path).unwrap();
+    index.keep_passages().unwrap();
     let mut night = index
         .begin_add(config, RunOptions::default(), false)
         .unwrap();
@@ -260,7 +261,7 @@ fn assert_same_rows(batch: &[Row], through_index: &[Row]) {
     );
 }
 
-/// The archive as a CSV in `dir`, added to `dir/archive.db` by the command.
+/// The archive as a CSV in `dir`, added to `dir/archive.db` (keeping passages) by the command.
 fn archive_index(dir: &Path) -> PathBuf {
     let mut csv = csv::Writer::from_path(dir.join("archive.csv")).unwrap();
     csv.write_record(["id", "text"]).unwrap();
@@ -274,6 +275,7 @@ fn archive_index(dir: &Path) -> PathBuf {
             "add",
             "--db",
             "archive.db",
+            "--passages",
             "archive.csv",
             "-q",
             "-o",
@@ -423,7 +425,7 @@ fn many_texts_are_written_one_row_a_pair_and_the_index_is_left_as_it_was() {
 }
 
 #[test]
-fn an_index_made_before_indexes_kept_passages_is_refused_with_what_to_do() {
+fn an_index_made_without_passages_is_refused_with_what_to_do() {
     let dir = temp();
     let fixture = root().join("fixtures/index-format-1/index.db");
     std::fs::copy(&fixture, dir.path().join("old.db")).unwrap();
@@ -435,7 +437,7 @@ fn an_index_made_before_indexes_kept_passages_is_refused_with_what_to_do() {
     assert!(!out.status.success());
     assert_eq!(
         stderr_of(&out).trim_end(),
-        "megashingle: error: old.db: index format \"megashingle-index 1\" keeps no passages of its documents (indexes of format \"megashingle-index 3\" do), so reuse cannot be found through it; make a new index of its documents to find reuse, or ask it for near-duplicates only"
+        "megashingle: error: old.db: the index keeps no passages of its documents (index format \"megashingle-index 1\"), so reuse cannot be found through it; make an index that keeps them (format \"megashingle-index 3\") with `index add --passages` on its first add, or ask this one for near-duplicates only"
     );
     // An add keeps it an index of stories only (format 2), which is refused the same way.
     let night = root().join("fixtures/index-format-1/night-2.csv");
@@ -450,7 +452,9 @@ fn an_index_made_before_indexes_kept_passages_is_refused_with_what_to_do() {
         .output()
         .unwrap();
     assert!(
-        stderr_of(&out).contains("index format \"megashingle-index 2\" keeps no passages"),
+        stderr_of(&out).contains(
+            "the index keeps no passages of its documents (index format \"megashingle-index 2\")"
+        ),
         "{}",
         stderr_of(&out)
     );
@@ -458,7 +462,98 @@ fn an_index_made_before_indexes_kept_passages_is_refused_with_what_to_do() {
         .args(["index", "stats", "--db", "old.db"])
         .output()
         .unwrap();
-    assert!(
-        stdout_of(&out).contains("passages: not kept (an index made before indexes kept them)\n")
+    assert!(stdout_of(&out)
+        .contains("passages: not kept (the index was made without `index add --passages`)\n"));
+    // It cannot begin to keep them: --passages on its add is refused, and nothing is added.
+    let before = std::fs::read(dir.path().join("old.db")).unwrap();
+    let out = megashingle(dir.path())
+        .args([
+            "index",
+            "add",
+            "--db",
+            "old.db",
+            "--passages",
+            "-q",
+            "-o",
+            "b.csv",
+        ])
+        .arg(&night)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stderr_of(&out).trim_end(),
+        "megashingle: error: old.db: the index was made without passages (index format \"megashingle-index 2\") and cannot begin to keep them, as its documents have none; add to it without --passages, or make a new index with `index add --passages` on its first add"
     );
+    assert_eq!(std::fs::read(dir.path().join("old.db")).unwrap(), before);
+}
+
+#[test]
+fn a_new_index_keeps_passages_only_when_its_first_add_asks_and_then_on_every_add() {
+    let dir = temp();
+    let csv = |name: &str, rows: &[(String, String)]| {
+        let mut csv = csv::Writer::from_path(dir.path().join(name)).unwrap();
+        csv.write_record(["id", "text"]).unwrap();
+        for (id, text) in rows {
+            csv.write_record([id, text]).unwrap();
+        }
+        csv.flush().unwrap();
+    };
+    let documents = archive();
+    csv("first.csv", &documents[..1]);
+    csv("second.csv", &documents[1..]);
+    let add = |db: &str, file: &str, passages: bool| {
+        let mut command = megashingle(dir.path());
+        command.args(["index", "add", "--db", db, file, "-q", "-o", "-"]);
+        if passages {
+            command.arg("--passages");
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        stdout_of(&out)
+    };
+    let format_of = |db: &str| {
+        let out = megashingle(dir.path())
+            .args(["index", "stats", "--db", db])
+            .output()
+            .unwrap();
+        stdout_of(&out)
+            .lines()
+            .find(|l| l.starts_with("passages: "))
+            .unwrap()
+            .to_owned()
+    };
+    // Without --passages, an index of stories only; with it, passages from the first add on,
+    // and the later add keeps them without being asked. The stories are the same.
+    let plain = [
+        add("plain.db", "first.csv", false),
+        add("plain.db", "second.csv", false),
+    ];
+    let kept = [
+        add("kept.db", "first.csv", true),
+        add("kept.db", "second.csv", false),
+    ];
+    assert_eq!(plain, kept);
+    assert_eq!(
+        format_of("plain.db"),
+        "passages: not kept (the index was made without `index add --passages`)"
+    );
+    assert!(
+        format_of("kept.db").starts_with(&format!("passages: {} documents", documents.len())),
+        "{}",
+        format_of("kept.db")
+    );
+    let text = dir.path().join("t.txt");
+    std::fs::write(&text, article_with(4, 4, 7)).unwrap();
+    let reuse = |db: &str| {
+        megashingle(dir.path())
+            .args(["index", "query", "--db", db, "--reuse", "t.txt"])
+            .output()
+            .unwrap()
+    };
+    assert!(reuse("kept.db").status.success());
+    assert!(stdout_of(&reuse("kept.db")).contains("\nsource,"));
+    assert!(!reuse("plain.db").status.success());
+    // --passages on an index that keeps them changes nothing.
+    csv("third.csv", &[("late".into(), sentences(9, 8).join(" "))]);
+    add("kept.db", "third.csv", true);
 }

@@ -116,7 +116,7 @@ fn run_stats(db: &std::path::Path) -> Result<Outcome> {
             s.passage_documents, s.passage_fingerprints, s.passage_bytes
         ));
     } else {
-        out.push_str("passages: not kept (an index made before indexes kept them)\n");
+        out.push_str("passages: not kept (the index was made without `index add --passages`)\n");
     }
     out.push_str("sketch settings:\n");
     for setting in s.sketch_settings {
@@ -144,6 +144,9 @@ fn run_add(args: IndexAddArgs) -> Result<Outcome> {
     let lock = lock_path(&args.db.db);
     let lock_made = !lock.exists();
     let mut index = Index::open_by(&args.db.db, Open::CreateIfMissing, "index add")?;
+    if args.passages {
+        index.keep_passages()?;
+    }
     let db = args.db.db.clone();
     // A signal stops the reading, or the add gives up before its commit, or the add ends
     // complete.

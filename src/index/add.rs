@@ -99,6 +99,9 @@ pub struct AddOptions {
     pub upsert: bool,
     /// Stops the join at its next check once cancelled; the transaction is then dropped.
     pub cancel: Cancel,
+    /// Make a new index keep the passages of its documents (format 3), for reuse through it;
+    /// an index that keeps them keeps them for every add whatever this says.
+    pub passages: bool,
 }
 
 /// What an add of a collection to the index says, when the index's file cannot be written.
@@ -232,13 +235,14 @@ fn write_add(
     clock.lap("index: opening for writing");
     let mut report = AddReport::default();
     {
-        // A new index keeps passages; one made before indexes kept them goes on without.
-        let mut t = Tables::open(&txn, is_new)?;
+        // A new index keeps passages when made with them; one that keeps them goes on keeping
+        // them.
+        let mut t = Tables::open(&txn, is_new && options.passages)?;
         // An add writes the boilerplate as this format keeps it (moving a format 1 index's).
         let format = if t.passages.is_some() {
-            crate::index::schema::FORMAT
+            crate::index::schema::FORMAT_WITH_PASSAGES
         } else {
-            crate::index::schema::FORMAT_WITHOUT_PASSAGES
+            crate::index::schema::FORMAT
         };
         t.meta.insert("format", format)?;
         if is_new {

@@ -91,12 +91,12 @@ pub enum IndexError {
         /// When the indexed document was added.
         added: String,
     },
-    /// The index was made before indexes kept the passages of their documents, which finding
-    /// reuse through it needs.
+    /// The index was made without the passages of its documents, which finding reuse through
+    /// it needs.
     #[error(
-        "{path}: index format {format:?} keeps no passages of its documents (indexes of format \
-         {passages:?} do), so reuse cannot be found through it; make a new index of its \
-         documents to find reuse, or ask it for near-duplicates only"
+        "{path}: the index keeps no passages of its documents (index format {format:?}), so \
+         reuse cannot be found through it; make an index that keeps them (format {passages:?}) \
+         with `index add --passages` on its first add, or ask this one for near-duplicates only"
     )]
     NoPassages {
         /// The index file.
@@ -105,6 +105,18 @@ pub enum IndexError {
         format: String,
         /// The format that keeps passages.
         passages: &'static str,
+    },
+    /// Passages were asked of an add to an index made without them, whose documents have none.
+    #[error(
+        "{path}: the index was made without passages (index format {format:?}) and cannot begin \
+         to keep them, as its documents have none; add to it without --passages, or make a new \
+         index with `index add --passages` on its first add"
+    )]
+    MadeWithoutPassages {
+        /// The index file.
+        path: String,
+        /// The format it has.
+        format: String,
     },
     /// The index holds as many documents as it can number.
     #[error("{path}: the index is full (2^32 documents)")]

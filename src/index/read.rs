@@ -406,7 +406,7 @@ impl Reader {
             return Err(IndexError::NoPassages {
                 path: self.path.clone(),
                 format: t.format.clone(),
-                passages: crate::index::schema::FORMAT,
+                passages: crate::index::schema::FORMAT_WITH_PASSAGES,
             });
         };
         let mut own = text_of(sketcher, text, &mut SketchBuffers::default());

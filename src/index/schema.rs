@@ -7,8 +7,8 @@
 //! numbers), `docs` (number → [`DocRecord`]), `ids` (id → number), `stories` (number →
 //! [`StoryRecord`]), `story_names`, `members` ((story, number) → ()), `merges` (number →
 //! [`MergeRecord`]); the postings: `segments` (number → [`Directory`]), `chunks` ((segment,
-//! chunk) → delta-coded pairs, see [`encode_chunk`]) and `dead`; in indexes of format 3, the
-//! passages: `passages` (number → [`encode_passages`]) and the winnowed fingerprints'
+//! chunk) → delta-coded pairs, see [`encode_chunk`]) and `dead`; in indexes made with passages
+//! (format 3), the passages: `passages` (number → [`encode_passages`]) and the winnowed fingerprints'
 //! postings, coded as the candidate keys' are (`passage_segments`, `passage_chunks`,
 //! `passage_dead`) and their boilerplate (`passage_boilerplate_blocks`); the boilerplate:
 //! `boilerplate_blocks` (top 16 bits → the low halves of its shingles) and, in indexes of
@@ -18,18 +18,19 @@ use redb::{ReadOnlyTable, ReadTransaction, TableDefinition};
 
 use crate::index::error::{Damage, IndexError, Result};
 
-/// What `meta.format` holds in an index this megashingle made: format 3 keeps the passages of
-/// its documents (their shingle keys in text order and their winnowed fingerprints).
-pub const FORMAT: &str = "megashingle-index 3";
-/// What `meta.format` holds in an index made before indexes kept passages, once this
-/// megashingle has added to it: its stories grow as before, and reuse cannot be found
-/// through it (its older documents have no passages).
-pub const FORMAT_WITHOUT_PASSAGES: &str = "megashingle-index 2";
+/// What `meta.format` holds in an index this megashingle has added to, unless it keeps
+/// passages: its stories only.
+pub const FORMAT: &str = "megashingle-index 2";
+/// What `meta.format` holds in an index made to keep the passages of its documents (their
+/// shingle keys in text order and their winnowed fingerprints), for reuse through it: the
+/// first add of an index opts in (`index add --passages`), and every later add keeps them.
+/// Format 2 besides the passage tables.
+pub const FORMAT_WITH_PASSAGES: &str = "megashingle-index 3";
 /// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
 /// keeps it in blocks: see `src/index/boilerplate.rs`); the next add makes such an index
 /// format 2. Formats 1 and 2 keep no passages.
 pub(crate) const READABLE_FORMATS: [&str; 3] =
-    ["megashingle-index 1", FORMAT_WITHOUT_PASSAGES, FORMAT];
+    ["megashingle-index 1", FORMAT, FORMAT_WITH_PASSAGES];
 
 // The tables of documents and stories.
 /// Format, configuration, creation and last add times.

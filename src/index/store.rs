@@ -244,12 +244,12 @@ impl Store {
         Ok(format)
     }
 
-    /// True when the index keeps the passages of its documents, or is new (its first add
-    /// makes it one that does).
+    /// True when the index keeps the passages of its documents (it was made with them); false
+    /// for a new index, which its first add makes with them or not.
     pub fn keeps_passages(&self) -> Result<bool> {
         Ok(self
             .format()?
-            .is_none_or(|f| f == crate::index::schema::FORMAT))
+            .is_some_and(|f| f == crate::index::schema::FORMAT_WITH_PASSAGES))
     }
 
     /// The configuration the index was made with; `None` for a new index.
