@@ -146,7 +146,8 @@ fn os_error(source: &std::io::Error, message: String) -> PyErr {
 }
 
 /// The class of a story index's error: a locked, damaged or foreign index (or one of a format
-/// that cannot answer the question) has a class of its own, a read or write the system refused is an `OSError`, and every other way an index
+/// without the passages asked of it) has a class of its own, a read or write the system
+/// refused is an `OSError`, and every other way an index
 /// cannot be used (missing, empty, made with other settings, an id already indexed, full) is a
 /// [`StoryIndexError`].
 fn index_error(error: &IndexError, message: String) -> PyErr {
@@ -155,7 +156,8 @@ fn index_error(error: &IndexError, message: String) -> PyErr {
         IndexError::Damaged { .. } => IndexDamagedError::new_err(message),
         IndexError::NotAnIndex { .. }
         | IndexError::UnknownFormat { .. }
-        | IndexError::NoPassages { .. } => IndexFormatError::new_err(message),
+        | IndexError::NoPassages { .. }
+        | IndexError::MadeWithoutPassages { .. } => IndexFormatError::new_err(message),
         IndexError::Io { error, .. } => os_error_of(error, message),
         _ => StoryIndexError::new_err(message),
     }

@@ -49,7 +49,7 @@ impl PyIndex {
         self.path.clone()
     }
 
-    #[pyo3(signature = (ids, texts, times=None, upsert=false))]
+    #[pyo3(signature = (ids, texts, times=None, upsert=false, passages=false))]
     fn add<'py>(
         &self,
         py: Python<'py>,
@@ -57,12 +57,16 @@ impl PyIndex {
         texts: &Bound<'py, PyAny>,
         times: Option<&Bound<'py, PyAny>>,
         upsert: bool,
+        passages: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         self.close_open();
         let made = !self.path.exists();
         let mut index = megashingle::Index::open(&self.path).map_err(errors::library)?;
         let cancel = Cancel::new();
         let report = (|| {
+            if passages {
+                index.keep_passages().map_err(errors::library)?;
+            }
             let options = RunOptions {
                 cancel: cancel.clone(),
                 ..RunOptions::default()
@@ -136,7 +140,7 @@ impl PyIndex {
     /// ``(start, end)`` of the text's canonical words), ``words`` (the text's canonical
     /// words), ``found_words`` (its words in a shared passage) and ``uniqueness`` (the share
     /// of the text found in no indexed document). Raises IndexFormatError for an index made
-    /// before indexes kept passages.
+    /// without passages.
     fn query_reuse<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
         let answer = py
             .allow_threads(|| {

@@ -237,7 +237,7 @@ def _sentences(seed, count):
 def test_index_query_reuse_finds_a_passage_inside_another_article(tmp_path):
     index = megashingle.Index(tmp_path / "archive.db")
     source = _sentences(1, 12)
-    index.add(["source", "other"], [" ".join(source), " ".join(_sentences(2, 10))])
+    index.add(["source", "other"], [" ".join(source), " ".join(_sentences(2, 10))], passages=True)
     own = _sentences(4, 10)
     answer = index.query_reuse(" ".join(own[:5] + source[4:7] + own[5:]))
     assert [(m["doc_id"], m["shared_words"], m["passages"]) for m in answer["matches"]] == [("source", 36, 1)]
@@ -246,6 +246,21 @@ def test_index_query_reuse_finds_a_passage_inside_another_article(tmp_path):
     assert answer["uniqueness"] == pytest.approx(120 / 156)
     quoted = index.query_reuse(" ".join(own[:5] + source[4:5] + own[5:]))
     assert quoted["matches"] == [] and quoted["uniqueness"] == 1.0
+    # A later add keeps passages without being asked.
+    index.add(["third"], [" ".join(_sentences(3, 8))])
+    answer = index.query_reuse(" ".join(own[:5] + _sentences(3, 8)[2:5] + own[5:]))
+    assert [(m["doc_id"], m["shared_words"]) for m in answer["matches"]] == [("third", 36)]
+
+
+def test_an_index_keeps_no_passages_unless_made_with_them(tmp_path):
+    plain = megashingle.Index(tmp_path / "plain.db")
+    kept = megashingle.Index(tmp_path / "kept.db")
+    texts = [" ".join(_sentences(1, 12)), " ".join(_sentences(2, 10))]
+    assert plain.add(["a", "b"], texts) == kept.add(["a", "b"], texts, passages=True)
+    assert (tmp_path / "plain.db").stat().st_size < (tmp_path / "kept.db").stat().st_size
+    with pytest.raises(megashingle.IndexFormatError):
+        plain.query_reuse(texts[0])
+    assert [m["doc_id"] for m in kept.query_reuse(texts[0])["matches"]] == ["a"]
 
 
 def test_help_is_useful():
