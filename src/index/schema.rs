@@ -14,7 +14,10 @@
 //! `boilerplate_blocks` (top 16 bits → the low halves of its shingles) and, in indexes of
 //! format 1, `boilerplate` (one entry a shingle).
 
+use std::cell::RefCell;
+
 use redb::{ReadOnlyTable, ReadTransaction, TableDefinition};
+use zstd::bulk::{Compressor, Decompressor};
 
 use crate::index::error::{Damage, IndexError, Result};
 
@@ -288,13 +291,36 @@ impl MergeRecord {
 /// not compress; runs of boilerplate and repeated phrases do.
 const PASSAGES_LEVEL: i32 = 1;
 
+thread_local! {
+    /// Each thread's zstd contexts for passage records, made at its first record: making a
+    /// context costs more than compressing a record of a few hundred keys.
+    static PASSAGE_CODECS: RefCell<Option<(Compressor<'static>, Decompressor<'static>)>> =
+        const { RefCell::new(None) };
+}
+
+/// Calls `with` on this thread's zstd contexts for passage records.
+fn with_passage_codecs<T>(with: impl FnOnce(&mut Compressor, &mut Decompressor) -> T) -> T {
+    PASSAGE_CODECS.with_borrow_mut(|codecs| {
+        // Making a context fails only when memory does.
+        let (compressor, decompressor) = codecs.get_or_insert_with(|| {
+            (
+                Compressor::new(PASSAGES_LEVEL).expect("a zstd context"),
+                Decompressor::new().expect("a zstd context"),
+            )
+        });
+        with(compressor, decompressor)
+    })
+}
+
 /// A document's passage record: its shingle size (a byte), then its shingle keys in text
 /// order (boilerplate as [`crate::reuse::MASKED`]), little-endian, zstd-compressed.
 pub(crate) fn encode_passages(text: &crate::reuse::Text) -> Vec<u8> {
     let raw: Vec<u8> = text.keys.iter().flat_map(|k| k.to_le_bytes()).collect();
     let mut out = vec![text.k];
     // Compressing into memory fails only when memory does.
-    out.extend(zstd::bulk::compress(&raw, PASSAGES_LEVEL).expect("zstd compresses into memory"));
+    let packed = with_passage_codecs(|compressor, _| compressor.compress(&raw))
+        .expect("zstd compresses into memory");
+    out.extend(packed);
     out
 }
 
@@ -305,7 +331,8 @@ pub(crate) fn decode_passages(number: u32, words: u32, bytes: &[u8]) -> Result<c
     let (&k, packed) = bytes.split_first().ok_or_else(damaged)?;
     // A text has at most one shingle a word.
     let most = 4 * (words as usize).max(1);
-    let raw = zstd::bulk::decompress(packed, most).map_err(|_| damaged())?;
+    let raw = with_passage_codecs(|_, decompressor| decompressor.decompress(packed, most))
+        .map_err(|_| damaged())?;
     if !raw.len().is_multiple_of(4) || k == 0 {
         return Err(damaged());
     }
