@@ -26,10 +26,12 @@
 #    --timings` of the same documents alone; both under GNU time (wall time, peak RSS),
 #    default threads.
 # 6. Query latency: the example `index_query_latency` opens the index and queries 1,000 texts
-#    of the night (the rewrites among them), printing p50/p99; the same in Python when the
+#    of the night (the rewrites among them), printing p50/p99 (of `query_reuse` too when the
+#    index keeps passages); the same in Python when the
 #    `megashingle` package imports; and `megashingle index query` from a new process, 20
 #    times, median and slowest.
-# 7. Prints the ratios and the index's size per document, and keeps the report in
+# 7. Prints the ratios and the index's size per document (and its passages' line of `index
+#    stats`), and keeps the report in
 #    target/bench/index-result-BASE-ADD.txt.
 #
 # BIN=PATH measures that build of the command instead of building this one (no latency
@@ -316,6 +318,17 @@ for _ in $(seq 20); do
 done
 cold_sorted=$(printf '%s\n' "${cold[@]}" | sort -n)
 echo "index query, new process: runs=20 median_ms=$(sed -n 10p <<<"$cold_sorted") max_ms=$(tail -1 <<<"$cold_sorted")" >>"$work/latency.txt"
+# The same for --reuse, when the index keeps passages.
+if "$bin" index stats --db "$index" | grep -q '^passages: [0-9]'; then
+  cold=()
+  for _ in $(seq 20); do
+    start=$(date +%s%N)
+    "$bin" index query --db "$index" --reuse -q "$work/query.txt" >/dev/null
+    cold+=($((($(date +%s%N) - start) / 1000000)))
+  done
+  cold_sorted=$(printf '%s\n' "${cold[@]}" | sort -n)
+  echo "index query --reuse, new process: runs=20 median_ms=$(sed -n 10p <<<"$cold_sorted") max_ms=$(tail -1 <<<"$cold_sorted")" >>"$work/latency.txt"
+fi
 
 stats=$("$bin" index stats --db "$index")
 documents=$(sed -n 's/^documents: //p' <<<"$stats")
@@ -327,6 +340,7 @@ cluster_mb=$(peak_mb "$work/cluster.time")
 result=target/bench/index-result-$base-$add.txt
 {
   echo "index: $index ($documents documents, $bytes bytes on disk, $(awk -v b="$bytes" -v d="$documents" 'BEGIN { printf "%.0f", b / d }') bytes per document); night: $night ($add documents, $joined of its rewrites joined indexed stories); $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ); before the night: $load_before"
+  grep '^passages: ' <<<"$stats" || true
   echo
   printf '%-34s %8s %12s\n' run seconds "peak RSS MB"
   printf '%-34s %8s %12s\n' "index add (onto the index)" "$add_s" "$add_mb"

@@ -130,7 +130,8 @@ pub enum Command {
     ///
     /// `index add` puts new documents into the stories of the index (or new ones); story ids
     /// stay the same across nights. The index keeps each document's id, sketch, times and
-    /// story, never its text: under 1 KB a document. It is one redb file, changed in one
+    /// story (under 1 KB a document) and, for `index query --reuse`, its shingle keys in text
+    /// order and their winnowed fingerprints (about 5 bytes a word), never its text. It is one redb file, changed in one
     /// transaction per command: a command that fails or is killed leaves it as it was. While
     /// a command has it open, `<index>.lock` holds it and names that command; others are
     /// refused.
@@ -157,9 +158,24 @@ pub enum IndexCommand {
     /// settings (canonicalize, shingle, signature, supershingle) must be those the index was
     /// made with; the error names any that differ.
     Add(IndexAddArgs),
-    /// List the indexed near-duplicates of one text, most similar first, without changing
-    /// the index: doc_id, story_id, similarity (estimated Jaccard), containment (the
-    /// estimated share of the smaller text's shingles found in the larger).
+    /// Ask the index about one text, or many, without changing it.
+    ///
+    /// By default, the indexed near-duplicates of one text, most similar first: doc_id,
+    /// story_id, similarity (estimated Jaccard), containment (the estimated share of the
+    /// smaller text's shingles found in the larger).
+    ///
+    /// With --reuse, every indexed document that shares a passage with the text (as `reuse`
+    /// finds pairs: at least reuse.min-shared-words words in passages), most shared words
+    /// first: doc_id, story_id, a_in_b (the share of the text's words in passages shared with
+    /// the document), b_in_a (the share of the document's), shared_words, passages, longest,
+    /// jaccard; then, on stderr, the text's uniqueness: the share of its words found in no
+    /// indexed document. --passages prints the shared passages themselves instead of the
+    /// table. The index must keep passages (one made with `index add --passages`).
+    ///
+    /// With -o, many texts: the inputs are read as `reuse` reads them (files, folders,
+    /// CSV/JSONL/Parquet) and one row per (text, indexed document) pair is written, the
+    /// columns of `reuse` with the text as doc_a and the indexed document as doc_b: the texts
+    /// of a night against an archive, or a training corpus against an indexed evaluation set.
     Query(IndexQueryArgs),
     /// Write every indexed document with its story: doc_id, story_id, story_size, added_at.
     Export(IndexOutputArgs),
@@ -267,6 +283,11 @@ pub struct IndexAddArgs {
     /// Replace indexed documents that have the same id instead of failing.
     #[arg(long)]
     pub upsert: bool,
+    /// Make the index keep the passages of its documents, for `index query --reuse`: on the
+    /// first add of an index, which then keeps them on every add (index format 4, about four
+    /// times the bytes a document). An index made without them cannot begin to keep them.
+    #[arg(long)]
+    pub passages: bool,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -277,16 +298,51 @@ pub struct IndexAddArgs {
 pub struct IndexQueryArgs {
     #[command(flatten)]
     pub db: IndexDbArgs,
-    /// A text, HTML or mail file; `-` for stdin.
+    /// A text, HTML or mail file; `-` for stdin. With -o, any number of inputs, read as
+    /// `reuse` reads them.
     #[arg(
         value_name = "FILE",
         required_unless_present = "text",
         conflicts_with = "text"
     )]
-    pub file: Option<PathBuf>,
+    pub files: Vec<PathBuf>,
     /// The text itself instead of a file.
     #[arg(long, value_name = "TEXT")]
     pub text: Option<String>,
+    /// List the indexed documents that share a passage with the text instead of its
+    /// near-duplicates.
+    #[arg(long)]
+    pub reuse: bool,
+    /// Print the passages the text shares with each document (its canonical words) instead
+    /// of the table.
+    #[arg(long, requires = "reuse", conflicts_with = "output")]
+    pub passages: bool,
+    /// Query every text of the inputs and write one row per (text, indexed document) pair to
+    /// this file, replaced only when complete (`-` for stdout); with --reuse. It may not be an
+    /// input or the index.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        requires = "reuse",
+        conflicts_with = "text"
+    )]
+    pub output: Option<PathBuf>,
+    /// Output format of -o; Parquet goes to a file or a pipe, not to a terminal.
+    #[arg(long, value_name = "FORMAT", default_value = "csv", value_parser = choice::<OutputFormat>(FORMATS), requires = "output")]
+    pub format: OutputFormat,
+    /// Words the shared passages hold, in each text, at the fewest
+    /// (reuse.min-shared-words, 30).
+    #[arg(long, value_name = "WORDS", requires = "reuse")]
+    pub min_shared_words: Option<usize>,
+    /// Share of one of the two texts in the shared passages at the least
+    /// (reuse.min-containment, 0.1).
+    #[arg(long, value_name = "SHARE", requires = "reuse")]
+    pub min_containment: Option<f64>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

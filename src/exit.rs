@@ -112,9 +112,10 @@ pub fn processing(command: &Command) -> String {
                 args.db.db.display()
             )
         }
-        Command::Index(IndexCommand::Query(args)) => match &args.file {
-            Some(file) => names(&[file, &args.db.db]),
-            None => args.db.db.display().to_string(),
+        Command::Index(IndexCommand::Query(args)) => match args.files.as_slice() {
+            [] => args.db.db.display().to_string(),
+            [file] => names(&[file, &args.db.db]),
+            files => format!("{} against {}", input_names(files), args.db.db.display()),
         },
         Command::Index(IndexCommand::Export(args) | IndexCommand::Merges(args)) => {
             args.db.db.display().to_string()

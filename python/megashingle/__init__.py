@@ -388,22 +388,36 @@ class Index:
         times: Optional[Iterable[Optional[int]]] = None,
         *,
         upsert: bool = False,
+        passages: bool = False,
     ) -> list[dict]:
         """Adds documents (as ``index add``); returns one dict per document, in id order, with
         ``doc_id, story_id, new_story, similarity, status``. Without ``upsert`` an id already
         indexed is an error (StoryIndexError) and nothing is added. An id given twice in one
-        call is an error (InputError naming it)."""
+        call is an error (InputError naming it). With ``passages`` on the first add (as
+        ``index add --passages``), the index keeps the passages of its documents from then on,
+        for ``query_reuse``; on an index made without them it raises IndexFormatError."""
         ids = _sized(ids)
         repeated = _repeated_ids(ids)
         if repeated:
             shown = ", ".join(f"{i!r} ({c} times)" for i, c in repeated[:5])
             raise InputError(f"Index.add: repeated ids: {shown}; give each id once (nothing was added)")
-        return self._inner.add(_column(ids), _column(texts), None if times is None else iter(times), upsert)
+        return self._inner.add(_column(ids), _column(texts), None if times is None else iter(times), upsert, passages)
 
     def query(self, text: str) -> list[dict]:
         """The indexed near-duplicates of a text (as ``index query``), most similar first:
         dicts with ``doc_id, story_id, similarity, containment``."""
         return self._inner.query(text)
+
+    def query_reuse(self, text: str) -> dict:
+        """The indexed documents that share a passage with a text (as ``index query --reuse``,
+        pairs found as ``reuse`` finds them), most shared words first: a dict with
+        ``matches`` (dicts with ``doc_id, story_id, a_in_b, b_in_a, shared_words, passages,
+        longest, jaccard``, the text being ``a``, and ``text_passages``, each passage as a
+        ``(start, end)`` range of the text's canonical words), ``words``, ``found_words`` and
+        ``uniqueness`` (the share of the text found in no indexed document). An index made
+        without passages (``add(..., passages=True)`` on its first add) raises
+        IndexFormatError."""
+        return self._inner.query_reuse(text)
 
     def close(self) -> None:
         """Closes the index if a query left it open, so that other programs may change it."""

@@ -67,6 +67,23 @@ class Match(TypedDict):
     similarity: float
     containment: float
 
+class ReuseMatch(TypedDict):
+    doc_id: str
+    story_id: str
+    a_in_b: float
+    b_in_a: float
+    shared_words: int
+    passages: int
+    longest: int
+    jaccard: float
+    text_passages: list[tuple[int, int]]
+
+class ReuseAnswer(TypedDict):
+    matches: list[ReuseMatch]
+    words: int
+    found_words: int
+    uniqueness: float
+
 class ExportRow(TypedDict):
     doc_id: str
     story_id: str
@@ -107,8 +124,10 @@ class Index:
         times: Optional[Iterable[Optional[int]]] = None,
         *,
         upsert: bool = False,
+        passages: bool = False,
     ) -> list[IndexRow]: ...
     def query(self, text: str) -> list[Match]: ...
+    def query_reuse(self, text: str) -> ReuseAnswer: ...
     def export(self) -> list[ExportRow]: ...
     def close(self) -> None: ...
 

@@ -145,17 +145,19 @@ fn os_error(source: &std::io::Error, message: String) -> PyErr {
     }
 }
 
-/// The class of a story index's error: a locked, damaged or foreign index has a class of its
-/// own, a read or write the system refused is an `OSError`, and every other way an index
+/// The class of a story index's error: a locked, damaged or foreign index (or one of a format
+/// without the passages asked of it) has a class of its own, a read or write the system
+/// refused is an `OSError`, and every other way an index
 /// cannot be used (missing, empty, made with other settings, an id already indexed, full) is a
 /// [`StoryIndexError`].
 fn index_error(error: &IndexError, message: String) -> PyErr {
     match error {
         IndexError::Locked { .. } => IndexLockedError::new_err(message),
         IndexError::Damaged { .. } => IndexDamagedError::new_err(message),
-        IndexError::NotAnIndex { .. } | IndexError::UnknownFormat { .. } => {
-            IndexFormatError::new_err(message)
-        }
+        IndexError::NotAnIndex { .. }
+        | IndexError::UnknownFormat { .. }
+        | IndexError::NoPassages { .. }
+        | IndexError::MadeWithoutPassages { .. } => IndexFormatError::new_err(message),
         IndexError::Io { error, .. } => os_error_of(error, message),
         _ => StoryIndexError::new_err(message),
     }

@@ -49,7 +49,7 @@ impl PyIndex {
         self.path.clone()
     }
 
-    #[pyo3(signature = (ids, texts, times=None, upsert=false))]
+    #[pyo3(signature = (ids, texts, times=None, upsert=false, passages=false))]
     fn add<'py>(
         &self,
         py: Python<'py>,
@@ -57,12 +57,16 @@ impl PyIndex {
         texts: &Bound<'py, PyAny>,
         times: Option<&Bound<'py, PyAny>>,
         upsert: bool,
+        passages: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         self.close_open();
         let made = !self.path.exists();
         let mut index = megashingle::Index::open(&self.path).map_err(errors::library)?;
         let cancel = Cancel::new();
         let report = (|| {
+            if passages {
+                index.keep_passages().map_err(errors::library)?;
+            }
             let options = RunOptions {
                 cancel: cancel.clone(),
                 ..RunOptions::default()
@@ -127,6 +131,50 @@ impl PyIndex {
             rows.append(row)?;
         }
         Ok(rows)
+    }
+
+    /// The indexed documents that share a passage with ``text``, as ``megashingle reuse``
+    /// finds pairs (the ``[reuse]`` rules of the index's configuration), most shared words
+    /// first: a dict with ``matches`` (one dict a document: doc_id, story_id, a_in_b, b_in_a,
+    /// shared_words, passages, longest, jaccard, and text_passages, the passages as ranges
+    /// ``(start, end)`` of the text's canonical words), ``words`` (the text's canonical
+    /// words), ``found_words`` (its words in a shared passage) and ``uniqueness`` (the share
+    /// of the text found in no indexed document). Raises IndexFormatError for an index made
+    /// without passages.
+    fn query_reuse<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
+        let answer = py
+            .allow_threads(|| {
+                let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+                if open.is_none() {
+                    *open = Some(megashingle::Index::open_existing(&self.path)?);
+                }
+                open.as_ref()
+                    .expect("opened above")
+                    .query_reuse(&self.config, text)
+            })
+            .map_err(errors::library)?;
+        let matches = PyList::empty(py);
+        for m in &answer.matches {
+            let row = PyDict::new(py);
+            row.set_item("doc_id", &m.doc_id)?;
+            row.set_item("story_id", &m.story_id)?;
+            row.set_item("a_in_b", m.a_in_b)?;
+            row.set_item("b_in_a", m.b_in_a)?;
+            row.set_item("shared_words", m.shared_words)?;
+            row.set_item("passages", m.passages)?;
+            row.set_item("longest", m.longest)?;
+            row.set_item("jaccard", m.jaccard)?;
+            let ranges: Vec<(usize, usize)> =
+                m.text_passages.iter().map(|r| (r.start, r.end)).collect();
+            row.set_item("text_passages", ranges)?;
+            matches.append(row)?;
+        }
+        let out = PyDict::new(py);
+        out.set_item("matches", matches)?;
+        out.set_item("words", answer.words)?;
+        out.set_item("found_words", answer.found_words)?;
+        out.set_item("uniqueness", answer.uniqueness())?;
+        Ok(out)
     }
 
     fn export<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {

@@ -170,3 +170,36 @@ def test_an_archive_in_a_folder_gives_its_own_ids(tmp_path):
     ids, ats = _read_all(_megashingle.RecordReader(files))
     assert ids == ["http://a/x", "list.mbox#1"]
     assert ats == [f"{folder / 'c.warc'}@0", f"{folder / 'list.mbox'}#1"]
+
+
+def test_an_index_that_keeps_no_passages_is_an_index_format_error_for_reuse(tmp_path):
+    import pathlib
+    import shutil
+
+    fixture = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "index-format-1" / "index.db"
+    path = tmp_path / "old.db"
+    shutil.copy(fixture, path)
+    index = megashingle.Index(path)
+    assert index.query("a text of a few words to look for") == []
+    with pytest.raises(megashingle.IndexFormatError) as raised:
+        index.query_reuse("a text of a few words to look for")
+    assert str(raised.value) == (
+        f'{path}: the index keeps no passages of its documents (index format "megashingle-index 1"), so '
+        'reuse cannot be found through it; make an index that keeps them (format "megashingle-index 4") '
+        "with `index add --passages` on its first add, or ask this one for near-duplicates only"
+    )
+
+
+def test_passages_asked_of_an_index_made_without_them_are_an_index_format_error(tmp_path):
+    path = tmp_path / "plain.db"
+    index = megashingle.Index(path)
+    index.add(["a"], ["a text of a few words to look for in the index"])
+    before = path.read_bytes()
+    with pytest.raises(megashingle.IndexFormatError) as raised:
+        index.add(["b"], ["another text of a few words for the index"], passages=True)
+    assert str(raised.value) == (
+        f'{path}: the index was made without passages (index format "megashingle-index 3") and cannot '
+        "begin to keep them, as its documents have none; add to it without --passages, or make a new "
+        "index with `index add --passages` on its first add"
+    )
+    assert path.read_bytes() == before

@@ -225,6 +225,44 @@ def test_index_add_query_export(tmp_path):
         missing.export()
 
 
+def _sentences(seed, count):
+    syllables = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "ba", "gu", "ze", "po", "fi", "ha", "ju"]
+
+    def word(n):
+        return "".join(syllables[(n >> (4 * i)) % 16] for i in range(5))
+
+    return [" ".join(word(seed * 4096 + s * 12 + i) for i in range(12)) + "." for s in range(count)]
+
+
+def test_index_query_reuse_finds_a_passage_inside_another_article(tmp_path):
+    index = megashingle.Index(tmp_path / "archive.db")
+    source = _sentences(1, 12)
+    index.add(["source", "other"], [" ".join(source), " ".join(_sentences(2, 10))], passages=True)
+    own = _sentences(4, 10)
+    answer = index.query_reuse(" ".join(own[:5] + source[4:7] + own[5:]))
+    assert [(m["doc_id"], m["shared_words"], m["passages"]) for m in answer["matches"]] == [("source", 36, 1)]
+    assert answer["matches"][0]["text_passages"] == [(60, 96)]
+    assert (answer["words"], answer["found_words"]) == (156, 36)
+    assert answer["uniqueness"] == pytest.approx(120 / 156)
+    quoted = index.query_reuse(" ".join(own[:5] + source[4:5] + own[5:]))
+    assert quoted["matches"] == [] and quoted["uniqueness"] == 1.0
+    # A later add keeps passages without being asked.
+    index.add(["third"], [" ".join(_sentences(3, 8))])
+    answer = index.query_reuse(" ".join(own[:5] + _sentences(3, 8)[2:5] + own[5:]))
+    assert [(m["doc_id"], m["shared_words"]) for m in answer["matches"]] == [("third", 36)]
+
+
+def test_an_index_keeps_no_passages_unless_made_with_them(tmp_path):
+    plain = megashingle.Index(tmp_path / "plain.db")
+    kept = megashingle.Index(tmp_path / "kept.db")
+    texts = [" ".join(_sentences(1, 12)), " ".join(_sentences(2, 10))]
+    assert plain.add(["a", "b"], texts) == kept.add(["a", "b"], texts, passages=True)
+    assert (tmp_path / "plain.db").stat().st_size < (tmp_path / "kept.db").stat().st_size
+    with pytest.raises(megashingle.IndexFormatError):
+        plain.query_reuse(texts[0])
+    assert [m["doc_id"] for m in kept.query_reuse(texts[0])["matches"]] == ["a"]
+
+
 def test_help_is_useful():
     assert "cluster command" in megashingle.cluster.__doc__ or "megashingle cluster" in megashingle.cluster.__doc__
     assert "numpy" in megashingle.Sketcher.sketch_batch.__doc__

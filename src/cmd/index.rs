@@ -1,20 +1,24 @@
 //! `megashingle index`: the story index on disk. `add` clusters new documents into the
 //! indexed stories (after checking the configuration's sketch settings match the index's) and
-//! writes their assignments; `query` lists the indexed documents similar to one text;
+//! writes their assignments; `query` lists the indexed documents similar to one text, or
+//! those that share a passage with it (`--reuse`), or writes those of many texts (`-o`);
 //! `export`, `merges` and `stats` read the index; `remove` takes documents out by time or id.
 //! `index report` is in `report`.
 
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use megashingle::config::Config;
 use megashingle::engine::Timings;
-use megashingle::index::{lock_path, AddReport, Index, IndexAddition, Open, Selection};
-use megashingle::io::write::{stage, write_csv, Staged};
+use megashingle::index::{
+    lock_path, AddReport, Index, IndexAddition, Open, ReuseAnswer, Selection,
+};
+use megashingle::io::write::{stage, write_csv, write_pairs, OutputFormat, Staged};
 
 use crate::cli::{IndexAddArgs, IndexCommand, IndexOutputArgs, IndexQueryArgs, IndexRemoveArgs};
 use crate::cmd::files::{
     check_outputs, emit_csv, input_names, output_file, print, read_document, read_text,
+    refuse_parquet_to_terminal, write_file,
 };
 use crate::cmd::{report, run_options};
 use crate::exit::Outcome;
@@ -101,6 +105,19 @@ fn run_stats(db: &std::path::Path) -> Result<Outcome> {
         s.created_at.as_deref().unwrap_or("-"),
         s.last_add_at.as_deref().unwrap_or("-"),
     );
+    if s.keeps_passages {
+        let per_document = if s.passage_documents > 0 {
+            format!("{:.0}", s.passage_bytes as f64 / s.passage_documents as f64)
+        } else {
+            "-".into()
+        };
+        out.push_str(&format!(
+            "passages: {} documents, {} fingerprints, {} bytes ({per_document} bytes per document)\n",
+            s.passage_documents, s.passage_fingerprints, s.passage_bytes
+        ));
+    } else {
+        out.push_str("passages: not kept (the index was made without `index add --passages`)\n");
+    }
     out.push_str("sketch settings:\n");
     for setting in s.sketch_settings {
         out.push_str(&format!("  {setting}\n"));
@@ -127,6 +144,9 @@ fn run_add(args: IndexAddArgs) -> Result<Outcome> {
     let lock = lock_path(&args.db.db);
     let lock_made = !lock.exists();
     let mut index = Index::open_by(&args.db.db, Open::CreateIfMissing, "index add")?;
+    if args.passages {
+        index.keep_passages()?;
+    }
     let db = args.db.db.clone();
     // A signal stops the reading, or the add gives up before its commit, or the add ends
     // complete.
@@ -274,25 +294,48 @@ fn add_to_index(args: IndexAddArgs, sketched: Sketched, committed: &mut bool) ->
     })
 }
 
-/// `index query`: the indexed documents similar to one text, as CSV on stdout.
+/// `index query`: the indexed near-duplicates of one text, or with `--reuse` the indexed
+/// documents that share a passage with it (as CSV, or the passages themselves), or with `-o`
+/// the reuse rows of many texts.
 fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
-    let config = args.config.resolve()?;
-    let text = match (&args.text, &args.file) {
-        (Some(text), _) => text.clone(),
-        (None, Some(file)) => read_document(file)?.text,
-        (None, None) => anyhow::bail!("give a FILE or --text TEXT"),
-    };
-    let name = match &args.file {
-        Some(file) if args.text.is_none() => file.display().to_string(),
-        _ => "the text".to_owned(),
+    let mut config = args.config.resolve()?;
+    if let Some(words) = args.min_shared_words {
+        config.reuse.min_shared_words = words;
+    }
+    if let Some(share) = args.min_containment {
+        config.reuse.min_containment = share;
+    }
+    config.validate()?;
+    if args.output.is_some() {
+        return query_many(&args, &config);
+    }
+    let (text, name) = match (&args.text, args.files.as_slice()) {
+        (Some(text), _) => (text.clone(), "the text".to_owned()),
+        (None, [file]) => (read_document(file)?.text, file.display().to_string()),
+        (None, []) => anyhow::bail!("give a FILE or --text TEXT"),
+        (None, _) => anyhow::bail!(
+            "index query reads one text; to query many, write their rows to a file with --reuse -o FILE"
+        ),
     };
     let words = megashingle::canonicalize::Canonicalizer::new(&config.canonicalize).words(&text);
     let k = config.shingle.size_of(words.iter().map(String::as_str));
-    let words = words.len();
-    if words < k {
+    if words.len() < k {
+        let words = words.len();
         return Err(megashingle::compare::TooShort { name, words, k }.into());
     }
     let index = Index::open_by(&args.db.db, Open::Existing, "index query")?;
+    if args.reuse {
+        let answer = index.query_reuse(&config, &text)?;
+        if args.passages {
+            print(&passages_report(&answer, &words))?;
+        } else {
+            emit_csv(None, &REUSE_COLUMNS, reuse_rows(&answer))?;
+        }
+        if !args.run.quiet {
+            eprintln!("megashingle: {}", uniqueness_line(&answer));
+        }
+        return Ok(Outcome::Clean);
+    }
     let matches = index.query(&config, &text)?;
     let rows = matches.into_iter().map(|m| {
         vec![
@@ -309,6 +352,172 @@ fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
     )?;
     Ok(Outcome::Clean)
 }
+
+/// The columns of `index query --reuse`.
+const REUSE_COLUMNS: [&str; 8] = [
+    "doc_id",
+    "story_id",
+    "a_in_b",
+    "b_in_a",
+    "shared_words",
+    "passages",
+    "longest",
+    "jaccard",
+];
+
+/// The rows of `index query --reuse`: shares to four decimals.
+fn reuse_rows(answer: &ReuseAnswer) -> impl Iterator<Item = Vec<String>> + '_ {
+    answer.matches.iter().map(|m| {
+        vec![
+            m.doc_id.clone(),
+            m.story_id.clone(),
+            format!("{:.4}", m.a_in_b),
+            format!("{:.4}", m.b_in_a),
+            m.shared_words.to_string(),
+            m.passages.to_string(),
+            m.longest.to_string(),
+            format!("{:.4}", m.jaccard),
+        ]
+    })
+}
+
+/// The line that says how much of a text the index holds.
+fn uniqueness_line(answer: &ReuseAnswer) -> String {
+    let documents = answer.matches.len();
+    format!(
+        "uniqueness {:.4}: {} of the text's {} words are in passages shared with {documents} indexed document{}",
+        answer.uniqueness(),
+        answer.found_words,
+        answer.words,
+        if documents == 1 { "" } else { "s" }
+    )
+}
+
+/// `index query --reuse --passages`: each document with its figures, then the passages the
+/// text shares with it, as the text's canonical words `words`.
+fn passages_report(answer: &ReuseAnswer, words: &[String]) -> String {
+    let mut out = String::new();
+    for m in &answer.matches {
+        out.push_str(&format!(
+            "{} (story {}): {} shared words in {} passage{}, the longest {} words; a_in_b {:.4}, b_in_a {:.4}, jaccard {:.4}\n",
+            m.doc_id,
+            m.story_id,
+            m.shared_words,
+            m.passages,
+            if m.passages == 1 { "" } else { "s" },
+            m.longest,
+            m.a_in_b,
+            m.b_in_a,
+            m.jaccard
+        ));
+        for range in &m.text_passages {
+            let end = range.end.min(words.len());
+            let start = range.start.min(end);
+            out.push_str(&format!("  - {}\n", words[start..end].join(" ")));
+        }
+    }
+    if answer.matches.is_empty() {
+        out.push_str("no indexed document shares a passage with the text\n");
+    }
+    out
+}
+
+/// `index query --reuse -o FILE`: every text of the inputs queried, one row per (text,
+/// indexed document) pair, the texts in the order read; the index is only read.
+fn query_many(args: &IndexQueryArgs, config: &Config) -> Result<Outcome> {
+    let started = Instant::now();
+    let output = output_file(&args.output);
+    check_outputs(
+        &[("-o", output)],
+        &args.files,
+        Some(&args.config),
+        Some(&args.db.db),
+    )?;
+    refuse_parquet_to_terminal(args.format == OutputFormat::Parquet, output)?;
+    let index = Index::open_by(&args.db.db, Open::Existing, "index query")?;
+    let options = args.input.read_options(None);
+    let run = run_options(&args.run, options.strict);
+    let pool = megashingle::engine::thread_pool(run.threads, "query")?;
+    let mut records = megashingle::io::read::read_inputs(&args.files, &options);
+    let (mut texts, mut skipped) = (0u64, 0u64);
+    let mut answers: Vec<(String, ReuseAnswer)> = Vec::new();
+    let mut batch: Vec<(String, String)> = Vec::new();
+    let mut flush = |batch: &mut Vec<(String, String)>| -> Result<()> {
+        let done: Vec<megashingle::Result<(String, ReuseAnswer)>> = pool.install(|| {
+            use rayon::prelude::*;
+            std::mem::take(batch)
+                .into_par_iter()
+                .map(|(id, text)| Ok((id, index.query_reuse(config, &text)?)))
+                .collect()
+        });
+        for answer in done {
+            answers.push(answer?);
+        }
+        interrupt::check()?;
+        Ok(())
+    };
+    for item in records.by_ref() {
+        match item? {
+            megashingle::io::read::ReadItem::Record(record) => {
+                texts += 1;
+                batch.push((record.id, record.text));
+                if batch.len() == QUERIED_AT_ONCE {
+                    flush(&mut batch)?;
+                }
+            }
+            megashingle::io::read::ReadItem::Skipped(report) => {
+                skipped += 1;
+                run.progress.warn(&report);
+            }
+        }
+    }
+    flush(&mut batch)?;
+    bars::clear();
+    if texts == 0 {
+        anyhow::bail!(
+            "no documents in {}: nothing queried, nothing written",
+            input_names(&args.files)
+        );
+    }
+    let pairs = answers.iter().flat_map(|(id, answer)| {
+        answer.matches.iter().map(move |m| megashingle::ReusePair {
+            doc_a: id,
+            doc_b: &m.doc_id,
+            a_in_b: m.a_in_b,
+            b_in_a: m.b_in_a,
+            shared_words: m.shared_words,
+            passages: m.passages,
+            longest: m.longest,
+            jaccard: m.jaccard,
+        })
+    });
+    let rows: usize = answers.iter().map(|(_, a)| a.matches.len()).sum();
+    match output {
+        Some(path) => write_file(path, |file| write_pairs(pairs, args.format, file))?,
+        None => {
+            write_pairs(pairs, args.format, std::io::stdout()).context("cannot write to stdout")?
+        }
+    }
+    if !args.run.quiet {
+        let reused = answers
+            .iter()
+            .filter(|(_, a)| !a.matches.is_empty())
+            .count();
+        eprintln!(
+            "megashingle: {texts} texts queried, {reused} of them share passages with indexed documents: {rows} rows; {skipped} records skipped{}; {:.2} s",
+            records.summary().notes(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if skipped > 0 {
+        Outcome::Skipped
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Texts queried together on the worker threads.
+const QUERIED_AT_ONCE: usize = 1024;
 
 /// `index remove`: takes out the documents added before a time and those of an id list.
 fn run_remove(args: IndexRemoveArgs) -> Result<Outcome> {

@@ -24,6 +24,7 @@ use crate::corpus::set_store::{Place, SetStore};
 use crate::error::Error;
 use crate::io::read::{read_inputs, Origin, ReadError, ReadItem, ReadOptions, ReadSummary, Record};
 use crate::progress::{Progress, Stage};
+use crate::reuse::Text;
 use crate::sketch::{Sketch, SketchBuffers, Sketcher, TextOutline};
 
 /// Records per batch sent to the workers.
@@ -38,6 +39,8 @@ struct ShingledDocument {
     origin: Origin,
     /// Where its sets are in the store.
     place: Place,
+    /// Its main text as reuse keeps it, when the collection keeps them (else empty).
+    sequence: Text,
     /// Its sketch, or what it is made of once the corpus statistics are known.
     sketch: PendingSketch,
 }
@@ -66,6 +69,9 @@ pub struct CollectOptions {
     /// Stops the collection at its next check: documents added after it is cancelled are
     /// dropped unread, batches in work are given up, and [`Collector::finish`] fails.
     pub cancel: Cancel,
+    /// Keep each document's shingle keys in text order too ([`Collection::sequences`]), as
+    /// the index keeps them for its passages.
+    pub sequences: bool,
 }
 
 impl Default for CollectOptions {
@@ -76,6 +82,7 @@ impl Default for CollectOptions {
             known: Arc::new(Boilerplate::none()),
             progress: Arc::new(crate::progress::Quiet),
             cancel: Cancel::default(),
+            sequences: false,
         }
     }
 }
@@ -115,6 +122,7 @@ impl Collector {
         let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
         let exact = config.cluster.verify == Verify::Exact;
         let pages = config.boilerplate.min_documents > 0;
+        let sequences = options.sequences;
         let workers = {
             let (pool, sketcher, store) = (pool.clone(), sketcher.clone(), store.clone());
             let (known, progress) = (options.known.clone(), options.progress.clone());
@@ -131,9 +139,14 @@ impl Collector {
                                     // Given up: finish fails before these are looked at.
                                     return Ok(Vec::new());
                                 }
+                                let wanted = Wanted {
+                                    statistics,
+                                    pages,
+                                    exact,
+                                    sequences,
+                                };
                                 let documents = shingle_batch(
-                                    batch, &sketcher, scratch, &known, statistics, pages, exact,
-                                    &store,
+                                    batch, &sketcher, scratch, &known, wanted, &store,
                                 );
                                 if let Ok(documents) = &documents {
                                     progress.advance(Stage::Shingling, documents.len() as u64);
@@ -296,18 +309,34 @@ impl Collector {
     }
 }
 
+/// What shingling a batch keeps of each document besides its sketch.
+#[derive(Debug, Clone, Copy)]
+struct Wanted {
+    /// Corpus statistics are wanted: the sets are kept and the sketch waits for them.
+    statistics: bool,
+    /// The page set is kept too.
+    pages: bool,
+    /// Verification is exact: the sketch's set is kept.
+    exact: bool,
+    /// The shingle keys in text order are kept.
+    sequences: bool,
+}
+
 /// Canonicalizes and shingles one batch, storing its sets as one block of the store.
-#[allow(clippy::too_many_arguments)]
 fn shingle_batch(
     batch: Vec<Record>,
     sketcher: &Sketcher,
     scratch: &mut SketchBuffers,
     known: &Boilerplate,
-    statistics: bool,
-    pages: bool,
-    exact: bool,
+    wanted: Wanted,
     store: &Mutex<SetStore>,
 ) -> std::io::Result<Vec<ShingledDocument>> {
+    let Wanted {
+        statistics,
+        pages,
+        exact,
+        sequences,
+    } = wanted;
     // The batch's sets, one after another: with statistics each main set and page set as
     // read, else each sketch's set when verification is exact. A text has at most about one
     // shingle per four bytes, and a page set adds about as many again.
@@ -317,9 +346,17 @@ fn shingle_batch(
         .into_iter()
         .map(|record| {
             let start = keys.len() as u32;
+            let mut sequence = Text::default();
+            let kept = sequences.then_some(&mut sequence);
             let (place, sketch) = if statistics {
                 // The sets go straight into the batch's list.
-                let appended = sketcher.append_shingles(&record.text, scratch, pages, &mut keys);
+                let appended = sketcher.append_shingles_and_sequence(
+                    &record.text,
+                    scratch,
+                    pages,
+                    &mut keys,
+                    kept,
+                );
                 let place = Place {
                     block: 0,
                     start,
@@ -328,7 +365,7 @@ fn shingle_batch(
                 };
                 (place, PendingSketch::Waiting(appended.outline))
             } else {
-                let shingles = sketcher.shingles(&record.text, scratch, pages);
+                let shingles = sketcher.shingles_and_sequence(&record.text, scratch, pages, kept);
                 let (sketch, set) = sketcher.sketch_shingles(&shingles, known);
                 if exact {
                     keys.extend_from_slice(&set);
@@ -347,6 +384,7 @@ fn shingle_batch(
                 time: record.time,
                 origin: record.origin,
                 place,
+                sequence,
                 sketch,
             }
         })
@@ -378,6 +416,11 @@ fn collect(
     let mut origins = Vec::with_capacity(documents.len());
     let mut times = Vec::with_capacity(documents.len());
     let mut places = Vec::with_capacity(documents.len());
+    let mut sequences = Vec::with_capacity(if options.sequences {
+        documents.len()
+    } else {
+        0
+    });
     let mut sketches = Vec::with_capacity(if statistics { 0 } else { documents.len() });
     let mut outlines = Vec::with_capacity(if statistics { documents.len() } else { 0 });
     for d in documents {
@@ -385,6 +428,9 @@ fn collect(
         origins.push(d.origin);
         times.push(d.time);
         places.push(d.place);
+        if options.sequences {
+            sequences.push(d.sequence);
+        }
         match d.sketch {
             PendingSketch::Made(sketch) => sketches.push(sketch),
             PendingSketch::Waiting(outline) => outlines.push(outline),
@@ -393,6 +439,7 @@ fn collect(
     store.set_places(places);
     let sketch_started = Instant::now();
     let progress = &*options.progress;
+    let mut frequent_in_documents = Vec::new();
     let boilerplate = if statistics {
         let (boilerplate, made) = pool.install(|| {
             sketch_with_statistics(
@@ -404,6 +451,7 @@ fn collect(
                 progress,
                 &options.cancel,
                 &mut timings,
+                options.sequences.then_some(&mut frequent_in_documents),
             )
         })?;
         sketches = made;
@@ -426,6 +474,8 @@ fn collect(
         sketches,
         set_file_bytes: store.file_bytes(),
         sets: exact.then_some(store),
+        sequences,
+        frequent_in_documents,
         read,
         duplicates,
         boilerplate,

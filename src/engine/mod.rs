@@ -73,6 +73,14 @@ pub struct Collection {
     pub sets: Option<SetStore>,
     /// Bytes of the temporary file that held the shingle sets: 0 when they fit in memory.
     pub(crate) set_file_bytes: u64,
+    /// Each document's main text as reuse keeps it (its shingle keys in text order,
+    /// boilerplate not yet masked), when [`CollectOptions::sequences`] asked for them; else
+    /// empty.
+    pub sequences: Vec<crate::reuse::Text>,
+    /// With the sequences, the shingles of `boilerplate.min-documents` of the collection's
+    /// pages or more, sorted (document frequency alone, known boilerplate or not): what
+    /// `reuse` leaves out of the same texts in a batch.
+    pub frequent_in_documents: Vec<u32>,
     /// Counts from reading.
     pub read: ReadSummary,
     /// Records dropped for a duplicate id.

@@ -26,7 +26,9 @@ use crate::sketch::{Sketch, Sketcher, TextOutline};
 /// over a first clustering), adds them to the `known` ones and sketches every document
 /// without them. The store's sets become each sketch's set: page sets are dropped once
 /// counted and boilerplate is taken out (its keys kept after the set until story frequency is
-/// done). `outlines` are the documents' word counts and leads, as read.
+/// done). `outlines` are the documents' word counts and leads, as read. When `frequent` is
+/// given, the shingles of `boilerplate.min-documents` pages or more (known or not) are put
+/// there, sorted: those of document frequency alone.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn sketch_with_statistics(
     store: &mut SetStore,
@@ -37,6 +39,7 @@ pub(super) fn sketch_with_statistics(
     progress: &dyn Progress,
     cancel: &Cancel,
     timings: &mut Timings,
+    frequent_in_documents: Option<&mut Vec<u32>>,
 ) -> Result<(Boilerplate, Vec<Sketch>), Error> {
     let (min_documents, min_stories) = (
         config.boilerplate.min_documents,
@@ -48,7 +51,11 @@ pub(super) fn sketch_with_statistics(
             .filter(|&n| n > 0)
             .min();
         let counts = page_counts(store, floor.unwrap_or(0));
-        let boilerplate = Boilerplate::from_counts(&counts, min_documents).over(known);
+        let boilerplate = Boilerplate::from_counts(&counts, min_documents);
+        if let Some(out) = frequent_in_documents {
+            *out = boilerplate.keys();
+        }
+        let boilerplate = boilerplate.over(known);
         (boilerplate, counts.into_keys().collect::<Vec<u32>>())
     });
     cancel.check()?;
@@ -348,6 +355,7 @@ mod tests {
                 &crate::progress::Quiet,
                 &Cancel::default(),
                 &mut Timings::default(),
+                None,
             )
             .unwrap();
             assert_eq!(boilerplate.len(), 21);

@@ -100,6 +100,9 @@ pub struct AddOptions {
     pub upsert: bool,
     /// Stops the join at its next check once cancelled; the transaction is then dropped.
     pub cancel: Cancel,
+    /// Make a new index keep the passages of its documents (format 4), for reuse through it;
+    /// an index that keeps them keeps them for every add whatever this says.
+    pub passages: bool,
 }
 
 /// What an add of a collection to the index says, when the index's file cannot be written.
@@ -233,9 +236,16 @@ fn write_add(
     clock.lap("index: opening for writing");
     let mut report = AddReport::default();
     {
-        let mut t = Tables::open(&txn)?;
+        // A new index keeps passages when made with them; one that keeps them goes on keeping
+        // them.
+        let mut t = Tables::open(&txn, is_new && options.passages)?;
         // An add writes the boilerplate as this format keeps it (moving a format 1 index's).
-        t.meta.insert("format", crate::index::schema::FORMAT)?;
+        let format = if t.passages.is_some() {
+            crate::index::schema::FORMAT_WITH_PASSAGES
+        } else {
+            crate::index::schema::FORMAT
+        };
+        t.meta.insert("format", format)?;
         if is_new {
             t.meta.insert("configuration", config.to_toml().as_str())?;
             t.meta.insert("created_at", started.to_string().as_str())?;
@@ -246,12 +256,13 @@ fn write_add(
             sketches: mut fresh,
             sets,
             boilerplate,
+            sequences,
+            frequent_in_documents,
             ..
         } = collection;
         // The boilerplate the collection found (it is over the index's own): kept to be
         // written, and the index's let go.
         let found_boilerplate = boilerplate.found();
-        drop(boilerplate);
         // The ids as strings of their own, for the tables' keys and messages.
         let ids: Vec<String> = ids.iter().map(str::to_owned).collect();
 
@@ -271,6 +282,18 @@ fn write_add(
             });
         }
         clock.lap("index: replacing");
+
+        // The passages go first, so that their texts are let go before the look-up and the
+        // join.
+        drop(boilerplate);
+        let passages = crate::index::passages::PassageAdd {
+            before: before.as_ref(),
+            first_doc: first_doc as u32,
+            window: config.config().reuse.window,
+            frequent: frequent_in_documents,
+        };
+        report.merged_bytes += crate::index::passages::write(&txn, &mut t, sequences, passages)?;
+        clock.lap("index: passages");
 
         // The night's posting keys, made from the full minima before they are cut.
         let night_keys = NightKeys::of(&fresh, &config.key_maker);
@@ -321,7 +344,7 @@ fn write_add(
         clock.lap("index: writing documents");
         let story_of = |doc: u32| placements[doc as usize].story;
         let posted = Posted::after_merges(posted, &absorbed);
-        report.merged_bytes =
+        report.merged_bytes +=
             write_postings(&mut t, &night_keys, &posted, story_of, first_doc as u32)?;
         clock.lap("index: writing postings");
         crate::index::boilerplate::add(&txn, &found_boilerplate)?;

@@ -14,7 +14,9 @@ use redb::{
 };
 
 use crate::index::error::Result;
-use crate::index::schema::{decode_block, encode_block, table, BLOCKS, FORMAT_1_ENTRIES};
+use crate::index::schema::{
+    decode_block, encode_block, table, BLOCKS, FORMAT_1_ENTRIES, PASSAGE_BLOCKS,
+};
 
 /// The boilerplate of an index as one read transaction sees it, for look-ups one shingle at a
 /// time.
@@ -29,6 +31,14 @@ impl KnownBoilerplate {
         Ok(KnownBoilerplate {
             blocks: table(txn, BLOCKS)?,
             entries: table(txn, FORMAT_1_ENTRIES)?,
+        })
+    }
+
+    /// The boilerplate of the passages as `txn` sees it (see [`add_passage_boilerplate`]).
+    pub fn open_passages(txn: &ReadTransaction) -> Result<KnownBoilerplate> {
+        Ok(KnownBoilerplate {
+            blocks: table(txn, PASSAGE_BLOCKS)?,
+            entries: None,
         })
     }
 
@@ -111,7 +121,23 @@ pub(crate) fn add(txn: &WriteTransaction, found: &[u32]) -> Result<()> {
         moved.dedup();
         moved
     };
-    let mut blocks = txn.open_table(BLOCKS)?;
+    add_to_blocks(txn, BLOCKS, &shingles)
+}
+
+/// Adds `found` (sorted, distinct) to the boilerplate of the passages in `txn`: the shingles
+/// of the documents' main texts found in `boilerplate.min-documents` documents of an add, as
+/// `reuse` finds them in a batch, kept in blocks as the index's own boilerplate is.
+pub(crate) fn add_passage_boilerplate(txn: &WriteTransaction, found: &[u32]) -> Result<()> {
+    add_to_blocks(txn, PASSAGE_BLOCKS, found)
+}
+
+/// Adds `shingles` (sorted, distinct) to the blocks of table `blocks`.
+fn add_to_blocks(
+    txn: &WriteTransaction,
+    blocks: redb::TableDefinition<u16, &[u8]>,
+    shingles: &[u32],
+) -> Result<()> {
+    let mut blocks = txn.open_table(blocks)?;
     for group in shingles.chunk_by(|a, b| a >> 16 == b >> 16) {
         let top = (group[0] >> 16) as u16;
         let mut merged: Vec<u32> = match blocks.get(top)? {

@@ -91,6 +91,33 @@ pub enum IndexError {
         /// When the indexed document was added.
         added: String,
     },
+    /// The index was made without the passages of its documents, which finding reuse through
+    /// it needs.
+    #[error(
+        "{path}: the index keeps no passages of its documents (index format {format:?}), so \
+         reuse cannot be found through it; make an index that keeps them (format {passages:?}) \
+         with `index add --passages` on its first add, or ask this one for near-duplicates only"
+    )]
+    NoPassages {
+        /// The index file.
+        path: String,
+        /// The format it has.
+        format: String,
+        /// The format that keeps passages.
+        passages: &'static str,
+    },
+    /// Passages were asked of an add to an index made without them, whose documents have none.
+    #[error(
+        "{path}: the index was made without passages (index format {format:?}) and cannot begin \
+         to keep them, as its documents have none; add to it without --passages, or make a new \
+         index with `index add --passages` on its first add"
+    )]
+    MadeWithoutPassages {
+        /// The index file.
+        path: String,
+        /// The format it has.
+        format: String,
+    },
     /// The index holds as many documents as it can number.
     #[error("{path}: the index is full (2^32 documents)")]
     Full {
@@ -163,6 +190,14 @@ pub enum Damage {
     /// A postings chunk does not decode.
     #[error("a damaged postings chunk in the index; restore the index from a copy")]
     PostingsChunk,
+    /// A document's passage record (its shingle keys in text order) does not decode.
+    #[error(
+        "the passages of document {number} in the index are damaged; restore the index from a copy"
+    )]
+    Passages {
+        /// The document's number.
+        number: u32,
+    },
     /// A postings chunk its segment's directory lists is missing.
     #[error("the index lost a postings chunk; restore it from a copy")]
     LostChunk,
@@ -261,6 +296,15 @@ fn locked_line(path: &str, holder: Option<&str>) -> String {
     }
 }
 
+/// Formats quoted and listed: `"a"`, `"a" and "b"`, `"a", "b" and "c"`.
+fn listed(formats: &[&str]) -> String {
+    let quoted: Vec<String> = formats.iter().map(|f| format!("{f:?}")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
 /// A message after the file's path, when the path is known.
 fn located(path: &str, message: &impl std::fmt::Display) -> String {
     if path.is_empty() {
@@ -331,16 +375,6 @@ impl From<std::io::Error> for IndexError {
             doing: "",
             error,
         }
-    }
-}
-
-/// Formats in quotes, as "\"a\", \"b\" and \"c\"".
-fn listed(formats: &[&str]) -> String {
-    let quoted: Vec<String> = formats.iter().map(|f| format!("{f:?}")).collect();
-    match quoted.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => String::new(),
     }
 }
 

@@ -7,7 +7,8 @@
 //!
 //! [`Index`] is the whole of it as the library offers it: open one, add documents through an
 //! [`IndexAddition`], look at the [`PreparedAdd`]'s [`AddReport`] and commit or abort it;
-//! [`Index::query`], [`Index::export`], [`Index::merges`], [`Index::stats`] and
+//! [`Index::query`] (near-duplicates), [`Index::query_reuse`] (shared passages),
+//! [`Index::export`], [`Index::merges`], [`Index::stats`] and
 //! [`Index::remove`] read and trim it. Every failure is an [`IndexError`] (inside
 //! [`crate::Error::Index`]) or an error of the input or configuration.
 //!
@@ -31,6 +32,7 @@ mod boilerplate;
 mod error;
 mod examine;
 mod facade;
+mod passages;
 mod postings;
 mod read;
 mod remove;
@@ -40,7 +42,7 @@ mod store;
 pub use add::{AddReport, Assignment, PreparedAdd};
 pub use error::{Damage, Foreign, IndexError};
 pub use facade::{Index, IndexAddition, SketchedDocuments};
-pub use read::{ExportRow, Match, Stats};
+pub use read::{ExportRow, Match, ReuseAnswer, ReuseMatch, Stats};
 pub use remove::{Removal, Selection};
 pub use schema::MergeRecord;
 pub use store::{lock_path, Open};

@@ -8,7 +8,8 @@
 //! Segments are merged as they accumulate (a segment merges into the one before it once it
 //! is at least a quarter of that one's size), so there are O(log n) of them and each pair is
 //! rewritten O(log n) times. A removed document leaves its pairs behind, listed in `dead`;
-//! look-ups skip them and merges drop them.
+//! look-ups skip them and merges drop them. The passages' winnowed fingerprints are kept the
+//! same way in tables of their own ([`Postings::open_passages`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -19,7 +20,8 @@ use rustc_hash::FxHashSet;
 
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::schema::{
-    decode_chunk, encode_chunk, ChunkPairs, Directory, CHUNKS, DEAD, SEGMENTS,
+    decode_chunk, encode_chunk, ChunkPairs, Directory, CHUNKS, DEAD, PASSAGE_CHUNKS, PASSAGE_DEAD,
+    PASSAGE_SEGMENTS, SEGMENTS,
 };
 
 /// Pairs per chunk.
@@ -234,6 +236,16 @@ impl<'t> Postings<'t> {
             segments: txn.open_table(SEGMENTS)?,
             chunks: txn.open_table(CHUNKS)?,
             dead: txn.open_table(DEAD)?,
+        })
+    }
+
+    /// The postings of the passages' winnowed fingerprints in `txn`, kept as the candidate
+    /// keys' are in tables of their own.
+    pub fn open_passages(txn: &'t WriteTransaction) -> Result<Postings<'t>> {
+        Ok(Postings {
+            segments: txn.open_table(PASSAGE_SEGMENTS)?,
+            chunks: txn.open_table(PASSAGE_CHUNKS)?,
+            dead: txn.open_table(PASSAGE_DEAD)?,
         })
     }
 

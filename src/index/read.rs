@@ -12,15 +12,19 @@ use crate::config::Plan;
 use crate::corpus::boilerplate::Boilerplate;
 use crate::index::boilerplate::KnownBoilerplate;
 use crate::index::error::{Damage, IndexError, Result};
+use crate::index::passages::{stored_window, PassageReader};
 use crate::index::postings::{directories, LookUp};
 use crate::index::schema::{
     table, DocRecord, MergeRecord, StoryRecord, CHUNKS, COUNTERS, DEAD, DOCS, GHOSTS, MEMBERS,
-    MERGES, META, SEGMENTS, STORIES,
+    MERGES, META, PASSAGES, PASSAGE_BLOCKS, PASSAGE_CHUNKS, PASSAGE_SEGMENTS, SEGMENTS, STORIES,
 };
 use crate::index::store::{
     bytes_on_disk, posting_keys, short_minima, sketch_settings_of, widen, Store,
 };
 use crate::io::time::format_time;
+use crate::reuse::align::{align_prepared, passages_prepared, shingle_set, AlignScratch, Prepared};
+use crate::reuse::texts::{mask_with, text_of};
+use crate::reuse::{is_reuse, share, winnow};
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::{SketchBuffers, Sketcher};
 
@@ -120,6 +124,16 @@ pub struct Stats {
     pub segments: u64,
     /// Shingles known to be boilerplate.
     pub boilerplate_shingles: u64,
+    /// True when the index keeps the passages of its documents (index format 4).
+    pub keeps_passages: bool,
+    /// Documents whose passages are kept (their shingle keys in text order).
+    pub passage_documents: u64,
+    /// Winnowed fingerprints of the passages (postings), those of removed documents included
+    /// until their segment is merged.
+    pub passage_fingerprints: u64,
+    /// Bytes the passage tables take in the file: their records, their pages' own data and
+    /// the free space inside those pages.
+    pub passage_bytes: u64,
     /// Disk space of the index file in bytes (allocated blocks: the file grows ahead of its
     /// use, sparsely).
     pub file_bytes: u64,
@@ -179,7 +193,33 @@ fn counted(store: &Store) -> Result<Stats> {
         stats.postings = directories.iter().map(|(_, d)| d.pairs).sum();
     }
     stats.boilerplate_shingles = KnownBoilerplate::open(&txn)?.len()?;
+    count_passages(&txn, &mut stats)?;
     Ok(stats)
+}
+
+/// The passage figures of [`Stats`].
+fn count_passages(txn: &redb::ReadTransaction, stats: &mut Stats) -> Result<()> {
+    let Some(records) = table(txn, PASSAGES)? else {
+        return Ok(());
+    };
+    stats.keeps_passages = true;
+    stats.passage_documents = records.len()?;
+    let mut bytes = |s: redb::TableStats| {
+        stats.passage_bytes += s.stored_bytes() + s.metadata_bytes() + s.fragmented_bytes();
+    };
+    bytes(records.stats()?);
+    if let Some(chunks) = table(txn, PASSAGE_CHUNKS)? {
+        bytes(chunks.stats()?);
+    }
+    if let Some(blocks) = table(txn, PASSAGE_BLOCKS)? {
+        bytes(blocks.stats()?);
+    }
+    if let Some(segments) = table(txn, PASSAGE_SEGMENTS)? {
+        bytes(segments.stats()?);
+        let directories = directories(&segments)?;
+        stats.passage_fingerprints = directories.iter().map(|(_, d)| d.pairs).sum();
+    }
+    Ok(())
 }
 
 /// The boilerplate shingles earlier adds found.
@@ -207,6 +247,51 @@ pub struct Match {
     pub containment: f64,
 }
 
+/// One indexed document that shares a passage with a text: a row of `index query --reuse`,
+/// the columns of the `reuse` table with the text as `a` and the indexed document as `b`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReuseMatch {
+    /// The indexed document.
+    pub doc_id: String,
+    /// Its story.
+    pub story_id: String,
+    /// The share of the text's words that are shared words with the document.
+    pub a_in_b: f64,
+    /// The share of the document's words that are shared words with the text.
+    pub b_in_a: f64,
+    /// Shared words, the smaller count of the two texts.
+    pub shared_words: u32,
+    /// Passages, the smaller count of the two texts.
+    pub passages: u32,
+    /// Words of the longest passage, the smaller of the two texts' longest.
+    pub longest: u32,
+    /// The exact Jaccard of the two texts' shingle sets, boilerplate left out.
+    pub jaccard: f64,
+    /// The passages as the text has them: ranges of its canonical words, from a passage's
+    /// first shared word to its last, in text order.
+    pub text_passages: Vec<std::ops::Range<usize>>,
+}
+
+/// What the index holds of a text's passages: every indexed document that shares one with it
+/// (most shared words first, then by id), and how much of the text is found in none.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReuseAnswer {
+    /// The documents.
+    pub matches: Vec<ReuseMatch>,
+    /// Canonical words of the text.
+    pub words: u32,
+    /// Its words in a passage shared with at least one of the documents.
+    pub found_words: u32,
+}
+
+impl ReuseAnswer {
+    /// The share of the text found in no indexed document: its words in no shared passage
+    /// (1 for a text with no words).
+    pub fn uniqueness(&self) -> f64 {
+        1.0 - crate::reuse::share(self.found_words, self.words)
+    }
+}
+
 /// An index open for queries: one read transaction, with what every query needs read once
 /// (the postings' directories, the removed documents and the index's configuration). Each
 /// query then reads only its own shingles' entries in the boilerplate, the postings chunks
@@ -229,6 +314,10 @@ struct ReaderTables {
     stories: ReadOnlyTable<u32, &'static [u8]>,
     members: ReadOnlyTable<(u32, u32), ()>,
     ghosts: Option<ReadOnlyTable<u32, &'static [u8]>>,
+    /// The passages, when the index keeps them.
+    passages: Option<PassageReader>,
+    /// The format the index says it has.
+    format: String,
 }
 
 impl ReaderTables {
@@ -322,15 +411,21 @@ impl Reader {
                 Some(dead),
                 (Some(docs), Some(stories)),
                 Some(members),
-            ) => Some(ReaderTables {
-                boilerplate: KnownBoilerplate::open(&txn)?,
-                look_up: LookUp::read(&segments, &dead)?,
-                chunks,
-                docs,
-                stories,
-                members,
-                ghosts: table(&txn, GHOSTS)?,
-            }),
+            ) => {
+                let configured = indexed.as_ref().map_or(0, |c| c.reuse.window);
+                let window = stored_window(&txn, configured)?;
+                Some(ReaderTables {
+                    boilerplate: KnownBoilerplate::open(&txn)?,
+                    look_up: LookUp::read(&segments, &dead)?,
+                    chunks,
+                    docs,
+                    stories,
+                    members,
+                    ghosts: table(&txn, GHOSTS)?,
+                    passages: PassageReader::open(&txn, window)?,
+                    format: store.format()?.unwrap_or_default(),
+                })
+            }
             _ => None,
         };
         Ok(Reader {
@@ -361,6 +456,101 @@ impl Reader {
     pub fn query(&self, text: &str, config: &Plan, sketcher: &Sketcher) -> Result<Vec<Match>> {
         self.found(text, config, sketcher)
             .map_err(|e| e.at(Path::new(&self.path)))
+    }
+
+    /// The indexed documents that share a passage with `text`, found as `reuse` finds them
+    /// in a batch (the same candidates, figures and rules: see [`crate::reuse`]), with
+    /// `config`'s `[reuse]` rules; `config` must have passed [`Reader::check_comparable`],
+    /// and `sketcher` be made from it. An index that keeps no passages is an error.
+    pub fn reuse(&self, text: &str, config: &Plan, sketcher: &Sketcher) -> Result<ReuseAnswer> {
+        self.reused(text, config, sketcher)
+            .map_err(|e| e.at(Path::new(&self.path)))
+    }
+
+    /// The answer of [`Reader::reuse`], its errors not yet given the index's path.
+    fn reused(&self, text: &str, config: &Plan, sketcher: &Sketcher) -> Result<ReuseAnswer> {
+        let Some(t) = &self.tables else {
+            return Ok(ReuseAnswer::default());
+        };
+        let Some(passages) = &t.passages else {
+            return Err(IndexError::NoPassages {
+                path: self.path.clone(),
+                format: t.format.clone(),
+                passages: crate::index::schema::FORMAT_WITH_PASSAGES,
+            });
+        };
+        let mut own = text_of(sketcher, text, &mut SketchBuffers::default());
+        // The passages' boilerplate among the text's shingles: a look-up each.
+        let set = shingle_set(&own);
+        let mut boilerplate = Vec::new();
+        for &key in &set {
+            if passages.boilerplate.contains(key)? {
+                boilerplate.push(key);
+            }
+        }
+        mask_with(&mut own, &set, &Boilerplate::from_keys(boilerplate));
+        let mut answer = ReuseAnswer {
+            words: own.words,
+            ..ReuseAnswer::default()
+        };
+        let fingerprints = winnow::fingerprints(&own.keys, passages.window);
+        let settings = crate::reuse::Settings::of(config.config());
+        let candidates = passages.candidates(&fingerprints, settings.max_bucket)?;
+        let prepared = Prepared::new(&own);
+        let mut scratch = AlignScratch::default();
+        let mut found = vec![false; own.words as usize];
+        let mut names: FxHashMap<u32, String> = FxHashMap::default();
+        for number in candidates {
+            let Some(bytes) = t.docs.get(number)? else {
+                continue;
+            };
+            let record = DocRecord::decode(bytes.value())?;
+            let Some(other) = passages.text(number, record.words)? else {
+                continue;
+            };
+            let distinct = shingle_set(&other).len();
+            let f = align_prepared(&prepared, &other, distinct, settings.rules, &mut scratch);
+            if !is_reuse(&f, own.words, other.words, &settings) {
+                continue;
+            }
+            let text_passages =
+                passages_prepared(&prepared, &other, settings.rules, &mut scratch, &mut found);
+            answer.matches.push(ReuseMatch {
+                doc_id: record.id,
+                story_id: self.story_name(t, record.story, &mut names)?,
+                a_in_b: share(f.a.shared, own.words),
+                b_in_a: share(f.b.shared, other.words),
+                shared_words: f.a.shared.min(f.b.shared),
+                passages: f.a.passages.min(f.b.passages),
+                longest: f.a.longest.min(f.b.longest),
+                jaccard: f.jaccard,
+                text_passages,
+            });
+        }
+        answer.found_words = found.iter().filter(|&&f| f).count() as u32;
+        answer.matches.sort_by(|a, b| {
+            b.shared_words
+                .cmp(&a.shared_words)
+                .then_with(|| a.doc_id.cmp(&b.doc_id))
+        });
+        Ok(answer)
+    }
+
+    /// The name of story `number`, read once a query.
+    fn story_name(
+        &self,
+        t: &ReaderTables,
+        number: u32,
+        names: &mut FxHashMap<u32, String>,
+    ) -> Result<String> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(number) {
+            let story = t
+                .stories
+                .get(number)?
+                .ok_or(IndexError::damaged(Damage::LostStory { number }))?;
+            slot.insert(StoryRecord::decode(story.value())?.name);
+        }
+        Ok(names[&number].clone())
     }
 
     /// The matches of [`Reader::query`], their errors not yet given the index's path.

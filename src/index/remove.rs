@@ -48,7 +48,7 @@ fn remove_selected(store: &mut Store, selection: &Selection) -> Result<Removal> 
     }
     let txn = store.writable()?.begin_write()?;
     {
-        let mut t = Tables::open(&txn)?;
+        let mut t = Tables::open(&txn, false)?;
         let mut chosen: Vec<u32> = Vec::new();
         if let Some(before) = selection.before {
             for entry in t.docs.iter()? {

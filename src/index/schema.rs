@@ -9,21 +9,37 @@
 //! [`MergeRecord`]); `ghosts` (number → [`DocRecord`]) and `ghosts_of` ((story, number) →
 //! ()), the removed documents whose stories live on; the postings: `segments` (number →
 //! [`Directory`]), `chunks` ((segment, chunk) → delta-coded pairs, see [`encode_chunk`]) and
-//! `dead`; the boilerplate:
+//! `dead`; in indexes made with passages (format 4), the passages: `passages` (number →
+//! [`encode_passages`]) and the winnowed fingerprints' postings, coded as the candidate keys'
+//! are (`passage_segments`, `passage_chunks`, `passage_dead`) and their boilerplate
+//! (`passage_boilerplate_blocks`); the boilerplate:
 //! `boilerplate_blocks` (top 16 bits → the low halves of its shingles) and, in indexes of
 //! format 1, `boilerplate` (one entry a shingle).
 
+use std::cell::RefCell;
+
 use redb::{ReadOnlyTable, ReadTransaction, TableDefinition};
+use zstd::bulk::{Compressor, Decompressor};
 
 use crate::index::error::{Damage, IndexError, Result};
 
-/// What `meta.format` holds in an index this megashingle has added to or removed from.
+/// What `meta.format` holds in an index this megashingle has added to (or removed from,
+/// leaving ghosts), unless it keeps passages: its stories only.
 pub const FORMAT: &str = "megashingle-index 3";
+/// What `meta.format` holds in an index made to keep the passages of its documents (their
+/// shingle keys in text order and their winnowed fingerprints), for reuse through it: the
+/// first add of an index opts in (`index add --passages`), and every later add keeps them.
+/// Format 3 besides the passage tables.
+pub const FORMAT_WITH_PASSAGES: &str = "megashingle-index 4";
 /// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
 /// keeps it in blocks: see `src/index/boilerplate.rs`); format 3 adds the ghosts. The next
-/// add makes such an index format 3.
-pub(crate) const READABLE_FORMATS: [&str; 3] =
-    ["megashingle-index 1", "megashingle-index 2", FORMAT];
+/// add makes such an index format 3. Formats 1 to 3 keep no passages.
+pub(crate) const READABLE_FORMATS: [&str; 4] = [
+    "megashingle-index 1",
+    "megashingle-index 2",
+    FORMAT,
+    FORMAT_WITH_PASSAGES,
+];
 
 // The tables of documents and stories.
 /// Format, configuration, creation and last add times.
@@ -50,6 +66,22 @@ pub(crate) const SEGMENTS: TableDefinition<u32, &[u8]> = TableDefinition::new("s
 pub(crate) const CHUNKS: TableDefinition<(u32, u32), &[u8]> = TableDefinition::new("chunks");
 /// Removed documents whose pairs are still in some segment.
 pub(crate) const DEAD: TableDefinition<u32, ()> = TableDefinition::new("dead");
+
+// The passages (indexes of format 4).
+/// A document's main text as reuse keeps it: number → [`encode_passages`].
+pub(crate) const PASSAGES: TableDefinition<u32, &[u8]> = TableDefinition::new("passages");
+/// The winnowed fingerprints' postings, kept as the candidate keys' are: segment directories.
+pub(crate) const PASSAGE_SEGMENTS: TableDefinition<u32, &[u8]> =
+    TableDefinition::new("passage_segments");
+/// The fingerprints' chunks: (segment, chunk) → coded `(fingerprint, document)` pairs.
+pub(crate) const PASSAGE_CHUNKS: TableDefinition<(u32, u32), &[u8]> =
+    TableDefinition::new("passage_chunks");
+/// Removed documents whose fingerprint pairs are still in some segment.
+pub(crate) const PASSAGE_DEAD: TableDefinition<u32, ()> = TableDefinition::new("passage_dead");
+/// The boilerplate of the passages, in blocks as [`BLOCKS`]: the main texts' shingles found
+/// in `boilerplate.min-documents` documents of an add (those `reuse` leaves out of a batch).
+pub(crate) const PASSAGE_BLOCKS: TableDefinition<u16, &[u8]> =
+    TableDefinition::new("passage_boilerplate_blocks");
 
 // The boilerplate.
 /// The blocks: top 16 bits → the low 16 bits of each shingle, sorted, little-endian.
@@ -266,6 +298,62 @@ impl MergeRecord {
             via,
         })
     }
+}
+
+/// zstd's level for passage records: the fastest, as most of a record is hash keys that do
+/// not compress; runs of boilerplate and repeated phrases do.
+const PASSAGES_LEVEL: i32 = 1;
+
+thread_local! {
+    /// Each thread's zstd contexts for passage records, made at its first record: making a
+    /// context costs more than compressing a record of a few hundred keys.
+    static PASSAGE_CODECS: RefCell<Option<(Compressor<'static>, Decompressor<'static>)>> =
+        const { RefCell::new(None) };
+}
+
+/// Calls `with` on this thread's zstd contexts for passage records.
+fn with_passage_codecs<T>(with: impl FnOnce(&mut Compressor, &mut Decompressor) -> T) -> T {
+    PASSAGE_CODECS.with_borrow_mut(|codecs| {
+        // Making a context fails only when memory does.
+        let (compressor, decompressor) = codecs.get_or_insert_with(|| {
+            (
+                Compressor::new(PASSAGES_LEVEL).expect("a zstd context"),
+                Decompressor::new().expect("a zstd context"),
+            )
+        });
+        with(compressor, decompressor)
+    })
+}
+
+/// A document's passage record: its shingle size (a byte), then its shingle keys in text
+/// order (boilerplate as [`crate::reuse::MASKED`]), little-endian, zstd-compressed.
+pub(crate) fn encode_passages(text: &crate::reuse::Text) -> Vec<u8> {
+    let raw: Vec<u8> = text.keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+    let mut out = vec![text.k];
+    // Compressing into memory fails only when memory does.
+    let packed = with_passage_codecs(|compressor, _| compressor.compress(&raw))
+        .expect("zstd compresses into memory");
+    out.extend(packed);
+    out
+}
+
+/// The text of document `number`, of `words` canonical words, from its passage record
+/// ([`encode_passages`]).
+pub(crate) fn decode_passages(number: u32, words: u32, bytes: &[u8]) -> Result<crate::reuse::Text> {
+    let damaged = || IndexError::damaged(Damage::Passages { number });
+    let (&k, packed) = bytes.split_first().ok_or_else(damaged)?;
+    // A text has at most one shingle a word.
+    let most = 4 * (words as usize).max(1);
+    let raw = with_passage_codecs(|_, decompressor| decompressor.decompress(packed, most))
+        .map_err(|_| damaged())?;
+    if !raw.len().is_multiple_of(4) || k == 0 {
+        return Err(damaged());
+    }
+    let keys = raw
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    Ok(crate::reuse::Text { words, k, keys })
 }
 
 /// A reader of little-endian fields.
@@ -488,5 +576,23 @@ mod tests {
             via: "c".into(),
         };
         assert_eq!(MergeRecord::decode(&merge.encode()).unwrap(), merge);
+    }
+
+    #[test]
+    fn passage_records_round_trip_and_damage_is_named() {
+        let text = crate::reuse::Text {
+            words: 7,
+            k: 3,
+            keys: [9, u32::MAX, u32::MAX, 0, 77].into(),
+        };
+        let bytes = encode_passages(&text);
+        assert_eq!(decode_passages(4, 7, &bytes).unwrap(), text);
+        for damaged in [&[][..], &bytes[..bytes.len() - 1], &[3, 1, 2, 3][..]] {
+            let error = decode_passages(4, 7, damaged).unwrap_err().to_string();
+            assert_eq!(
+                error,
+                "the passages of document 4 in the index are damaged; restore the index from a copy"
+            );
+        }
     }
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use redb::{
     Builder, Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable, Table,
-    WriteTransaction,
+    TableHandle, WriteTransaction,
 };
 
 use crate::config::Config;
@@ -22,7 +22,7 @@ use crate::index::error::{Damage, Foreign, IndexError, Result};
 use crate::index::postings::Postings;
 use crate::index::schema::{
     DocRecord, StoryRecord, COUNTERS, DOCS, GHOSTS, GHOSTS_OF, IDS, MEMBERS, MERGES, META,
-    READABLE_FORMATS, STORIES, STORY_NAMES,
+    PASSAGES, READABLE_FORMATS, STORIES, STORY_NAMES,
 };
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -231,6 +231,25 @@ impl Store {
         let txn = self.begin_read()?;
         let tables = txn.list_tables()?.count();
         Ok(tables == 0)
+    }
+
+    /// The format the index says it has; `None` for a new index.
+    pub fn format(&self) -> Result<Option<String>> {
+        if self.is_new()? {
+            return Ok(None);
+        }
+        let txn = self.begin_read()?;
+        let meta = txn.open_table(META)?;
+        let format = meta.get("format")?.map(|f| f.value().to_owned());
+        Ok(format)
+    }
+
+    /// True when the index keeps the passages of its documents (it was made with them); false
+    /// for a new index, which its first add makes with them or not.
+    pub fn keeps_passages(&self) -> Result<bool> {
+        Ok(self
+            .format()?
+            .is_some_and(|f| f == crate::index::schema::FORMAT_WITH_PASSAGES))
     }
 
     /// The configuration the index was made with; `None` for a new index.
@@ -496,12 +515,32 @@ pub(crate) struct Tables<'t> {
     pub merges: Table<'t, u64, &'static [u8]>,
     pub ghosts: Table<'t, u32, &'static [u8]>,
     pub ghosts_of: Table<'t, (u32, u32), ()>,
+    /// The passages, in an index that keeps them.
+    pub passages: Option<PassageTables<'t>>,
+}
+
+/// The passage tables of a write transaction: each document's record and the fingerprints'
+/// postings.
+pub(crate) struct PassageTables<'t> {
+    pub records: Table<'t, u32, &'static [u8]>,
+    pub postings: Postings<'t>,
 }
 
 impl<'t> Tables<'t> {
-    /// Opens (and on a new index makes) every table.
-    pub fn open(txn: &'t WriteTransaction) -> Result<Tables<'t>> {
+    /// Opens (and on a new index makes) every table; the passage tables when the index has
+    /// them, or when `make_passages` says to make them.
+    pub fn open(txn: &'t WriteTransaction, make_passages: bool) -> Result<Tables<'t>> {
+        let has_passages = txn.list_tables()?.any(|t| t.name() == PASSAGES.name());
+        let passages = if has_passages || make_passages {
+            Some(PassageTables {
+                records: txn.open_table(PASSAGES)?,
+                postings: Postings::open_passages(txn)?,
+            })
+        } else {
+            None
+        };
         Ok(Tables {
+            passages,
             meta: txn.open_table(META)?,
             counters: txn.open_table(COUNTERS)?,
             docs: txn.open_table(DOCS)?,
@@ -573,6 +612,13 @@ impl<'t> Tables<'t> {
     /// representative is not replaced here: see [`Tables::repair_representative`].
     pub fn remove_document(&mut self, number: u32) -> Result<DocRecord> {
         let record = self.doc(number)?;
+        // A removed document's passages go whether or not it stays as a ghost: a ghost
+        // stands for its story in the look-up, never for a text in a query.
+        if let Some(passages) = &mut self.passages {
+            if passages.records.remove(number)?.is_some() {
+                passages.postings.dead.insert(number, ())?;
+            }
+        }
         self.ids.remove(record.id.as_str())?;
         self.members.remove((record.story, number))?;
         self.docs.remove(number)?;
@@ -589,7 +635,10 @@ impl<'t> Tables<'t> {
             if record.shingles > 0 {
                 self.ghosts.insert(number, record.encode().as_slice())?;
                 self.ghosts_of.insert((record.story, number), ())?;
-                self.meta.insert("format", crate::index::schema::FORMAT)?;
+                // An index that keeps passages is of a format that has ghosts already.
+                if self.passages.is_none() {
+                    self.meta.insert("format", crate::index::schema::FORMAT)?;
+                }
             }
             self.put_story(record.story, &story)?;
         }
@@ -732,8 +781,9 @@ mod tests {
             error,
             format!(
                 "{}: index format \"megashingle-index 9\", which this megashingle cannot read (it \
-                 reads \"megashingle-index 1\", \"megashingle-index 2\" and \"megashingle-index \
-                 3\"); use the megashingle that made the index, or a newer one",
+                 reads \"megashingle-index 1\", \"megashingle-index 2\", \"megashingle-index \
+                 3\" and \"megashingle-index 4\"); use the megashingle that made the index, or \
+                 a newer one",
                 path.display()
             )
         );

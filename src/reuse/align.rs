@@ -163,17 +163,8 @@ pub(crate) fn align_prepared(
     if a_text.k != b.k {
         return Figures::default();
     }
+    look_up_places(a, b, scratch);
     let AlignScratch { found, at } = scratch;
-    found.clear();
-    found.resize(a.set.len(), 0);
-    at.clear();
-    at.extend(b.keys.iter().map(|&key| match a.set.binary_search(&key) {
-        Ok(i) if key != MASKED => {
-            found[i] = found[i].saturating_add(1).min(2);
-            i as u32
-        }
-        _ => NOT_ONCE,
-    }));
     let shared = found.iter().filter(|&&n| n > 0).count();
     let once_in_both = |i: u32| i != NOT_ONCE && found[i as usize] == 1 && !a.repeated[i as usize];
     let mut b_places = at.iter();
@@ -189,6 +180,76 @@ pub(crate) fn align_prepared(
         b: b_side,
         jaccard: jaccard(shared, a.set.len() + b_distinct - shared),
     }
+}
+
+/// Fills `scratch` for the prepared text `a` and text `b`: how many times `b` has each of
+/// `a`'s shingles, and where each of `b`'s places is in `a`'s set.
+fn look_up_places(a: &Prepared, b: &Text, scratch: &mut AlignScratch) {
+    let AlignScratch { found, at } = scratch;
+    found.clear();
+    found.resize(a.set.len(), 0);
+    at.clear();
+    at.extend(b.keys.iter().map(|&key| match a.set.binary_search(&key) {
+        Ok(i) if key != MASKED => {
+            found[i] = found[i].saturating_add(1).min(2);
+            i as u32
+        }
+        _ => NOT_ONCE,
+    }));
+}
+
+/// The passages of the prepared text `a` shared with `b` that count, as [`align_prepared`]
+/// counts them: each passage's words, from its first shared word to its last. Each shared
+/// word of those passages is set in `shared` (one flag a word of `a`).
+pub(crate) fn passages_prepared(
+    a: &Prepared,
+    b: &Text,
+    rules: PassageRules,
+    scratch: &mut AlignScratch,
+    shared: &mut [bool],
+) -> Vec<Range<usize>> {
+    let Some(a_text) = a.text else {
+        return Vec::new();
+    };
+    if a_text.k != b.k {
+        return Vec::new();
+    }
+    look_up_places(a, b, scratch);
+    let found = &scratch.found;
+    let once_in_both = |i: u32| i != NOT_ONCE && found[i as usize] == 1 && !a.repeated[i as usize];
+    // The places whose shingles count, in order.
+    let mut counted = Vec::new();
+    let mut place = 0;
+    let mut passages = Vec::new();
+    for_each_passage(
+        a_text,
+        rules,
+        |key| {
+            let counts = once_in_both(a.places[place]);
+            if counts && key != MASKED {
+                counted.push(place);
+            }
+            place += 1;
+            counts
+        },
+        |words, _| passages.push(words),
+    );
+    // Every word of a counted shingle is shared; those inside a passage that counts are its.
+    let k = usize::from(a_text.k);
+    let mut next = 0;
+    for &p in &counted {
+        for word in p..p + k {
+            while next < passages.len() && passages[next].end <= word {
+                next += 1;
+            }
+            if passages.get(next).is_some_and(|r| r.contains(&word)) {
+                if let Some(flag) = shared.get_mut(word) {
+                    *flag = true;
+                }
+            }
+        }
+    }
+    passages
 }
 
 /// `common / union`, 0 for an empty union.
@@ -407,6 +468,34 @@ mod tests {
         let prepared = Prepared::new(&a);
         let g = align_prepared(&prepared, &b, 4, RULES, &mut AlignScratch::default());
         assert_eq!(g, align(&a, &shingle_set(&a), &b, &shingle_set(&b), RULES));
+    }
+
+    #[test]
+    fn prepared_passages_are_those_counted_and_mark_their_shared_words() {
+        let loose = PassageRules {
+            max_gap: 3,
+            min_words: 4,
+        };
+        let a = text(&[1, 2, 30, 31, 32, 33, 34, 9]);
+        let b = text(&[1, 2, 9, 40]);
+        let mut shared = vec![false; 10];
+        let passages = passages_prepared(
+            &Prepared::new(&a),
+            &b,
+            loose,
+            &mut AlignScratch::default(),
+            &mut shared,
+        );
+        assert_eq!((passages.len(), passages.first()), (1, Some(&(0..10))));
+        // Words 0..4 by shingles 1 and 2, words 7..10 by shingle 9: the 7 shared words.
+        let marked: Vec<usize> = (0..10).filter(|&w| shared[w]).collect();
+        assert_eq!(marked, [0, 1, 2, 3, 7, 8, 9]);
+        assert_eq!(
+            align(&a, &shingle_set(&a), &b, &shingle_set(&b), loose)
+                .a
+                .shared,
+            marked.len() as u32
+        );
     }
 
     #[test]

@@ -28,22 +28,42 @@ pub(crate) fn mask_boilerplate(texts: &mut [Text], min_documents: usize) -> usiz
     if min_documents == 0 {
         return 0;
     }
+    let (sets, boilerplate) = frequent_shingles(texts, min_documents);
+    texts.par_iter_mut().zip(&sets).for_each(|(text, set)| {
+        mask_with(text, set, &boilerplate);
+    });
+    boilerplate.len()
+}
+
+/// Each text's shingle set, and the shingles in at least `min_documents` (not 0) of them.
+pub(crate) fn frequent_shingles(
+    texts: &[Text],
+    min_documents: usize,
+) -> (Vec<Vec<u32>>, Boilerplate) {
     let sets: Vec<Vec<u32>> = texts.par_iter().map(super::align::shingle_set).collect();
     let boilerplate = {
         let views: Vec<&[u32]> = sets.iter().map(Vec::as_slice).collect();
         Boilerplate::from_counts(&document_counts(&views, min_documents), min_documents)
     };
-    texts.par_iter_mut().zip(&sets).for_each(|(text, set)| {
-        let kept = boilerplate.filter(set);
-        if kept.len() < set.len() {
-            for key in text.keys.iter_mut() {
-                if kept.binary_search(key).is_err() {
-                    *key = MASKED;
-                }
-            }
+    (sets, boilerplate)
+}
+
+/// Masks in `text`, whose shingle set is `set` (see [`super::align::shingle_set`]), the
+/// shingles of `set` that `boilerplate` holds.
+pub(crate) fn mask_with(text: &mut Text, set: &[u32], boilerplate: &Boilerplate) {
+    let kept = boilerplate.filter(set);
+    if kept.len() < set.len() {
+        mask_outside(text, &kept);
+    }
+}
+
+/// Masks in `text` every shingle not in `kept` (sorted).
+pub(crate) fn mask_outside(text: &mut Text, kept: &[u32]) {
+    for key in text.keys.iter_mut() {
+        if kept.binary_search(key).is_err() {
+            *key = MASKED;
         }
-    });
-    boilerplate.len()
+    }
 }
 
 #[cfg(test)]

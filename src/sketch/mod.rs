@@ -17,6 +17,7 @@ use crate::canonicalize::stream::WordStream;
 use crate::canonicalize::Canonicalizer;
 use crate::config::{Plan, ScriptCount, ShingleConfig};
 use crate::corpus::boilerplate::Boilerplate;
+use crate::reuse::Text;
 use crate::sketch::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher};
 use crate::sketch::signature::MinHasher;
 
@@ -176,8 +177,21 @@ impl Sketcher {
         scratch: &mut SketchBuffers,
         with_page: bool,
     ) -> ShingleSets {
+        self.shingles_and_sequence(text, scratch, with_page, None)
+    }
+
+    /// [`Sketcher::shingles`], and, when `sequence` is given, the main text as reuse keeps it
+    /// made there (see [`Sketcher::append_shingles_and_sequence`]).
+    pub(crate) fn shingles_and_sequence(
+        &self,
+        text: &str,
+        scratch: &mut SketchBuffers,
+        with_page: bool,
+        sequence: Option<&mut Text>,
+    ) -> ShingleSets {
         let mut set = Vec::new();
-        let appended = self.append_shingles(text, scratch, with_page, &mut set);
+        let appended =
+            self.append_shingles_and_sequence(text, scratch, with_page, &mut set, sequence);
         let page = (appended.page > 0).then(|| set.split_off(appended.set as usize));
         ShingleSets {
             outline: appended.outline,
@@ -190,12 +204,28 @@ impl Sketcher {
     /// the page set when there is one (`with_page`, and main-text extraction dropped some of the
     /// page). Returns the main text's word count and lead, and the two sets' lengths (0 for
     /// no page set).
+    #[cfg(test)]
     pub(crate) fn append_shingles(
         &self,
         text: &str,
         scratch: &mut SketchBuffers,
         with_page: bool,
         keys: &mut Vec<u32>,
+    ) -> AppendedSets {
+        self.append_shingles_and_sequence(text, scratch, with_page, keys, None)
+    }
+
+    /// [`Sketcher::append_shingles`], and, when `sequence` is given, the main text as reuse
+    /// keeps it made there: its words, shingle size and shingle keys in text order (repeats
+    /// kept), copied as they are read before they become a set, so the [`Text`] is that of
+    /// [`crate::reuse::texts::text_of`] without reading the text again.
+    pub(crate) fn append_shingles_and_sequence(
+        &self,
+        text: &str,
+        scratch: &mut SketchBuffers,
+        with_page: bool,
+        keys: &mut Vec<u32>,
+        sequence: Option<&mut Text>,
     ) -> AppendedSets {
         let visible = self.canonicalizer.visible(text);
         let start = keys.len();
@@ -206,6 +236,13 @@ impl Sketcher {
             keys,
             None,
         );
+        if let Some(sequence) = sequence {
+            *sequence = Text {
+                words,
+                k: k as u8,
+                keys: keys[start..].into(),
+            };
+        }
         let (set, lead) = into_set(keys, start);
         let page = if page_differs {
             let page = visible.into_page();

@@ -1,0 +1,207 @@
+//! The passages an index keeps (format 4), so that reuse is found through it as `reuse` finds
+//! it in a batch: each document's main text as reuse keeps it (its shingle keys in text
+//! order, boilerplate masked: see [`crate::reuse::Text`]), zstd-compressed, for the exact
+//! alignment; and the postings of its winnowed fingerprints ([`crate::reuse::winnow`]), for
+//! the candidates. An add writes both for its documents ([`write`]); a query of a text reads
+//! the fingerprints' postings, keeps the indexed documents that share two fingerprints with
+//! it, and aligns it with each ([`PassageReader`]).
+
+use rayon::prelude::*;
+use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, WriteTransaction};
+
+use crate::corpus::boilerplate::Boilerplate;
+use crate::index::boilerplate::{add_passage_boilerplate, KnownBoilerplate};
+use crate::index::error::Result;
+use crate::index::postings::LookUp;
+use crate::index::schema::{
+    decode_passages, encode_passages, table, META, PASSAGES, PASSAGE_CHUNKS, PASSAGE_DEAD,
+    PASSAGE_SEGMENTS,
+};
+use crate::index::store::Tables;
+use crate::reuse::align::shingle_set;
+use crate::reuse::texts::mask_with;
+use crate::reuse::{winnow, Text, MIN_SHARED_FINGERPRINTS};
+
+/// Fingerprint pairs made in one pass of a key range, about, when an add writes its segment:
+/// 32 MiB of pairs at a time.
+const PASS_PAIRS: usize = 1 << 22;
+
+/// Documents whose records are encoded together on the worker threads.
+const RECORDS_AT_ONCE: usize = 4096;
+
+/// The key of `meta` that holds the window of the index's fingerprints.
+const WINDOW_KEY: &str = "passage_window";
+
+/// The window the index's fingerprints are made with: that of its first add, which
+/// `configured` (the add's `reuse.window`) sets when there is none yet.
+fn window(t: &mut Tables, configured: usize) -> Result<usize> {
+    let stored = t.meta.get(WINDOW_KEY)?.map(|w| w.value().to_owned());
+    match stored.and_then(|w| w.parse().ok()) {
+        Some(window) => Ok(window),
+        None => {
+            t.meta.insert(WINDOW_KEY, configured.to_string().as_str())?;
+            Ok(configured)
+        }
+    }
+}
+
+/// The window of the index's fingerprints as its `meta` table says (see [`window`]), else
+/// `configured`.
+pub(crate) fn stored_window(txn: &ReadTransaction, configured: usize) -> Result<usize> {
+    let Some(meta) = table(txn, META)? else {
+        return Ok(configured);
+    };
+    let stored = meta.get(WINDOW_KEY)?.and_then(|w| w.value().parse().ok());
+    Ok(stored.unwrap_or(configured))
+}
+
+/// How an add writes its passages.
+pub(crate) struct PassageAdd<'a> {
+    /// The index as it was before the add (`None` when it is new).
+    pub before: Option<&'a ReadTransaction>,
+    /// The number of the add's first document.
+    pub first_doc: u32,
+    /// The add's `reuse.window`, which the index's first add makes its window.
+    pub window: usize,
+    /// The shingles of `boilerplate.min-documents` documents of the add or more, sorted.
+    pub frequent: Vec<u32>,
+}
+
+/// Writes the passages of an add's documents, numbered from `first_doc` in the order of
+/// `texts` (their shingle keys in text order), into the index's passage tables when it has
+/// them. Each text is masked of the passages' boilerplate as `reuse` masks a batch: the
+/// shingles of `boilerplate.min-documents` documents of this add or more (`frequent`,
+/// written to the index), and those earlier adds found. Then its record, and its
+/// fingerprints (with the index's window) as a new postings segment; each text's keys give
+/// way to its fingerprints as they are made, so the add holds the texts or less. Texts too
+/// short to have a shingle get no record. Returns the bytes of the postings segments merged.
+pub(crate) fn write(
+    txn: &WriteTransaction,
+    t: &mut Tables,
+    mut texts: Vec<Text>,
+    add: PassageAdd,
+) -> Result<u64> {
+    if t.passages.is_none() {
+        return Ok(0);
+    }
+    let window = window(t, add.window)?;
+    let passages = t.passages.as_mut().expect("checked above");
+    let known = match add.before {
+        Some(before) => KnownBoilerplate::open_passages(before)?.all()?,
+        None => Vec::new(),
+    };
+    let found: Vec<u32> = (add.frequent.iter())
+        .copied()
+        .filter(|k| known.binary_search(k).is_err())
+        .collect();
+    add_passage_boilerplate(txn, &found)?;
+    let boilerplate = Boilerplate::from_keys(known.into_iter().chain(add.frequent));
+    let first_doc = add.first_doc;
+    for (part, group) in texts.chunks_mut(RECORDS_AT_ONCE).enumerate() {
+        let records: Vec<Option<Vec<u8>>> = group
+            .par_iter_mut()
+            .map(|text| {
+                if !boilerplate.is_empty() {
+                    let set = shingle_set(text);
+                    mask_with(text, &set, &boilerplate);
+                }
+                let record = (!text.keys.is_empty()).then(|| encode_passages(text));
+                text.keys = winnow::fingerprints(&text.keys, window).into_boxed_slice();
+                record
+            })
+            .collect();
+        for (i, record) in records.into_iter().enumerate() {
+            if let Some(record) = record {
+                let number = first_doc + (part * RECORDS_AT_ONCE + i) as u32;
+                passages.records.insert(number, record.as_slice())?;
+            }
+        }
+    }
+    // The texts hold their fingerprints now.
+    let fingerprints = texts;
+    let pairs: usize = fingerprints.iter().map(|t| t.keys.len()).sum();
+    let passes = pairs.div_ceil(PASS_PAIRS).max(1) as u32;
+    passages.postings.add_segment_from(
+        first_doc,
+        (0..passes).flat_map(|pass| pass_pairs(&fingerprints, first_doc, pass, passes)),
+    )
+}
+
+/// The sorted `(fingerprint, document)` pairs whose fingerprints (the keys of `fingerprints`)
+/// fall in range `pass` of `passes` equal ranges, documents numbered from `first_doc`.
+fn pass_pairs(fingerprints: &[Text], first_doc: u32, pass: u32, passes: u32) -> Vec<(u32, u32)> {
+    let in_pass = |f: u32| ((u64::from(f) * u64::from(passes)) >> 32) as u32 == pass;
+    let mut pairs: Vec<(u32, u32)> = fingerprints
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, text)| {
+            text.keys
+                .iter()
+                .copied()
+                .filter(move |&f| in_pass(f))
+                .map(move |f| (f, first_doc + i as u32))
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    pairs
+}
+
+/// The passage tables of a read transaction, for queries.
+pub(crate) struct PassageReader {
+    records: ReadOnlyTable<u32, &'static [u8]>,
+    chunks: ReadOnlyTable<(u32, u32), &'static [u8]>,
+    look_up: LookUp,
+    /// The passages' boilerplate.
+    pub boilerplate: KnownBoilerplate,
+    /// Shingles per winnowing window, as the index's adds made its fingerprints.
+    pub window: usize,
+}
+
+impl PassageReader {
+    /// The passage tables as `txn` sees them, with the index's window; `None` when the index
+    /// keeps no passages.
+    pub fn open(txn: &ReadTransaction, window: usize) -> Result<Option<PassageReader>> {
+        let (Some(records), Some(segments), Some(chunks), Some(dead)) = (
+            table(txn, PASSAGES)?,
+            table(txn, PASSAGE_SEGMENTS)?,
+            table(txn, PASSAGE_CHUNKS)?,
+            table(txn, PASSAGE_DEAD)?,
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(PassageReader {
+            records,
+            look_up: LookUp::read(&segments, &dead)?,
+            chunks,
+            boilerplate: KnownBoilerplate::open_passages(txn)?,
+            window,
+        }))
+    }
+
+    /// The indexed documents that share at least two of `fingerprints` (sorted, distinct)
+    /// with a text, sorted. A fingerprint that `max_bucket` or more indexed documents hold
+    /// (so more than `max_bucket` with the text) pairs no one, as in a batch.
+    pub fn candidates(&self, fingerprints: &[u32], max_bucket: usize) -> Result<Vec<u32>> {
+        let found = self.look_up.find(&self.chunks, fingerprints, usize::MAX)?;
+        let mut documents: Vec<u32> = found
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|bucket| bucket.len() < max_bucket)
+            .flat_map(|bucket| bucket.iter().map(|&(_, doc)| doc))
+            .collect();
+        documents.sort_unstable();
+        Ok(documents
+            .chunk_by(|a, b| a == b)
+            .filter(|group| group.len() >= MIN_SHARED_FINGERPRINTS)
+            .map(|group| group[0])
+            .collect())
+    }
+
+    /// The text of indexed document `number`, of `words` words; `None` when it has no
+    /// record (it was removed).
+    pub fn text(&self, number: u32, words: u32) -> Result<Option<Text>> {
+        match self.records.get(number)? {
+            Some(bytes) => Ok(Some(decode_passages(number, words, bytes.value())?)),
+            None => Ok(None),
+        }
+    }
+}
