@@ -169,6 +169,37 @@ fn a_cut_passage_inside_another_article_is_found_and_a_quoted_sentence_is_not() 
 }
 
 #[test]
+fn a_removed_copy_leaves_the_reuse_answers_while_its_story_lives_on() {
+    let config = Config::default();
+    let dir = temp();
+    let mut documents = archive();
+    documents.push(("copy".into(), documents[0].1.clone()));
+    let mut index = index_of(&dir.path().join("archive.db"), &config, &documents);
+    let source = sentences(1, 12);
+    let own = sentences(4, 10);
+    let article = [&own[..5], &source[4..7], &own[5..]].concat().join(" ");
+    let reusers = |index: &Index| -> Vec<String> {
+        let answer = index.query_reuse(&config, &article).unwrap();
+        answer.matches.into_iter().map(|m| m.doc_id).collect()
+    };
+    assert_eq!(reusers(&index), ["copy", "source"]);
+    let removal = index
+        .remove(&megashingle::index::Selection {
+            before: None,
+            ids: vec!["copy".into()],
+        })
+        .unwrap();
+    assert_eq!(removal.removed, 1);
+    // The copy stays a ghost of the source's story, for the look-up of later nights; it is
+    // never a text a query answers with, and the index keeps its passages for the others.
+    assert_eq!(reusers(&index), ["source"]);
+    assert!(index.keeps_passages().unwrap());
+    let stories = index.query(&config, &documents[0].1).unwrap();
+    let ids: Vec<&str> = stories.iter().map(|m| m.doc_id.as_str()).collect();
+    assert_eq!(ids, ["source"]);
+}
+
+#[test]
 fn reuse_dev_through_the_index_is_what_reuse_finds_in_one_batch() {
     let docs = root().join("../shared/data/reuse-dev/docs.csv");
     if !docs.is_file() {
