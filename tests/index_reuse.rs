@@ -166,6 +166,27 @@ fn a_cut_passage_inside_another_article_is_found_and_a_quoted_sentence_is_not() 
     let answer = index.query_reuse(&config, &quoting).unwrap();
     assert!(answer.matches.is_empty(), "{:?}", answer.matches);
     assert_eq!(answer.uniqueness(), 1.0);
+    // Asked together, each text gets its own answer, in the order asked.
+    let indexed = archive();
+    let texts = [
+        quoting.as_str(),
+        "",
+        article.as_str(),
+        documents_text(&indexed, "other"),
+    ];
+    let together = index.query_reuse_many(&config, &texts).unwrap();
+    let one_by_one: Vec<_> = texts
+        .iter()
+        .map(|text| index.query_reuse(&config, text).unwrap())
+        .collect();
+    assert_eq!(together, one_by_one);
+    assert_eq!(together[2].matches[0].doc_id, "source");
+    assert_eq!(together[3].matches[0].doc_id, "other");
+}
+
+/// The text of document `id` of `documents`.
+fn documents_text<'a>(documents: &'a [(String, String)], id: &str) -> &'a str {
+    &documents.iter().find(|(i, _)| i == id).unwrap().1
 }
 
 #[test]
@@ -269,6 +290,13 @@ fn both_paths(config: &Config, documents: &[(String, String)]) -> (Vec<Row>, Vec
         .flat_map(|(id, text)| index_rows(&index, config, id, text))
         .collect();
     through_index.sort();
+    // Asked together, the texts get the answers they get one by one.
+    let texts: Vec<&str> = documents.iter().map(|(_, text)| text.as_str()).collect();
+    let together = index.query_reuse_many(config, &texts).unwrap();
+    assert_eq!(together.len(), documents.len());
+    for ((id, text), answer) in documents.iter().zip(&together) {
+        assert_eq!(answer, &index.query_reuse(config, text).unwrap(), "{id}");
+    }
     (batch, through_index)
 }
 

@@ -443,16 +443,9 @@ fn query_many(args: &IndexQueryArgs, config: &Config) -> Result<Outcome> {
     let mut answers: Vec<(String, ReuseAnswer)> = Vec::new();
     let mut batch: Vec<(String, String)> = Vec::new();
     let mut flush = |batch: &mut Vec<(String, String)>| -> Result<()> {
-        let done: Vec<megashingle::Result<(String, ReuseAnswer)>> = pool.install(|| {
-            use rayon::prelude::*;
-            std::mem::take(batch)
-                .into_par_iter()
-                .map(|(id, text)| Ok((id, index.query_reuse(config, &text)?)))
-                .collect()
-        });
-        for answer in done {
-            answers.push(answer?);
-        }
+        let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
+        let done = pool.install(|| index.query_reuse_many(config, &texts))?;
+        answers.extend(batch.drain(..).map(|(id, _)| id).zip(done));
         interrupt::check()?;
         Ok(())
     };
@@ -516,8 +509,10 @@ fn query_many(args: &IndexQueryArgs, config: &Config) -> Result<Outcome> {
     })
 }
 
-/// Texts queried together on the worker threads.
-const QUERIED_AT_ONCE: usize = 1024;
+/// Texts queried together: their fingerprints are looked up in one pass over the index's
+/// postings (which reads about all of it from a few thousand texts on), and their candidates
+/// read once each.
+const QUERIED_AT_ONCE: usize = 32_768;
 
 /// `index remove`: takes out the documents added before a time and those of an id list.
 fn run_remove(args: IndexRemoveArgs) -> Result<Outcome> {

@@ -209,6 +209,16 @@ impl Index {
         Ok(reader.reuse(text, &prepared.plan, &prepared.sketcher)?)
     }
 
+    /// [`Index::query_reuse`] of each of `texts`, the answers in their order: the batch
+    /// form (tonight's crawl against an archive, a training corpus against an indexed
+    /// evaluation set). The texts are sketched on the current rayon pool's threads and their
+    /// fingerprints looked up together, so a batch of thousands costs far less than its texts
+    /// asked one by one; the answers are the same.
+    pub fn query_reuse_many(&self, config: &Config, texts: &[&str]) -> Result<Vec<ReuseAnswer>> {
+        let (reader, prepared) = self.reader_for(config)?;
+        Ok(reader.reuse_many(texts, &prepared.plan, &prepared.sketcher)?)
+    }
+
     /// The shared read of the index and what queries under `config` share, made by the first
     /// query (and for a configuration that differs from the last one's).
     fn reader_for(&self, config: &Config) -> Result<(&Reader, Arc<Prepared>)> {

@@ -6,8 +6,11 @@
 //! the fingerprints' postings, keeps the indexed documents that share two fingerprints with
 //! it, and aligns it with each ([`PassageReader`]).
 
+use std::sync::OnceLock;
+
 use rayon::prelude::*;
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, WriteTransaction};
+use rustc_hash::FxHashMap;
 
 use crate::corpus::boilerplate::Boilerplate;
 use crate::index::boilerplate::{add_passage_boilerplate, KnownBoilerplate};
@@ -155,6 +158,8 @@ pub(crate) struct PassageReader {
     pub boilerplate: KnownBoilerplate,
     /// Shingles per winnowing window, as the index's adds made its fingerprints.
     pub window: usize,
+    /// The passages' boilerplate read whole, for queries of many texts.
+    all_boilerplate: OnceLock<Boilerplate>,
 }
 
 impl PassageReader {
@@ -175,6 +180,7 @@ impl PassageReader {
             chunks,
             boilerplate: KnownBoilerplate::open_passages(txn)?,
             window,
+            all_boilerplate: OnceLock::new(),
         }))
     }
 
@@ -182,18 +188,67 @@ impl PassageReader {
     /// with a text, sorted. A fingerprint that `max_bucket` or more indexed documents hold
     /// (so more than `max_bucket` with the text) pairs no one, as in a batch.
     pub fn candidates(&self, fingerprints: &[u32], max_bucket: usize) -> Result<Vec<u32>> {
+        let found = self.pairing(fingerprints, max_bucket)?;
+        Ok(shared_twice(
+            found.into_iter().map(|(_, doc)| doc).collect(),
+        ))
+    }
+
+    /// [`PassageReader::candidates`] of many texts, each one's fingerprints sorted and
+    /// distinct: their fingerprints are looked up together, so that a chunk of the postings
+    /// is read once for all of them, not once a text.
+    pub fn candidates_of_many(
+        &self,
+        fingerprints: &[Vec<u32>],
+        max_bucket: usize,
+    ) -> Result<Vec<Vec<u32>>> {
+        let mut all: Vec<u32> = fingerprints.iter().flatten().copied().collect();
+        all.par_sort_unstable();
+        all.dedup();
+        let found = self.pairing(&all, max_bucket)?;
+        drop(all);
+        // Each fingerprint's bucket, found through a map: its documents' place in `holders`.
+        let mut buckets: FxHashMap<u32, (u32, u32)> = FxHashMap::default();
+        let mut holders: Vec<u32> = Vec::with_capacity(found.len());
+        for bucket in found.chunk_by(|a, b| a.0 == b.0) {
+            let start = holders.len() as u32;
+            holders.extend(bucket.iter().map(|&(_, doc)| doc));
+            buckets.insert(bucket[0].0, (start, holders.len() as u32));
+        }
+        drop(found);
+        Ok(fingerprints
+            .par_iter()
+            .map(|own| {
+                let mut documents = Vec::new();
+                for fingerprint in own {
+                    if let Some(&(start, end)) = buckets.get(fingerprint) {
+                        documents.extend_from_slice(&holders[start as usize..end as usize]);
+                    }
+                }
+                shared_twice(documents)
+            })
+            .collect())
+    }
+
+    /// The `(fingerprint, document)` pairs of `fingerprints` (sorted, distinct) whose
+    /// buckets pair documents: those of fewer than `max_bucket` indexed documents.
+    fn pairing(&self, fingerprints: &[u32], max_bucket: usize) -> Result<Vec<(u32, u32)>> {
         let found = self.look_up.find(&self.chunks, fingerprints, usize::MAX)?;
-        let mut documents: Vec<u32> = found
+        Ok(found
             .chunk_by(|a, b| a.0 == b.0)
             .filter(|bucket| bucket.len() < max_bucket)
-            .flat_map(|bucket| bucket.iter().map(|&(_, doc)| doc))
-            .collect();
-        documents.sort_unstable();
-        Ok(documents
-            .chunk_by(|a, b| a == b)
-            .filter(|group| group.len() >= MIN_SHARED_FINGERPRINTS)
-            .map(|group| group[0])
+            .flatten()
+            .copied()
             .collect())
+    }
+
+    /// Every shingle of the passages' boilerplate, read once.
+    pub fn all_boilerplate(&self) -> Result<&Boilerplate> {
+        if let Some(all) = self.all_boilerplate.get() {
+            return Ok(all);
+        }
+        let all = Boilerplate::from_keys(self.boilerplate.all()?);
+        Ok(self.all_boilerplate.get_or_init(|| all))
     }
 
     /// The text of indexed document `number`, of `words` words; `None` when it has no
@@ -204,4 +259,15 @@ impl PassageReader {
             None => Ok(None),
         }
     }
+}
+
+/// The documents of `documents` (one entry a shared fingerprint) that share at least
+/// [`MIN_SHARED_FINGERPRINTS`] with a text, sorted.
+fn shared_twice(mut documents: Vec<u32>) -> Vec<u32> {
+    documents.sort_unstable();
+    documents
+        .chunk_by(|a, b| a == b)
+        .filter(|group| group.len() >= MIN_SHARED_FINGERPRINTS)
+        .map(|group| group[0])
+        .collect()
 }

@@ -119,7 +119,7 @@ impl LookUp {
                 found.extend(part?);
             }
         }
-        found.sort_unstable();
+        found.par_sort_unstable();
         found.dedup();
         let mut kept = Vec::with_capacity(found.len());
         for run in found.chunk_by(|a, b| a.0 == b.0) {

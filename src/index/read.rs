@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use rayon::prelude::*;
 use redb::{ReadOnlyTable, ReadableTable, ReadableTableMetadata};
 use rustc_hash::FxHashMap;
 
@@ -24,7 +25,7 @@ use crate::index::store::{
 use crate::io::time::format_time;
 use crate::reuse::align::{align_prepared, passages_prepared, shingle_set, AlignScratch, Prepared};
 use crate::reuse::texts::{mask_with, text_of};
-use crate::reuse::{is_reuse, share, winnow};
+use crate::reuse::{is_reuse, share, winnow, Text};
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::{SketchBuffers, Sketcher};
 
@@ -380,6 +381,34 @@ impl ReaderTables {
     }
 }
 
+/// Candidates of a batch of reuse queries read on one thread at a time.
+const CANDIDATES_READ_AT_ONCE: usize = 1024;
+
+/// An indexed document a text may share passages with, read for the alignment.
+struct Candidate {
+    record: DocRecord,
+    /// Its main text as reuse keeps it.
+    text: Text,
+    /// Its distinct shingles.
+    distinct: usize,
+}
+
+impl Candidate {
+    /// Indexed document `number` with its passages; `None` when it has none (removed).
+    fn read(t: &ReaderTables, passages: &PassageReader, number: u32) -> Result<Option<Candidate>> {
+        let Some(bytes) = t.docs.get(number)? else {
+            return Ok(None);
+        };
+        let record = DocRecord::decode(bytes.value())?;
+        drop(bytes);
+        Ok(passages.text(number, record.words)?.map(|text| Candidate {
+            distinct: shingle_set(&text).len(),
+            record,
+            text,
+        }))
+    }
+}
+
 impl Reader {
     /// Opens a read transaction on `store` and reads what every query needs.
     pub fn open(store: &Store) -> Result<Reader> {
@@ -467,17 +496,40 @@ impl Reader {
             .map_err(|e| e.at(Path::new(&self.path)))
     }
 
-    /// The answer of [`Reader::reuse`], its errors not yet given the index's path.
-    fn reused(&self, text: &str, config: &Plan, sketcher: &Sketcher) -> Result<ReuseAnswer> {
+    /// The answers of [`Reader::reuse`] for each of `texts`, in their order, found together:
+    /// the index's passage boilerplate is read once and every text's fingerprints are looked
+    /// up in one pass over the postings, so a batch costs a fraction of its texts queried one
+    /// by one. The answers are those of [`Reader::reuse`].
+    pub fn reuse_many(
+        &self,
+        texts: &[&str],
+        config: &Plan,
+        sketcher: &Sketcher,
+    ) -> Result<Vec<ReuseAnswer>> {
+        self.reused_many(texts, config, sketcher)
+            .map_err(|e| e.at(Path::new(&self.path)))
+    }
+
+    /// The tables and the passages of an index that keeps them; `None` while nothing is
+    /// indexed, an error when the index keeps no passages.
+    fn with_passages(&self) -> Result<Option<(&ReaderTables, &PassageReader)>> {
         let Some(t) = &self.tables else {
-            return Ok(ReuseAnswer::default());
+            return Ok(None);
         };
-        let Some(passages) = &t.passages else {
-            return Err(IndexError::NoPassages {
+        match &t.passages {
+            Some(passages) => Ok(Some((t, passages))),
+            None => Err(IndexError::NoPassages {
                 path: self.path.clone(),
                 format: t.format.clone(),
                 passages: crate::index::schema::FORMAT_WITH_PASSAGES,
-            });
+            }),
+        }
+    }
+
+    /// The answer of [`Reader::reuse`], its errors not yet given the index's path.
+    fn reused(&self, text: &str, config: &Plan, sketcher: &Sketcher) -> Result<ReuseAnswer> {
+        let Some((t, passages)) = self.with_passages()? else {
+            return Ok(ReuseAnswer::default());
         };
         let mut own = text_of(sketcher, text, &mut SketchBuffers::default());
         // The passages' boilerplate among the text's shingles: a look-up each.
@@ -489,34 +541,107 @@ impl Reader {
             }
         }
         mask_with(&mut own, &set, &Boilerplate::from_keys(boilerplate));
+        let fingerprints = winnow::fingerprints(&own.keys, passages.window);
+        let settings = crate::reuse::Settings::of(config.config());
+        let numbers = passages.candidates(&fingerprints, settings.max_bucket)?;
+        let mut candidates = Vec::with_capacity(numbers.len());
+        for number in numbers {
+            candidates.extend(Candidate::read(t, passages, number)?);
+        }
+        let candidates: Vec<&Candidate> = candidates.iter().collect();
+        self.answer(t, &own, &candidates, &settings)
+    }
+
+    /// The answers of [`Reader::reuse_many`], their errors not yet given the index's path.
+    fn reused_many(
+        &self,
+        texts: &[&str],
+        config: &Plan,
+        sketcher: &Sketcher,
+    ) -> Result<Vec<ReuseAnswer>> {
+        let Some((t, passages)) = self.with_passages()? else {
+            return Ok(vec![ReuseAnswer::default(); texts.len()]);
+        };
+        let boilerplate = passages.all_boilerplate()?;
+        let asked: Vec<(Text, Vec<u32>)> = texts
+            .par_iter()
+            .map_init(SketchBuffers::default, |buffers, text| {
+                let mut own = text_of(sketcher, text, buffers);
+                let set = shingle_set(&own);
+                mask_with(&mut own, &set, boilerplate);
+                let fingerprints = winnow::fingerprints(&own.keys, passages.window);
+                (own, fingerprints)
+            })
+            .collect();
+        let settings = crate::reuse::Settings::of(config.config());
+        let (owns, fingerprints): (Vec<Text>, Vec<Vec<u32>>) = asked.into_iter().unzip();
+        let numbers = passages.candidates_of_many(&fingerprints, settings.max_bucket)?;
+        drop(fingerprints);
+        // Each candidate is read once for the batch, in number order (documents added
+        // together lie together in the index), however many texts it is a candidate of.
+        let mut distinct: Vec<u32> = numbers.iter().flatten().copied().collect();
+        distinct.par_sort_unstable();
+        distinct.dedup();
+        let read: Vec<Option<Candidate>> = distinct
+            .par_chunks(CANDIDATES_READ_AT_ONCE)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .map(|&number| Candidate::read(t, passages, number))
+                    .collect::<Result<Vec<_>>>()
+            })
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        owns.par_iter()
+            .zip(&numbers)
+            .map(|(own, numbers)| {
+                let candidates: Vec<&Candidate> = numbers
+                    .iter()
+                    .filter_map(|number| {
+                        let at = distinct.binary_search(number).ok()?;
+                        read[at].as_ref()
+                    })
+                    .collect();
+                self.answer(t, own, &candidates, &settings)
+            })
+            .collect()
+    }
+
+    /// What the index holds of the passages of `own` (a text as reuse keeps it, the
+    /// passages' boilerplate masked), aligned with each of its `candidates` (in number order).
+    fn answer(
+        &self,
+        t: &ReaderTables,
+        own: &Text,
+        candidates: &[&Candidate],
+        settings: &crate::reuse::Settings,
+    ) -> Result<ReuseAnswer> {
         let mut answer = ReuseAnswer {
             words: own.words,
             ..ReuseAnswer::default()
         };
-        let fingerprints = winnow::fingerprints(&own.keys, passages.window);
-        let settings = crate::reuse::Settings::of(config.config());
-        let candidates = passages.candidates(&fingerprints, settings.max_bucket)?;
-        let prepared = Prepared::new(&own);
+        let prepared = Prepared::new(own);
         let mut scratch = AlignScratch::default();
         let mut found = vec![false; own.words as usize];
         let mut names: FxHashMap<u32, String> = FxHashMap::default();
-        for number in candidates {
-            let Some(bytes) = t.docs.get(number)? else {
-                continue;
-            };
-            let record = DocRecord::decode(bytes.value())?;
-            let Some(other) = passages.text(number, record.words)? else {
-                continue;
-            };
-            let distinct = shingle_set(&other).len();
-            let f = align_prepared(&prepared, &other, distinct, settings.rules, &mut scratch);
-            if !is_reuse(&f, own.words, other.words, &settings) {
+        for candidate in candidates {
+            let (record, other) = (&candidate.record, &candidate.text);
+            let f = align_prepared(
+                &prepared,
+                other,
+                candidate.distinct,
+                settings.rules,
+                &mut scratch,
+            );
+            if !is_reuse(&f, own.words, other.words, settings) {
                 continue;
             }
             let text_passages =
-                passages_prepared(&prepared, &other, settings.rules, &mut scratch, &mut found);
+                passages_prepared(&prepared, other, settings.rules, &mut scratch, &mut found);
             answer.matches.push(ReuseMatch {
-                doc_id: record.id,
+                doc_id: record.id.clone(),
                 story_id: self.story_name(t, record.story, &mut names)?,
                 a_in_b: share(f.a.shared, own.words),
                 b_in_a: share(f.b.shared, other.words),
