@@ -47,9 +47,10 @@ def _check_workers(spark) -> None:
         import sys
 
         try:
-            import pyarrow  # noqa: F401
+            import importlib
 
-            import megashingle._megashingle  # noqa: F401
+            importlib.import_module("megashingle._megashingle")  # the package first, then what it needs here
+            importlib.import_module("pyarrow")
 
             return "ok"
         except Exception as e:  # noqa: BLE001

@@ -1,0 +1,272 @@
+"""The Spark job beyond local mode, as a data team runs it, on processes the tests start on
+localhost from pyspark's own wheel and stop at the end (their process groups killed, whatever
+the outcome): a standalone master with two workers, each with its own work folder, reached with
+``--master spark://...`` and the package shipped to the executors in a packed virtual
+environment (docs/SPARK.md, On a cluster), and an executor Python without megashingle, which
+ends the job with one line; and a Spark Connect server reached with ``--remote sc://...``. The
+stories must be the command's. Nothing is downloaded: where pyspark's wheel carries no Spark
+Connect server (pyspark 3.5), that test skips and says so."""
+
+import csv
+import glob
+import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, _java_missing
+
+pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed")
+pytest.importorskip("pandas", reason="pandas is not installed")
+pytest.importorskip("pyarrow", reason="pyarrow is not installed")
+
+NEWS = "fixtures/news"  # relative: executors elsewhere must still find it (the job makes it absolute)
+TRACES = ("Traceback", "Py4J", "py4j", "at org.apache", "Exception in", "JVM stacktrace")
+# Small settings for a small input: few shuffle partitions, executors within the workers' 1 GB.
+SMALL = ["--conf", "spark.sql.shuffle.partitions=4", "--conf", "spark.executor.memory=512m"]
+STARTUP_SECONDS = 240
+
+
+def _skip(reason):
+    print(f"skipping: {reason}")
+    pytest.skip(reason)
+
+
+def _spark_home():
+    reason = _java_missing()
+    if reason:
+        _skip(f"the Spark cluster tests: {reason}")
+    return os.path.dirname(os.path.abspath(pyspark.__file__))
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(command, log, env=None):
+    """A process in a session (and process group) of its own, its output in ``log``."""
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+        )
+
+
+def _stop(processes):
+    """Kills the process groups (the JVMs, their executors and Python workers)."""
+    for p in processes:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    for p in processes:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+
+
+def _wait_for(ready, processes, logs, what):
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not ready():
+        for p, log in zip(processes, logs):
+            if p.poll() is not None:
+                pytest.fail(f"{what} ended (exit {p.returncode}): {open(log, errors='replace').read()[-2000:]}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} not ready in {STARTUP_SECONDS} s: {open(logs[-1], errors='replace').read()[-2000:]}")
+        time.sleep(0.5)
+
+
+def _user_env():
+    """The environment a user runs the job from: no PySpark or Spark variable set."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK", "SPARK"))}
+
+
+def _run(*args):
+    """``python -m megashingle.spark`` from this environment, in the repository's folder."""
+    return subprocess.run(
+        [sys.executable, "-m", "megashingle.spark", *map(str, args)],
+        capture_output=True, text=True, env=_user_env(), cwd=ROOT, timeout=900,
+    )
+
+
+def _job_rows(out):
+    rows = set()
+    for part in sorted(glob.glob(os.path.join(str(out), "part-*.csv"))):
+        with open(part, newline="", encoding="utf-8") as f:
+            rows |= {tuple(r.values()) for r in csv.DictReader(f)}
+    return rows
+
+
+def _command_rows(cli):
+    done = subprocess.run([str(cli), "cluster", NEWS, "-q"], capture_output=True, text=True, cwd=ROOT, check=True)
+    return {tuple(r.values()) for r in csv.DictReader(io.StringIO(done.stdout))}
+
+
+def _clean(stderr):
+    for trace in TRACES:
+        assert trace not in stderr, stderr
+
+
+@pytest.fixture(scope="module")
+def standalone(tmp_path_factory):
+    """A standalone master and two workers (one core, 1 GB and a work folder each): the
+    master's URL and the workers' folders."""
+    home = _spark_home()
+    spark_class = os.path.join(home, "bin", "spark-class")
+    folder = tmp_path_factory.mktemp("standalone")
+    port = _free_port()
+    url = f"spark://127.0.0.1:{port}"
+    env = _user_env()
+    master = ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", "0"]
+    commands = [master]
+    works = []
+    for n in (1, 2):
+        work = folder / f"work-{n}"
+        work.mkdir()
+        works.append(work)
+        commands.append(
+            ["org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1", "--cores", "1", "--memory", "1g"]
+            + ["--webui-port", "0", "--work-dir", str(work)]
+        )
+    logs = [str(folder / name) for name in ("master.log", "worker-1.log", "worker-2.log")]
+    processes = []
+    try:
+        processes.append(_start([spark_class, *master], logs[0], env))
+        _wait_for(lambda: "I have been elected leader" in open(logs[0], errors="replace").read(), processes, logs, "the master")
+        for command, log in zip(commands[1:], logs[1:]):
+            processes.append(_start([spark_class, *command], log, env))
+
+        def registered():
+            return all("Successfully registered with master" in open(log, errors="replace").read() for log in logs[1:])
+
+        _wait_for(registered, processes, logs, "the workers")
+        yield url, works
+    finally:
+        _stop(processes)
+
+
+@pytest.fixture(scope="module")
+def packed_environment(tmp_path_factory):
+    """This virtual environment packed with venv-pack, as docs/SPARK.md packs one: every
+    package but pyspark (the executors take Spark's own)."""
+    if sys.prefix == sys.base_prefix:
+        _skip("the tests do not run in a virtual environment, which the cluster test packs")
+    import megashingle
+
+    for module in (megashingle, pytest.importorskip("numpy"), pytest.importorskip("pyarrow")):
+        if not os.path.abspath(module.__file__).startswith(os.path.abspath(sys.prefix) + os.sep):
+            _skip(f"{module.__name__} is not installed in {sys.prefix} (an editable or borrowed install cannot be packed)")
+    venv_pack = os.path.join(sys.prefix, "bin", "venv-pack")
+    if not os.path.exists(venv_pack):
+        _skip(f"venv-pack is not installed in {sys.prefix} (pip install venv-pack)")
+    out = tmp_path_factory.mktemp("packed") / "env.tar.gz"
+    done = subprocess.run(
+        [venv_pack, "-p", sys.prefix, "-o", str(out), "--exclude", "lib/python*/site-packages/pyspark/*"]
+        + ["--compress-level", "1"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_a_standalone_cluster_gives_the_commands_stories(standalone, packed_environment, cli, tmp_path):
+    out = tmp_path / "stories"
+    started = time.monotonic()
+    url, works = standalone
+    done = _run(
+        "--master", url, "--input", NEWS, "--output", out,
+        "--conf", f"spark.archives={packed_environment}#environment",
+        "--conf", "spark.pyspark.python=./environment/bin/python", *SMALL,
+    )
+    print(f"the job on the standalone cluster: {time.monotonic() - started:.1f} s")
+    assert done.returncode == 0, done.stderr
+    _clean(done.stderr)
+    got = _job_rows(out)
+    assert len(got) == 44
+    assert got == _command_rows(cli)
+    # Each executor ran in its worker's own folder, and unpacked the environment there.
+    for work in works:
+        assert glob.glob(str(work / "app-*" / "*" / "environment" / "bin" / "python")), f"{work}: no environment"
+
+
+def test_executors_without_megashingle_end_the_job_with_one_line(standalone, tmp_path):
+    plain = tmp_path / "plain"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(plain)], check=True)
+    done = _run(
+        "--master", standalone[0], "--input", NEWS, "--output", tmp_path / "stories",
+        "--conf", f"spark.pyspark.python={plain}/bin/python", *SMALL,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("megashingle.spark: error: the executors' Python cannot import megashingle"), done.stderr
+    assert "No module named 'megashingle'" in lines[0]
+    assert "spark.archives=env.tar.gz#environment" in lines[0] and "docs/SPARK.md" in lines[0]
+    _clean(done.stderr)
+    assert not (tmp_path / "stories").exists()
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory):
+    """A Spark Connect server from pyspark's wheel (local[2]; its Python workers run this
+    interpreter, as a service's have megashingle installed): its ``sc://`` URL."""
+    home = _spark_home()
+    if not glob.glob(os.path.join(home, "jars", "spark-connect_*.jar")):
+        _skip(f"pyspark {pyspark.__version__}'s wheel carries no Spark Connect server, and nothing is downloaded")
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        _skip("Spark Connect's client is not installed (pip install './python[spark,connect]')")
+    port = _free_port()
+    log = str(tmp_path_factory.mktemp("connect") / "server.log")
+    env = dict(_user_env(), PYSPARK_PYTHON=sys.executable)
+    command = [
+        os.path.join(home, "bin", "spark-submit"),
+        "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--master", "local[2]",
+        "--conf", f"spark.connect.grpc.binding.port={port}",
+        "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+        "--conf", "spark.ui.enabled=false",
+    ]
+    processes = []
+    try:
+        processes.append(_start(command, log, env))
+
+        def listening():
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        _wait_for(listening, processes, [log], "the Spark Connect server")
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        _stop(processes)
+
+
+def test_spark_connect_gives_the_commands_stories(connect_server, cli, tmp_path):
+    out = tmp_path / "stories"
+    started = time.monotonic()
+    done = _run("--remote", connect_server, "--input", NEWS, "--output", out, "--conf", "spark.sql.shuffle.partitions=4")
+    print(f"the job through Spark Connect: {time.monotonic() - started:.1f} s")
+    assert done.returncode == 0, done.stderr
+    _clean(done.stderr)
+    got = _job_rows(out)
+    assert len(got) == 44
+    assert got == _command_rows(cli)
+
+
+def test_remote_and_master_are_exclusive():
+    done = _run("--remote", "sc://127.0.0.1:1", "--master", "local[2]", "--input", NEWS, "--output", "x")
+    assert done.returncode == 2
+    assert "not allowed with argument" in done.stderr
+    assert not os.path.exists(os.path.join(ROOT, "x"))
