@@ -11,6 +11,7 @@ import csv
 import glob
 import io
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -154,6 +155,8 @@ def standalone(tmp_path_factory):
         yield url, works
     finally:
         _stop(processes)
+        for work in works:  # each executor unpacked the environment there
+            shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

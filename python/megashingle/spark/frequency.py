@@ -17,7 +17,8 @@ from .common import _binary_buffers, _shipped, _to_arrow
 def _page_counts(documents, at_least: int) -> tuple:
     """The shingles in the page sets of at least ``at_least`` documents and their counts:
     counted per partition from the read sets, summed by shingle across the cluster; the
-    result (far smaller than the corpus) comes to the driver to be broadcast."""
+    result (far smaller than the corpus) comes to the driver, to be sent to the executors
+    with the functions that use it."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
