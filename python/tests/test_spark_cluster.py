@@ -268,8 +268,53 @@ def test_spark_connect_gives_the_commands_stories(connect_server, cli, tmp_path)
     assert got == _command_rows(cli)
 
 
+def test_an_unreachable_connect_server_is_one_line(tmp_path):
+    port = _free_port()  # closed again: nothing listens there
+    for url, wanted in [
+        (f"sc://127.0.0.1:{port}", f"no Spark Connect server answers at 127.0.0.1:{port} (Connection refused)"),
+        ("sc://127.0.0.1:port", "not a Spark Connect URL"),
+        ("http://127.0.0.1:15002", "expected a Spark Connect URL, sc://HOST:PORT"),
+    ]:
+        started = time.monotonic()
+        done = _run("--remote", url, "--input", NEWS, "--output", tmp_path / "stories")
+        assert done.returncode == 2, done.stderr
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and wanted in lines[0], done.stderr
+        assert time.monotonic() - started < 60
+    assert not (tmp_path / "stories").exists()
+
+
 def test_remote_and_master_are_exclusive():
     done = _run("--remote", "sc://127.0.0.1:1", "--master", "local[2]", "--input", NEWS, "--output", "x")
     assert done.returncode == 2
     assert "not allowed with argument" in done.stderr
     assert not os.path.exists(os.path.join(ROOT, "x"))
+
+
+def test_spark_connect_dedup_keeps_the_commands_records(connect_server, tmp_path):
+    import pyarrow.parquet as pq
+
+    import megashingle
+    from conftest import STORY
+
+    texts = [
+        STORY,
+        STORY + " and the mayor",
+        "a recipe for bread with flour water salt and yeast baked in a hot oven for forty minutes",
+        STORY.replace("monday", "tuesday") + " while the opposition asked for a referendum",
+    ]
+    ids = [f"r{i}" for i in range(len(texts))]
+    docs = tmp_path / "docs.csv"
+    with docs.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([("id", "text", "source"), *[(i, t, f"feed-{i}") for i, t in zip(ids, texts)]])
+    removed = {r["doc_id"]: r["duplicate_of"] for r in megashingle.dedup(ids, texts)}
+    assert removed, "the records have duplicates to remove"
+    out, dropped = tmp_path / "kept", tmp_path / "dropped"
+    done = _run("--remote", connect_server, "--dedup", "--input", docs, "--output", out, "--dropped", dropped)
+    assert done.returncode == 0, done.stderr
+    _clean(done.stderr)
+    kept = pq.read_table(str(out))
+    assert kept.column_names == ["id", "text", "source"]
+    assert sorted(kept.column("id").to_pylist()) == sorted(set(ids) - set(removed))
+    got = {r["doc_id"]: r["duplicate_of"] for r in pq.read_table(str(dropped)).to_pylist()}
+    assert got == removed

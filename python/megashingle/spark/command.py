@@ -302,6 +302,7 @@ def _connect(url: str, settings: list):
     its)."""
     if not url.startswith("sc://"):
         raise InputError(f"--remote {url}: expected a Spark Connect URL, sc://HOST:PORT")
+    _check_reachable(url)
     from pyspark.sql import SparkSession
 
     try:
@@ -315,6 +316,28 @@ def _connect(url: str, settings: list):
     for key, value in [("spark.sql.adaptive.enabled", "false")] + settings:
         spark.conf.set(key, value)
     return spark
+
+
+def _check_reachable(url: str, seconds: float = 10.0) -> None:
+    """Refuses a Spark Connect URL whose server does not answer (the client would retry for
+    minutes): its host and port (15002 when none is given) must accept a connection."""
+    import socket
+    from urllib.parse import urlparse
+
+    try:
+        parsed = urlparse("http://" + url[len("sc://") :].split("/", 1)[0])
+        host, port = parsed.hostname, parsed.port or 15002
+    except ValueError as e:
+        raise InputError(f"--remote {url}: not a Spark Connect URL ({e}); expected sc://HOST:PORT") from None
+    if not host:
+        raise InputError(f"--remote {url}: no host; expected sc://HOST:PORT")
+    try:
+        socket.create_connection((host, port), timeout=seconds).close()
+    except OSError as e:
+        raise InputError(
+            f"--remote {url}: no Spark Connect server answers at {host}:{port} ({e.strerror or e}); "
+            "start one, or check the host and port"
+        ) from None
 
 
 def _is_local(folder: str) -> bool:
