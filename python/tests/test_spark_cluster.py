@@ -220,6 +220,22 @@ def test_executors_without_megashingle_end_the_job_with_one_line(standalone, tmp
     assert not (tmp_path / "stories").exists()
 
 
+def test_an_executor_python_that_does_not_start_is_one_line(tmp_path):
+    # spark.pyspark.python is the executors' Python in local mode too; a path with no Python.
+    _spark_home()
+    missing = tmp_path / "nowhere" / "bin" / "python"
+    done = _run(
+        "--master", "local[2]", "--input", NEWS, "--output", tmp_path / "stories",
+        "--conf", f"spark.pyspark.python={missing}",
+    )
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"megashingle.spark: error: the executors' Python ({missing}) does not start"), lines[0]
+    assert "No such file or directory" in lines[0] and "docs/SPARK.md" in lines[0], lines[0]
+    _clean(done.stderr)
+
+
 @pytest.fixture(scope="module")
 def connect_server(tmp_path_factory):
     """A Spark Connect server from pyspark's wheel (local[2]; its Python workers run this

@@ -72,10 +72,15 @@ def _check_workers(spark) -> None:
 
 
 def _worker_error(e: BaseException) -> str:
-    """The error a Python worker ended with (its traceback's last ``SomethingError: ...`` line),
-    else the exception as one line."""
+    """The error a Python worker or the executor ended with: the last line of the message
+    that is ``SomeError: ...`` (a traceback's last line, or a JVM's ``Caused by: ...``), Spark's
+    own wrappers aside; else the exception as one line."""
+    import re
+
     for line in reversed(str(e).splitlines()):
-        name, colon, _ = line.strip().partition(": ")
-        if colon and name.rsplit(".", 1)[-1].endswith(("Error", "Exception")) and " " not in name:
-            return line.strip()[:500]
+        line = line.strip()
+        line = line[len("Caused by: ") :] if line.startswith("Caused by: ") else line
+        found = re.match(r"([A-Za-z_][\w.]*(?:Error|Exception)): (.+)", line)
+        if found and not found.group(1).endswith(("SparkException", "Py4JJavaError")):
+            return line[:500]
     return _one_line(e)
