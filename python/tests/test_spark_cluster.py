@@ -3,19 +3,22 @@ localhost from pyspark's own wheel and stop at the end (their process groups kil
 the outcome): a standalone master with two workers, each with its own work folder, reached with
 ``--master spark://...`` and the package shipped to the executors in a packed virtual
 environment (docs/SPARK.md, On a cluster), and an executor Python without megashingle, which
-ends the job with one line; and a Spark Connect server reached with ``--remote sc://...``. The
-stories must be the command's. Nothing is downloaded: where pyspark's wheel carries no Spark
-Connect server (pyspark 3.5), that test skips and says so."""
+ends the job with one line; and a Spark Connect server reached with ``--remote sc://...``,
+and executors there without megashingle. The stories must be the command's, and each failure
+one line. Nothing is downloaded: where pyspark's wheel carries no Spark Connect server
+(pyspark 3.5), those tests skip and say so."""
 
 import csv
 import glob
 import io
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -119,6 +122,20 @@ def _clean(stderr):
         assert trace not in stderr, stderr
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _terminated_like_interrupted():
+    """A SIGTERM to pytest (a CI job's timeout) ends the tests as Ctrl-C does, so that the
+    fixtures' finalizers still stop the processes they started, which run in sessions of
+    their own."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    yield
+    signal.signal(signal.SIGTERM, previous)
+
+
 @pytest.fixture(scope="module")
 def standalone(tmp_path_factory):
     """A standalone master and two workers (one core, 1 GB and a work folder each): the
@@ -126,27 +143,25 @@ def standalone(tmp_path_factory):
     home = _spark_home()
     spark_class = os.path.join(home, "bin", "spark-class")
     folder = tmp_path_factory.mktemp("standalone")
-    port = _free_port()
-    url = f"spark://127.0.0.1:{port}"
     env = _user_env()
-    master = ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", "0"]
-    commands = [master]
-    works = []
-    for n in (1, 2):
-        work = folder / f"work-{n}"
-        work.mkdir()
-        works.append(work)
-        commands.append(
-            ["org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1", "--cores", "1", "--memory", "1g"]
-            + ["--webui-port", "0", "--work-dir", str(work)]
-        )
+    master = ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(_free_port())]
     logs = [str(folder / name) for name in ("master.log", "worker-1.log", "worker-2.log")]
+    works = [folder / f"work-{n}" for n in (1, 2)]
     processes = []
     try:
-        processes.append(_start([spark_class, *master], logs[0], env))
+        processes.append(_start([spark_class, *master, "--webui-port", "0"], logs[0], env))
         _wait_for(lambda: "I have been elected leader" in open(logs[0], errors="replace").read(), processes, logs, "the master")
-        for command, log in zip(commands[1:], logs[1:]):
-            processes.append(_start([spark_class, *command], log, env))
+        # The master's URL as it says it (the port it took, should the one asked for be taken since).
+        url = re.search(r"Starting Spark master at (spark://\S+)", open(logs[0], errors="replace").read()).group(1)
+        for n, (work, log) in enumerate(zip(works, logs[1:]), 1):
+            # Its executors' work folders (and the packed environment unpacked there) and their
+            # temporary files (shuffle, blocks) are the test's, not the machine's /tmp.
+            work.mkdir()
+            settings = folder / f"worker-{n}.conf"
+            settings.write_text(f"spark.local.dir {folder / f'local-{n}'}\n")
+            worker = ["org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1", "--cores", "1"]
+            worker += ["--memory", "1g", "--webui-port", "0", "--work-dir", str(work), "--properties-file", str(settings)]
+            processes.append(_start([spark_class, *worker], log, env))
 
         def registered():
             return all("Successfully registered with master" in open(log, errors="replace").read() for log in logs[1:])
@@ -239,7 +254,8 @@ def test_an_executor_python_that_does_not_start_is_one_line(tmp_path):
 @pytest.fixture(scope="module")
 def connect_server(tmp_path_factory):
     """A Spark Connect server from pyspark's wheel (local[2]; its Python workers run this
-    interpreter, as a service's have megashingle installed): its ``sc://`` URL."""
+    interpreter, named by the server's spark.sql.execution.pyspark.python, as a service's
+    have megashingle installed; no environment variable set): its ``sc://`` URL."""
     home = _spark_home()
     if not glob.glob(os.path.join(home, "jars", "spark-connect_*.jar")):
         _skip(f"pyspark {pyspark.__version__}'s wheel carries no Spark Connect server, and nothing is downloaded")
@@ -248,19 +264,21 @@ def connect_server(tmp_path_factory):
     except ImportError:
         _skip("Spark Connect's client is not installed (pip install './python[spark,connect]')")
     port = _free_port()
-    log = str(tmp_path_factory.mktemp("connect") / "server.log")
-    env = dict(_user_env(), PYSPARK_PYTHON=sys.executable)
+    folder = tmp_path_factory.mktemp("connect")
+    log = str(folder / "server.log")
     command = [
         os.path.join(home, "bin", "spark-submit"),
         "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
         "--master", "local[2]",
+        "--conf", f"spark.sql.execution.pyspark.python={sys.executable}",
         "--conf", f"spark.connect.grpc.binding.port={port}",
         "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
         "--conf", "spark.ui.enabled=false",
+        "--conf", f"spark.local.dir={folder / 'local'}",
     ]
     processes = []
     try:
-        processes.append(_start(command, log, env))
+        processes.append(_start(command, log, _user_env()))
 
         def listening():
             with socket.socket() as s:
@@ -289,6 +307,7 @@ def test_an_unreachable_connect_server_is_one_line(tmp_path):
     for url, wanted in [
         (f"sc://127.0.0.1:{port}", f"no Spark Connect server answers at 127.0.0.1:{port} (Connection refused)"),
         ("sc://127.0.0.1:port", "not a Spark Connect URL"),
+        ("sc://:15002", "no host; expected sc://HOST:PORT"),
         ("http://127.0.0.1:15002", "expected a Spark Connect URL, sc://HOST:PORT"),
     ]:
         started = time.monotonic()
@@ -297,6 +316,79 @@ def test_an_unreachable_connect_server_is_one_line(tmp_path):
         lines = [line for line in done.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and wanted in lines[0], done.stderr
         assert time.monotonic() - started < 60
+    assert not (tmp_path / "stories").exists()
+
+
+def test_a_port_that_is_not_spark_connect_is_one_line(tmp_path):
+    # Something listens there, but not Spark Connect: a service that answers in HTTP/1.1, and
+    # a gRPC server without Spark Connect's service. The client would retry for minutes.
+    try:
+        import grpc
+    except ImportError:
+        _skip("Spark Connect's client is not installed (pip install './python[spark,connect]')")
+    from concurrent import futures
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+
+    def answer_in_http():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:  # closed at the end of the test
+                return
+            with conn:
+                conn.recv(1024)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    threading.Thread(target=answer_in_http, daemon=True).start()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    grpc_port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        for port, wanted in [
+            (listener.getsockname()[1], "accepts connections but does not answer as a Spark Connect server"),
+            (grpc_port, "the gRPC server there is not a Spark Connect server (UNIMPLEMENTED"),
+        ]:
+            started = time.monotonic()
+            done = _run("--remote", f"sc://127.0.0.1:{port}", "--input", NEWS, "--output", tmp_path / "stories")
+            assert done.returncode == 2, done.stderr
+            lines = [line for line in done.stderr.splitlines() if line.strip()]
+            assert len(lines) == 1 and wanted in lines[0], done.stderr
+            _clean(done.stderr)
+            assert time.monotonic() - started < 60
+    finally:
+        server.stop(None)
+        listener.close()
+    assert not (tmp_path / "stories").exists()
+
+
+def test_remote_without_the_connect_client_is_one_line(tmp_path, monkeypatch, capfd):
+    # The server answers (a socket listens), but Spark Connect's client (grpc) is not installed.
+    import megashingle.spark
+
+    monkeypatch.setitem(sys.modules, "grpc", None)  # import grpc fails, as where it is missing
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        url = f"sc://127.0.0.1:{listener.getsockname()[1]}"
+        code = megashingle.spark.main(["--remote", url, "--input", NEWS, "--output", str(tmp_path / "stories")])
+    err = capfd.readouterr().err
+    assert code == 2, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert "--remote needs Spark Connect's client" in lines[0], err
+    assert 'pip install "./python[spark,connect]"' in lines[0], err
+    _clean(err)
+    assert not (tmp_path / "stories").exists()
+
+
+def test_a_conf_that_is_not_key_equals_value_is_one_line(tmp_path):
+    done = _run("--input", NEWS, "--output", tmp_path / "stories", "--conf", "spark.executor.memory")
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines == ["megashingle.spark: error: --conf spark.executor.memory: expected KEY=VALUE, e.g. spark.executor.memory=4g"]
     assert not (tmp_path / "stories").exists()
 
 
@@ -334,3 +426,27 @@ def test_spark_connect_dedup_keeps_the_commands_records(connect_server, tmp_path
     assert sorted(kept.column("id").to_pylist()) == sorted(set(ids) - set(removed))
     got = {r["doc_id"]: r["duplicate_of"] for r in pq.read_table(str(dropped)).to_pylist()}
     assert got == removed
+
+
+def test_spark_connect_executors_without_megashingle_end_the_job_with_one_line(connect_server, tmp_path):
+    # The session names its executors' Python (spark.sql.execution.pyspark.python, a session
+    # setting on Spark Connect): one without megashingle, then one that does not exist.
+    plain = tmp_path / "plain"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(plain)], check=True)
+    missing = tmp_path / "nowhere" / "bin" / "python"
+    for python, wanted, why in [
+        (plain / "bin" / "python", "the executors' Python cannot import megashingle", "No module named 'megashingle'"),
+        (missing, "the executors' Python does not start or cannot import megashingle", "No such file or directory"),
+    ]:
+        done = _run(
+            "--remote", connect_server, "--input", NEWS, "--output", tmp_path / "stories",
+            "--conf", f"spark.sql.execution.pyspark.python={python}",
+        )
+        assert done.returncode == 2, done.stderr
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1, done.stderr
+        assert lines[0].startswith(f"megashingle.spark: error: {wanted}"), lines[0]
+        assert why in lines[0], lines[0]
+        assert "spark.sql.execution.pyspark.python=PATH" in lines[0] and "Through Spark Connect" in lines[0], lines[0]
+        _clean(done.stderr)
+    assert not (tmp_path / "stories").exists()

@@ -309,12 +309,21 @@ def _connect(url: str, settings: list):
         import grpc  # noqa: F401  (Spark Connect's client needs it, and pyspark does not bring it)
     except ImportError as e:
         raise InputError(
-            f"--remote needs Spark Connect's client ({e}): install the connect extra, "
+            f"--remote needs Spark Connect's client ({e}): install the connect extra (it takes pyspark 4), "
             'pip install "./python[spark,connect]"'
         ) from None
-    spark = SparkSession.builder.remote(url).getOrCreate()
-    for key, value in [("spark.sql.adaptive.enabled", "false")] + settings:
-        spark.conf.set(key, value)
+    _check_answers(url)
+    try:
+        spark = SparkSession.builder.remote(url).getOrCreate()
+        for key, value in [("spark.sql.adaptive.enabled", "false")] + settings:
+            spark.conf.set(key, value)
+    except Exception as e:  # noqa: BLE001  (the client's, wrapping the gRPC call's status)
+        said = _one_line(e)
+        if said.startswith("UNIMPLEMENTED:"):
+            raise InputError(
+                f"--remote {url}: the gRPC server there is not a Spark Connect server ({said}); check the port"
+            ) from None
+        raise
     return spark
 
 
@@ -338,6 +347,30 @@ def _check_reachable(url: str, seconds: float = 10.0) -> None:
             f"--remote {url}: no Spark Connect server answers at {host}:{port} ({e.strerror or e}); "
             "start one, or check the host and port"
         ) from None
+
+
+def _check_answers(url: str, seconds: float = 10.0) -> None:
+    """Refuses a Spark Connect URL whose host and port accept a connection but do not answer
+    as a gRPC server does (another service there: the client would retry for minutes). The
+    channel is the client's own, with the URL's parameters (TLS, token)."""
+    import grpc
+    from pyspark.sql.connect.client import core
+
+    # pyspark 4 names the builder of sc:// URLs DefaultChannelBuilder; 3.5, ChannelBuilder.
+    builder = getattr(core, "DefaultChannelBuilder", None) or getattr(core, "ChannelBuilder")  # noqa: B009
+    try:
+        channel = builder(url).toChannel()
+    except Exception as e:  # noqa: BLE001
+        raise InputError(f"--remote {url}: not a Spark Connect URL ({_one_line(e)}); expected sc://HOST:PORT") from None
+    try:
+        grpc.channel_ready_future(channel).result(timeout=seconds)
+    except grpc.FutureTimeoutError:
+        raise InputError(
+            f"--remote {url}: the server there accepts connections but does not answer as a Spark Connect "
+            f"server (no gRPC answer in {seconds:.0f} s); check the host and port"
+        ) from None
+    finally:
+        channel.close()
 
 
 def _is_local(folder: str) -> bool:

@@ -121,10 +121,15 @@ def _binary_buffers(column) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def _one_line(e: BaseException) -> str:
-    """An exception as one line: a Python worker's last error line, else the first line of
-    its message."""
+    """An exception as one line: a Python worker's last error line, a gRPC call's status and
+    details (Spark Connect's client), else the first line of its message."""
     text = str(e)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and "_InactiveRpcError" in lines[0]:  # <_InactiveRpcError ...: status = ..., details = "..."
+        status = next((line.split("StatusCode.", 1)[1] for line in lines if line.startswith("status = ")), None)
+        details = next((line[len("details = ") :].strip('"') for line in lines if line.startswith("details = ")), "")
+        if status:
+            return f"{status}: {details}"[:500]
     for line in reversed(lines):
         if line.startswith("MemoryError"):
             return line

@@ -19,6 +19,12 @@ WHAT_TO_SHIP = (
     "--conf spark.archives=env.tar.gz#environment --conf spark.pyspark.python=./environment/bin/python, "
     "or the megashingle wheel installed into the executors' Python on every node (see docs/SPARK.md, On a cluster)"
 )
+# On Spark Connect the server starts its executors' Python: spark.pyspark.python and
+# spark.archives are the server's settings, and the session's is spark.sql.execution.pyspark.python.
+WHAT_TO_SHIP_CONNECT = (
+    "install megashingle into the Python the Spark Connect server's executors run, or name one that has it "
+    "with --conf spark.sql.execution.pyspark.python=PATH (see docs/SPARK.md, Through Spark Connect)"
+)
 
 
 def _use_own_python(spark) -> None:
@@ -56,18 +62,20 @@ def _check_workers(spark) -> None:
         except Exception as e:  # noqa: BLE001
             return f"{sys.executable}: {type(e).__name__}: {e}"
 
+    remote = _is_remote_session(spark)
+    what_to_ship = WHAT_TO_SHIP_CONNECT if remote else WHAT_TO_SHIP
     try:
         # A plain (pickled) function, so that the probe needs no pyarrow where it runs.
         checked = F.udf(probe, "string", useArrow=False)("id").alias("status")
         found = spark.range(0, 1, 1, 1).select(checked).collect()[0].status
     except Exception as e:  # noqa: BLE001  (the worker's Python did not even start)
-        where = "" if _is_remote_session(spark) else f" ({spark.sparkContext.pythonExec})"
+        where = "" if remote else f" ({spark.sparkContext.pythonExec})"
         raise InputError(
             f"the executors' Python{where} does not start or cannot import megashingle ({_worker_error(e)}); "
-            + WHAT_TO_SHIP
+            + what_to_ship
         ) from None
     if found != "ok":
-        raise InputError(f"the executors' Python cannot import megashingle ({found}); " + WHAT_TO_SHIP)
+        raise InputError(f"the executors' Python cannot import megashingle ({found}); " + what_to_ship)
     holder._megashingle_checked = True
 
 
