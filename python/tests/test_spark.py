@@ -115,6 +115,29 @@ def test_distributed_groups_and_split_large_groups_give_the_same_stories(spark, 
     assert _rows([r.asDict() for r in got.collect()]) == _rows(expected)
 
 
+def test_arrays_too_large_to_send_with_the_functions_are_joined_and_give_the_same_stories(spark, monkeypatch):
+    # On Spark Connect, groups on the driver larger than a function should carry are joined
+    # with the rows as a DataFrame instead (story frequency's first stories, and the pairs'
+    # groups): the stories do not change.
+    import megashingle.spark.components as components
+    import megashingle.spark.frequency as frequency
+
+    asked = []
+
+    def never(spark, *arrays):
+        asked.append(len(arrays))
+        return False
+
+    monkeypatch.setattr(components, "_shipped", never)
+    monkeypatch.setattr(frequency, "_shipped", never)
+    ids, texts, settings = _footer_stories()
+    config = megashingle.Config(settings, min_stories=3)
+    df = spark.createDataFrame(list(zip(ids, texts)), ["id", "text"])
+    got = megashingle.spark.cluster(df, config=config)
+    assert _rows([r.asDict() for r in got.collect()]) == _rows(megashingle.cluster(ids, texts, config))
+    assert len(asked) >= 3  # story frequency, and the groups of both clusterings
+
+
 def test_components_join_long_chains(spark):
     from megashingle.spark import _components
 

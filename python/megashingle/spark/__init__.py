@@ -20,7 +20,8 @@ The passes, each over the Rust library:
    set, page set, word count and lead, one binary value per document), kept; repeated ids,
    counts and the reports of skipped records come to the driver (a shuffle of ids only);
 2. document frequency: each partition's page sets counted and summed by shingle; the
-   shingles in at least ``boilerplate.min-documents`` pages broadcast;
+   shingles in at least ``boilerplate.min-documents`` pages sent to the executors with the
+   functions that use them;
 3. story frequency (``boilerplate.min-stories``): a first clustering, its pairs verified from
    the minima only (``cluster.verify = "estimate"``), as the command makes it; the shingles
    found in at least ``min-stories`` of its stories join the boilerplate (one shuffle of
@@ -53,6 +54,14 @@ The modules, in the order the passes run: ``inputs`` (what is read), ``reading``
 (the command line; ``__main__`` runs it), with ``common`` and ``workers`` beside them. Every rule
 the command also applies (the bucket rule, verification's prefilter, what a file is read as, the
 packed forms of sets and sketches) is the library's, called through the extension.
+
+The job runs in a classic session (``--master local[*]``, ``spark://HOST:7077``, ``yarn``, with
+``--conf`` settings as spark-submit takes them) and through Spark Connect (``--remote
+sc://HOST:PORT``, with the ``connect`` extra) alike: it uses DataFrames only, never the
+SparkContext's RDDs or broadcast variables, and checks first that the executors can import
+megashingle (``workers``). On a cluster the executors need the package: docs/SPARK.md, "On a
+cluster", ships it as a packed virtual environment (``spark.archives`` and
+``spark.pyspark.python``).
 
 Errors the user can act on are ``megashingle.InputError`` (also ``megashingle.spark.InputError``).
 

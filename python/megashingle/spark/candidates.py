@@ -43,9 +43,10 @@ def _sketch_schema():
     )
 
 
-def _sketches(documents, config_toml: str, boilerplate_broadcast, with_sets: bool = True):
-    """Each document's number, id, packed sketch and candidate keys, made from its read sets;
-    without its shingle set (its size kept) unless ``with_sets``, for estimated verification."""
+def _sketches(documents, config_toml: str, boilerplate: np.ndarray, with_sets: bool = True):
+    """Each document's number, id, packed sketch and candidate keys, made from its read sets
+    without the shingles of ``boilerplate`` (sent with the function); without its shingle set
+    (its size kept) unless ``with_sets``, for estimated verification."""
     import pyarrow as pa
 
     list_of = lambda t: pa.list_(pa.field("element", t, False))  # noqa: E731
@@ -66,7 +67,7 @@ def _sketches(documents, config_toml: str, boilerplate_broadcast, with_sets: boo
 
         sketcher = megashingle.Sketcher(
             megashingle._config_from_toml(config_toml),
-            boilerplate=boilerplate_broadcast.value,
+            boilerplate=boilerplate,
             threads=1,
         )
         for batch in batches:

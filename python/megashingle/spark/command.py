@@ -3,7 +3,8 @@ them (and with ``--dedup``, as ``megashingle dedup`` does); Spark started quietl
 temporary file unless ``--debug``); the story table (or the kept records, and the removed ones)
 written to temporary siblings of the output folders and moved into place once all are written;
 one line on stderr for a failure, with the exit codes of the command (0, 1 when records were
-skipped, 2).
+skipped, 2). Spark runs in this process (``--master``, with ``--conf`` settings as spark-submit
+takes them) or on a Spark Connect server (``--remote sc://HOST:PORT``): the job is the same.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import List, Optional
 
 from megashingle import Config, InputError
 
-from .common import DEFAULT_MAX_GROUP, DEFAULT_MAX_LOCAL_PAIRS, _one_line, log
+from .common import DEFAULT_MAX_GROUP, DEFAULT_MAX_LOCAL_PAIRS, _is_remote_session, _one_line, log
 from .dedup import DedupResult, check_dedup_config, dedup_files, plan_dedup_inputs
 from .inputs import _is_remote, plan_inputs
 from .job import cluster_files
@@ -58,10 +59,24 @@ def main(argv: Optional[list] = None) -> int:
         "--output", required=True, help="folder for the result (refused if it exists, unless --overwrite)"
     )
     parser.add_argument("--overwrite", action="store_true", help="replace the output folder if it exists")
-    parser.add_argument(
+    runs_on = parser.add_mutually_exclusive_group()
+    runs_on.add_argument(
         "--master",
         default=None,
-        help="Spark master URL, e.g. local[2] (default: as spark-submit sets it, else local[*])",
+        help="Spark master URL, e.g. local[2] or spark://HOST:7077 (default: as spark-submit sets it, else local[*])",
+    )
+    runs_on.add_argument(
+        "--remote",
+        default=None,
+        metavar="sc://HOST:PORT",
+        help="run through a Spark Connect server instead of a Spark of this process (needs megashingle[connect])",
+    )
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting, as spark-submit's --conf, e.g. spark.archives=env.tar.gz#environment; repeatable",
     )
     parser.add_argument("--id-column", default="id")
     parser.add_argument("--text-column", default="text")
@@ -172,38 +187,30 @@ def main(argv: Optional[list] = None) -> int:
     except InputError as e:
         return fail(str(e))
 
-    from pyspark.sql import SparkSession
-
-    owned = SparkSession.getActiveSession() is None
-    builder = (
-        SparkSession.builder.appName("megashingle")
-        .config("spark.ui.showConsoleProgress", "false")
-        # The job sets its partitions itself; adaptive execution would run each query stage as
-        # a Spark job of its own.
-        .config("spark.sql.adaptive.enabled", "false")
-    )
-    if args.master:
-        builder = builder.master(args.master)
-    spark_log = None
+    try:
+        settings = [_conf_setting(setting) for setting in args.conf]
+    except InputError as e:
+        return fail(str(e))
     if not args.debug:
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    spark_log = None
     try:
-        if owned and not args.debug:
-            spark_log = os.path.join(tempfile.gettempdir(), f"megashingle-spark-{os.getpid()}.log")
-            spark = _start_quietly(builder, spark_log)
+        if args.remote:
+            spark, owned = _connect(args.remote, settings), True
         else:
-            spark = builder.getOrCreate()
+            spark, owned, spark_log = _start(args.master, settings, args.debug)
     except Exception as e:  # noqa: BLE001
         if args.debug:
             raise
-        return fail(f"Spark does not start: {_one_line(e)}" + (f" (Spark's log: {spark_log})" if spark_log else ""))
+        said = _one_line(e) if not isinstance(e, InputError) else str(e)
+        return fail(f"Spark does not start: {said}" + (f" (Spark's log: {spark_log})" if spark_log else ""))
     failed = False
     code = 0
     try:
         job = dedup_files if args.dedup else cluster_files
         result = job(
             spark,
-            args.input,
+            args.input if _in_this_process(spark) else [_absolute(path) for path in args.input],
             args.id_column,
             args.text_column,
             config,
@@ -258,6 +265,114 @@ def main(argv: Optional[list] = None) -> int:
     return code
 
 
+def _conf_setting(setting: str) -> tuple:
+    """A ``--conf KEY=VALUE`` as (key, value)."""
+    key, equals, value = setting.partition("=")
+    if not equals or not key.strip():
+        raise InputError(f"--conf {setting}: expected KEY=VALUE, e.g. spark.executor.memory=4g")
+    return key.strip(), value.strip()
+
+
+def _start(master: Optional[str], settings: list, debug: bool):
+    """A classic session (Spark in this process's JVM, reaching ``master``): the session,
+    whether the job owns it (and stops it at the end), and the file Spark's log goes to."""
+    from pyspark.sql import SparkSession
+
+    owned = SparkSession.getActiveSession() is None
+    builder = (
+        SparkSession.builder.appName("megashingle")
+        .config("spark.ui.showConsoleProgress", "false")
+        # The job sets its partitions itself; adaptive execution would run each query stage as
+        # a Spark job of its own.
+        .config("spark.sql.adaptive.enabled", "false")
+    )
+    for key, value in settings:
+        builder = builder.config(key, value)
+    if master:
+        builder = builder.master(master)
+    if owned and not debug:
+        spark_log = os.path.join(tempfile.gettempdir(), f"megashingle-spark-{os.getpid()}.log")
+        return _start_quietly(builder, spark_log), owned, spark_log
+    return builder.getOrCreate(), owned, None
+
+
+def _connect(url: str, settings: list):
+    """A Spark Connect session on the server at ``url`` (``sc://HOST:PORT``), with the job's
+    settings and the user's ``--conf`` ones set in it (SQL settings only: the server's own are
+    its)."""
+    if not url.startswith("sc://"):
+        raise InputError(f"--remote {url}: expected a Spark Connect URL, sc://HOST:PORT")
+    _check_reachable(url)
+    from pyspark.sql import SparkSession
+
+    try:
+        import grpc  # noqa: F401  (Spark Connect's client needs it, and pyspark does not bring it)
+    except ImportError as e:
+        raise InputError(
+            f"--remote needs Spark Connect's client ({e}): install the connect extra (it takes pyspark 4), "
+            'pip install "./python[spark,connect]"'
+        ) from None
+    _check_answers(url)
+    try:
+        spark = SparkSession.builder.remote(url).getOrCreate()
+        for key, value in [("spark.sql.adaptive.enabled", "false")] + settings:
+            spark.conf.set(key, value)
+    except Exception as e:  # noqa: BLE001  (the client's, wrapping the gRPC call's status)
+        said = _one_line(e)
+        if said.startswith("UNIMPLEMENTED:"):
+            raise InputError(
+                f"--remote {url}: the gRPC server there is not a Spark Connect server ({said}); check the port"
+            ) from None
+        raise
+    return spark
+
+
+def _check_reachable(url: str, seconds: float = 10.0) -> None:
+    """Refuses a Spark Connect URL whose server does not answer (the client would retry for
+    minutes): its host and port (15002 when none is given) must accept a connection."""
+    import socket
+    from urllib.parse import urlparse
+
+    try:
+        parsed = urlparse("http://" + url[len("sc://") :].split("/", 1)[0])
+        host, port = parsed.hostname, parsed.port or 15002
+    except ValueError as e:
+        raise InputError(f"--remote {url}: not a Spark Connect URL ({e}); expected sc://HOST:PORT") from None
+    if not host:
+        raise InputError(f"--remote {url}: no host; expected sc://HOST:PORT")
+    try:
+        socket.create_connection((host, port), timeout=seconds).close()
+    except OSError as e:
+        raise InputError(
+            f"--remote {url}: no Spark Connect server answers at {host}:{port} ({e.strerror or e}); "
+            "start one, or check the host and port"
+        ) from None
+
+
+def _check_answers(url: str, seconds: float = 10.0) -> None:
+    """Refuses a Spark Connect URL whose host and port accept a connection but do not answer
+    as a gRPC server does (another service there: the client would retry for minutes). The
+    channel is the client's own, with the URL's parameters (TLS, token)."""
+    import grpc
+    from pyspark.sql.connect.client import core
+
+    # pyspark 4 names the builder of sc:// URLs DefaultChannelBuilder; 3.5, ChannelBuilder.
+    builder = getattr(core, "DefaultChannelBuilder", None) or getattr(core, "ChannelBuilder")  # noqa: B009
+    try:
+        channel = builder(url).toChannel()
+    except Exception as e:  # noqa: BLE001
+        raise InputError(f"--remote {url}: not a Spark Connect URL ({_one_line(e)}); expected sc://HOST:PORT") from None
+    try:
+        grpc.channel_ready_future(channel).result(timeout=seconds)
+    except grpc.FutureTimeoutError:
+        raise InputError(
+            f"--remote {url}: the server there accepts connections but does not answer as a Spark Connect "
+            f"server (no gRPC answer in {seconds:.0f} s); check the host and port"
+        ) from None
+    finally:
+        channel.close()
+
+
 def _is_local(folder: str) -> bool:
     return not _is_remote(folder)
 
@@ -281,7 +396,20 @@ def _output_folder(option: str, path: str, overwrite: bool) -> str:
         raise InputError(f"{path}: cannot be made: {parent} is a file, not a folder; give {option} another path")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"{path}: cannot be made: {parent} is not writable; give {option} another path")
-    return local
+    return os.path.abspath(local)
+
+
+def _in_this_process(spark) -> bool:
+    """Whether the executors run beside the driver, in its folder (local mode): elsewhere
+    (a cluster, a Spark Connect server) relative paths would name other files."""
+    return not _is_remote_session(spark) and spark.sparkContext.master.startswith("local")
+
+
+def _absolute(path: str) -> str:
+    """A local input path made absolute, for executors that do not run in this folder."""
+    if _is_remote(path):
+        return path
+    return os.path.abspath(path[len("file://") :] if path.startswith("file://") else path)
 
 
 def _write(table, target: str, fmt: str, local: bool) -> None:

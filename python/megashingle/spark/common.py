@@ -1,7 +1,13 @@
 """What every stage of the Spark job shares: the job's defaults, its logger, the names of its
-Spark jobs, the configuration as it travels to the executors (TOML), Arrow buffers for the
-library's packed readers, a DataFrame collected as an Arrow table (on Spark 3.5 and 4), and the
-one-line message of an error raised on an executor.
+Spark jobs, whether the session is remote (Spark Connect) and the cluster's parallelism, the
+configuration as it travels to the executors (TOML), Arrow buffers for the library's packed
+readers, a DataFrame collected as an Arrow table (on Spark 3.5 and 4), and the one-line message
+of an error raised on an executor.
+
+The job uses DataFrames only, never the SparkContext's RDDs or broadcast variables, so that
+the same code runs in a classic session and in a Spark Connect one: small arrays travel to the
+executors inside the functions of ``mapInArrow`` (which a classic session broadcasts once they
+pass 1 MB, and Spark Connect sends with the plan).
 """
 
 from __future__ import annotations
@@ -19,9 +25,39 @@ DEFAULT_MAX_GROUP = 500_000
 log = logging.getLogger("megashingle.spark")
 
 
+# On Spark Connect, arrays larger than this go to the executors as DataFrames joined with the
+# rows rather than inside a function: each task carries its plan, functions included.
+CONNECT_SHIPPED_BYTES = 16 << 20
+
+
+def _is_remote_session(spark) -> bool:
+    """Whether ``spark`` is a Spark Connect session (no SparkContext, no RDDs)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
 def _phase(spark, name: str) -> None:
-    """Names the Spark jobs that follow (in the Spark UI and the event log)."""
-    spark.sparkContext.setJobDescription(f"megashingle: {name}")
+    """Names the Spark jobs that follow (in the Spark UI and the event log); a Spark Connect
+    session has no job descriptions, and its jobs go unnamed."""
+    if not _is_remote_session(spark):
+        spark.sparkContext.setJobDescription(f"megashingle: {name}")
+
+
+def _parallelism(spark) -> int:
+    """The cluster's default parallelism: the SparkContext's, or on Spark Connect the number
+    of partitions the server gives a range (``spark.default.parallelism`` when it is set, else
+    the executors' cores)."""
+    if not _is_remote_session(spark):
+        return int(spark.sparkContext.defaultParallelism)
+    from pyspark.sql import functions as F
+
+    part = spark.range(0, 1 << 16).select(F.spark_partition_id().alias("part"))
+    return int(part.agg(F.max("part")).collect()[0][0]) + 1
+
+
+def _shipped(spark, *arrays: np.ndarray) -> bool:
+    """Whether arrays may travel inside a function to the executors: always in a classic
+    session (it broadcasts a large function), up to ``CONNECT_SHIPPED_BYTES`` on Spark Connect."""
+    return not _is_remote_session(spark) or sum(a.nbytes for a in arrays) <= CONNECT_SHIPPED_BYTES
 
 
 def _config_toml(config: Optional[Config]) -> str:
@@ -85,10 +121,15 @@ def _binary_buffers(column) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def _one_line(e: BaseException) -> str:
-    """An exception as one line: a Python worker's last error line, else the first line of
-    its message."""
+    """An exception as one line: a Python worker's last error line, a gRPC call's status and
+    details (Spark Connect's client), else the first line of its message."""
     text = str(e)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and "_InactiveRpcError" in lines[0]:  # <_InactiveRpcError ...: status = ..., details = "..."
+        status = next((line.split("StatusCode.", 1)[1] for line in lines if line.startswith("status = ")), None)
+        details = next((line[len("details = ") :].strip('"') for line in lines if line.startswith("details = ")), "")
+        if status:
+            return f"{status}: {details}"[:500]
     for line in reversed(lines):
         if line.startswith("MemoryError"):
             return line

@@ -13,7 +13,7 @@ import megashingle
 from megashingle import Config, InputError
 
 from .candidates import _candidate_pairs, _may_link, _prefilter, _verified_links
-from .common import _config_toml, _from_arrow, _phase, _to_arrow, log
+from .common import _config_toml, _from_arrow, _phase, _shipped, _to_arrow, log
 
 
 def _components(edges, max_rounds: int = 64, phase: str = ""):
@@ -165,22 +165,24 @@ def _split_large(spark, pairs, groups, keep, max_local_pairs: int, max_group: in
     return result
 
 
-def _pairs_in_groups(spark, pairs, groups):
+def _pairs_in_groups(spark, pairs, groups, frame=None):
     """The candidate pairs (a, b) whose two documents are in one group, with the group
-    (columns root, a, b): looked up in the broadcast arrays of the groups when they are on
-    the driver, else joined with them."""
+    (columns root, a, b): looked up in the arrays of the groups, sent with the function, when
+    they are on the driver (on Spark Connect, when they are small: see ``_shipped``), else
+    joined with them (``frame``, the groups as a DataFrame of num, root)."""
     import pyarrow as pa
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
+    if isinstance(groups, tuple) and not _shipped(spark, *groups):
+        groups = frame if frame is not None else _components_frame(spark, groups)
     if not isinstance(groups, tuple):
         of_a = groups.select(F.col("num").alias("a"), "root")
         of_b = groups.select(F.col("num").alias("b"), F.col("root").alias("root_b"))
         return pairs.join(of_a, "a").join(of_b, "b").where(F.col("root") == F.col("root_b")).select("root", "a", "b")
-    broadcast = spark.sparkContext.broadcast(groups)
+    nodes, roots = groups
 
     def tag(batches: Iterator) -> Iterator:
-        nodes, roots = broadcast.value
 
         def root_of(v: np.ndarray) -> np.ndarray:
             if not len(nodes):

@@ -11,13 +11,14 @@ import numpy as np
 
 import megashingle
 
-from .common import _binary_buffers, _to_arrow
+from .common import _binary_buffers, _shipped, _to_arrow
 
 
 def _page_counts(documents, at_least: int) -> tuple:
     """The shingles in the page sets of at least ``at_least`` documents and their counts:
     counted per partition from the read sets, summed by shingle across the cluster; the
-    result (far smaller than the corpus) comes to the driver to be broadcast."""
+    result (far smaller than the corpus) comes to the driver, to be sent to the executors
+    with the functions that use it."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -65,13 +66,15 @@ def _main_frequent(sets, frequent: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return values[hit], owner[hit]
 
 
-def _story_frequency(spark, documents, frequent_broadcast, components, min_stories: int) -> np.ndarray:
-    """The shingles of ``frequent_broadcast`` found in the main sets of documents of at least
+def _story_frequency(spark, documents, frequent: np.ndarray, components, min_stories: int) -> np.ndarray:
+    """The shingles of ``frequent`` (sent to the executors with the functions) found in the main sets of documents of at least
     ``min_stories`` stories, where a story is a connected component of the first clustering's
     links (a document in no link is a story of its own). A document's set as the first
     clustering sketched it differs from its main set only by boilerplate, which is not among
     the frequent shingles. Each partition sends its distinct (shingle, story) rows,
-    partitioned by shingle, once; each shingle's stories are counted where its rows arrive."""
+    partitioned by shingle, once; each shingle's stories are counted where its rows arrive.
+    ``components`` are sorted arrays (num, root) on the driver, sent with the functions too
+    (on Spark Connect, when they are small: see ``_shipped``), or a DataFrame (num, root)."""
     import pyarrow as pa
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -82,15 +85,18 @@ def _story_frequency(spark, documents, frequent_broadcast, components, min_stori
     )
 
     def distinct_rows(story: np.ndarray, sets) -> "pa.RecordBatch":
-        values, owner = _main_frequent(sets, frequent_broadcast.value)
+        values, owner = _main_frequent(sets, frequent)
         shingle, story = _distinct_pairs(values.view(np.int32), story[owner])
         return pa.RecordBatch.from_arrays([pa.array(shingle), pa.array(story)], names=["shingle", "story"])
 
+    if isinstance(components, tuple) and not _shipped(spark, *components):
+        from .components import _components_frame
+
+        components = _components_frame(spark, components)
     if isinstance(components, tuple):
-        nodes_b = spark.sparkContext.broadcast(components)
+        nodes, roots = components
 
         def rows(batches: Iterator) -> Iterator:
-            nodes, roots = nodes_b.value
             for batch in batches:
                 num = batch.column("num").to_numpy()
                 at = np.searchsorted(nodes, num).clip(max=max(len(nodes) - 1, 0))
@@ -99,7 +105,6 @@ def _story_frequency(spark, documents, frequent_broadcast, components, min_stori
 
         story_rows = documents.select("num", "sets").mapInArrow(rows, rows_schema)
     else:
-        nodes_b = None
 
         def rows(batches: Iterator) -> Iterator:
             for batch in batches:
@@ -129,6 +134,4 @@ def _story_frequency(spark, documents, frequent_broadcast, components, min_stori
             count, T.StructType([T.StructField("shingle", T.IntegerType(), False)])
         )
     )
-    if nodes_b is not None:
-        nodes_b.unpersist()
     return spread.column("shingle").to_numpy().astype(np.int32).view(np.uint32)

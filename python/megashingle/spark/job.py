@@ -86,9 +86,8 @@ def _read_documents(
     message for input it cannot use."""
     from pyspark.sql import functions as F
 
-    sc = spark.sparkContext
-    _use_own_python(sc)
-    _check_workers(sc)
+    _use_own_python(spark)
+    _check_workers(spark)
     paths = inputs.names
     reading = Reading(spark, inputs, id_col, text_col, input_format)
     try:
@@ -134,7 +133,6 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
     """The stories of read documents (columns num, doc_id, sets): document frequency, story
     frequency over a first clustering, the sketches and the final clustering, all from the
     sets read once; with ``dedup``, each removed record's kept record (see ``_place``)."""
-    sc = spark.sparkContext
     min_documents = int(config.get("boilerplate.min-documents"))
     min_stories = int(config.get("boilerplate.min-stories"))
     floor = min([n for n in (min_documents, min_stories) if n > 0], default=0)
@@ -154,22 +152,20 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
         # The first clustering, as the command makes it: pairs verified from the minima.
         first = config.replace({"cluster.verify": "estimate"})
         _phase(spark, "first clustering: sketches")
-        sketches = _sketches(documents, _config_toml(first), sc.broadcast(boilerplate), with_sets=False)
+        sketches = _sketches(documents, _config_toml(first), boilerplate, with_sets=False)
         first_placed, kept = _stories(spark, sketches, first, max_local_pairs, max_group, phase="first clustering: ")
         stories = _story_numbers(first_placed, local=isinstance(kept[2], tuple))
         for frame in kept:
             if not isinstance(frame, tuple):
                 frame.unpersist()
         _phase(spark, "story frequency")
-        frequent_broadcast = sc.broadcast(frequent)
-        spread = _story_frequency(spark, documents, frequent_broadcast, stories, min_stories)
+        spread = _story_frequency(spark, documents, frequent, stories, min_stories)
         if not isinstance(stories, tuple):
             stories.unpersist()
-        frequent_broadcast.unpersist()
         boilerplate = np.union1d(boilerplate, spread)
         log.info("%d boilerplate shingles by story frequency", len(spread))
     _phase(spark, "sketches")
-    sketches = _sketches(documents, _config_toml(config), sc.broadcast(boilerplate))
+    sketches = _sketches(documents, _config_toml(config), boilerplate)
     placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group, dedup=dedup)
     return placed
 
@@ -196,8 +192,8 @@ def cluster(
 
     config = config or Config()
     spark = df.sparkSession
-    _use_own_python(spark.sparkContext)
-    _check_workers(spark.sparkContext)
+    _use_own_python(spark)
+    _check_workers(spark)
     for column in (id_col, text_col):
         if column not in df.columns:
             raise InputError(f"no column `{column}`; columns found: {', '.join(df.columns)}")

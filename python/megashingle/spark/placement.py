@@ -193,7 +193,7 @@ def _stories(
     groups, pairs = _groups(spark, placed, config, max_local_pairs, max_group, phase)
     frame = _components_frame(spark, groups) if isinstance(groups, tuple) else groups
     _phase(spark, f"{phase}stories")
-    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups), _config_toml(config), dedup)
+    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups, frame), _config_toml(config), dedup)
     return stories, (placed, pairs, groups)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import megashingle
 from megashingle import InputError
 
-from .common import INPUT_ERRORS, _arrow_type, _error_line
+from .common import INPUT_ERRORS, _arrow_type, _error_line, _parallelism
 from .inputs import Inputs, _file_rows
 
 # The ``dated`` of a record that has no date to keep the newest of an id by.
@@ -46,8 +46,8 @@ class Reading:
     def _files_frame(self):
         from pyspark.sql import types as T
 
-        sc = self.spark.sparkContext
-        rows = _file_rows(self.inputs, sc.defaultParallelism)
+        parallelism = _parallelism(self.spark)
+        rows = _file_rows(self.inputs, parallelism)
         schema = T.StructType(
             [
                 T.StructField("position", T.LongType(), False),
@@ -57,8 +57,8 @@ class Reading:
                 T.StructField("part", T.LongType(), False),
             ]
         )
-        slices = max(1, min(len(rows), sc.defaultParallelism * 4))
-        return self.spark.createDataFrame(sc.parallelize(rows, slices), schema)
+        slices = max(1, min(len(rows), parallelism * 4))
+        return self.spark.createDataFrame(rows, schema).repartition(slices)
 
     def _table_frames(self):
         """Parquet and remote inputs as (position, row, id, text) DataFrames."""

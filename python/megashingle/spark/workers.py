@@ -1,6 +1,8 @@
-"""The executors' Python: in local mode the workers run this interpreter, and before the first
-stage one task checks that the executors can import megashingle, so that a missing wheel is
-one line for the user rather than a failed stage.
+"""The executors' Python: in local mode the workers run this interpreter, on a cluster the one
+``spark.pyspark.python`` names (a packed environment shipped with ``spark.archives``, see
+docs/SPARK.md); before the first stage one task checks that the executors can import
+megashingle, so that a missing package is one line for the user rather than a failed stage.
+The check is a DataFrame query, so it runs in a classic session and on Spark Connect alike.
 """
 
 from __future__ import annotations
@@ -10,50 +12,83 @@ import sys
 
 from megashingle import InputError
 
-from .common import _one_line
+from .common import _is_remote_session, _one_line
+
+WHAT_TO_SHIP = (
+    "ship megashingle to the executors: a packed virtual environment with "
+    "--conf spark.archives=env.tar.gz#environment --conf spark.pyspark.python=./environment/bin/python, "
+    "or the megashingle wheel installed into the executors' Python on every node (see docs/SPARK.md, On a cluster)"
+)
+# On Spark Connect the server starts its executors' Python: spark.pyspark.python and
+# spark.archives are the server's settings, and the session's is spark.sql.execution.pyspark.python.
+WHAT_TO_SHIP_CONNECT = (
+    "install megashingle into the Python the Spark Connect server's executors run, or name one that has it "
+    "with --conf spark.sql.execution.pyspark.python=PATH (see docs/SPARK.md, Through Spark Connect)"
+)
 
 
-def _is_local(sc) -> bool:
-    return sc.master.startswith("local")
-
-
-def _use_own_python(sc) -> None:
-    """In local mode the workers run this interpreter (which has megashingle) unless the
-    user chose one (PYSPARK_PYTHON or spark.pyspark.python)."""
-    if not _is_local(sc) or os.environ.get("PYSPARK_PYTHON"):
+def _use_own_python(spark) -> None:
+    """The Python the executors of a classic session run: the one ``spark.pyspark.python``
+    names, else in local mode this interpreter (which has megashingle); ``PYSPARK_PYTHON``, when
+    set, stays in force. A Spark Connect server starts its executors' Python itself."""
+    if _is_remote_session(spark) or os.environ.get("PYSPARK_PYTHON"):
         return
+    sc = spark.sparkContext
     chosen = sc.getConf().get("spark.pyspark.python")
-    sc.pythonExec = chosen or sys.executable
+    if chosen:
+        sc.pythonExec = chosen
+    elif sc.master.startswith("local"):
+        sc.pythonExec = sys.executable
 
 
-def _check_workers(sc) -> None:
+def _check_workers(spark) -> None:
     """Ends the job with one line when the executors' Python cannot import megashingle."""
-    if getattr(sc, "_megashingle_checked", False):
+    from pyspark.sql import functions as F
+
+    holder = spark if _is_remote_session(spark) else spark.sparkContext
+    if getattr(holder, "_megashingle_checked", False):
         return
 
     def probe(_):
+        import sys
+
         try:
-            import megashingle._megashingle  # noqa: F401
+            import importlib
 
-            return [("ok", "")]
+            importlib.import_module("megashingle._megashingle")  # the package first, then what it needs here
+            importlib.import_module("pyarrow")
+
+            return "ok"
         except Exception as e:  # noqa: BLE001
-            return [("missing", f"{sys.executable}: {type(e).__name__}: {e}")]
+            return f"{sys.executable}: {type(e).__name__}: {e}"
 
+    remote = _is_remote_session(spark)
+    what_to_ship = WHAT_TO_SHIP_CONNECT if remote else WHAT_TO_SHIP
     try:
-        found = sc.parallelize([0], 1).mapPartitions(probe).collect()
+        # A plain (pickled) function, so that the probe needs no pyarrow where it runs.
+        checked = F.udf(probe, "string", useArrow=False)("id").alias("status")
+        found = spark.range(0, 1, 1, 1).select(checked).collect()[0].status
     except Exception as e:  # noqa: BLE001  (the worker's Python did not even start)
+        where = "" if remote else f" ({spark.sparkContext.pythonExec})"
         raise InputError(
-            f"the executors' Python ({sc.pythonExec}) does not start or cannot import "
-            f"megashingle ({_one_line(e)}); install the megashingle wheel into the executors' "
-            "Python (pip install megashingle-*.whl on each node, or ship a packed virtual "
-            "environment with --archives and set spark.pyspark.python to it)"
+            f"the executors' Python{where} does not start or cannot import megashingle ({_worker_error(e)}); "
+            + what_to_ship
         ) from None
-    status, detail = found[0]
-    if status != "ok":
-        raise InputError(
-            f"the executors' Python cannot import megashingle ({detail}); install the "
-            "megashingle wheel into the executors' Python (pip install megashingle-*.whl on "
-            "each node, or ship a packed virtual environment with --archives and set "
-            "spark.pyspark.python to it)"
-        )
-    sc._megashingle_checked = True
+    if found != "ok":
+        raise InputError(f"the executors' Python cannot import megashingle ({found}); " + what_to_ship)
+    holder._megashingle_checked = True
+
+
+def _worker_error(e: BaseException) -> str:
+    """The error a Python worker or the executor ended with: the last line of the message
+    that is ``SomeError: ...`` (a traceback's last line, or a JVM's ``Caused by: ...``), Spark's
+    own wrappers aside; else the exception as one line."""
+    import re
+
+    for line in reversed(str(e).splitlines()):
+        line = line.strip()
+        line = line[len("Caused by: ") :] if line.startswith("Caused by: ") else line
+        found = re.match(r"([A-Za-z_][\w.]*(?:Error|Exception)): (.+)", line)
+        if found and not found.group(1).endswith(("SparkException", "Py4JJavaError")):
+            return line[:500]
+    return _one_line(e)
