@@ -28,6 +28,19 @@ impl PyIndex {
     fn close_open(&self) {
         *self.open.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
+
+    /// `ask` of the index, opened by the first query and kept open (and locked) until
+    /// `close`.
+    fn with_open<T>(
+        &self,
+        ask: impl FnOnce(&megashingle::Index) -> megashingle::Result<T>,
+    ) -> megashingle::Result<T> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if open.is_none() {
+            *open = Some(megashingle::Index::open_existing(&self.path)?);
+        }
+        ask(open.as_ref().expect("opened above"))
+    }
 }
 
 #[pymethods]
@@ -111,15 +124,7 @@ impl PyIndex {
 
     fn query<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
         let matches = py
-            .allow_threads(|| {
-                let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-                if open.is_none() {
-                    *open = Some(megashingle::Index::open_existing(&self.path)?);
-                }
-                open.as_ref()
-                    .expect("opened above")
-                    .query(&self.config, text)
-            })
+            .allow_threads(|| self.with_open(|index| index.query(&self.config, text)))
             .map_err(errors::library)?;
         let rows = PyList::empty(py);
         for m in matches {
@@ -143,37 +148,30 @@ impl PyIndex {
     /// without passages.
     fn query_reuse<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
         let answer = py
+            .allow_threads(|| self.with_open(|index| index.query_reuse(&self.config, text)))
+            .map_err(errors::library)?;
+        answer_dict(py, &answer)
+    }
+
+    /// ``query_reuse`` of each of ``texts``, the answers in their order, asked together as
+    /// ``index query --reuse -o`` asks them: the texts' fingerprints are looked up in one
+    /// pass over the index, so thousands of texts cost far less than their queries one by
+    /// one.
+    fn query_reuse_many<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let answers = py
             .allow_threads(|| {
-                let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-                if open.is_none() {
-                    *open = Some(megashingle::Index::open_existing(&self.path)?);
-                }
-                open.as_ref()
-                    .expect("opened above")
-                    .query_reuse(&self.config, text)
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.with_open(|index| index.query_reuse_many(&self.config, &texts))
             })
             .map_err(errors::library)?;
-        let matches = PyList::empty(py);
-        for m in &answer.matches {
-            let row = PyDict::new(py);
-            row.set_item("doc_id", &m.doc_id)?;
-            row.set_item("story_id", &m.story_id)?;
-            row.set_item("a_in_b", m.a_in_b)?;
-            row.set_item("b_in_a", m.b_in_a)?;
-            row.set_item("shared_words", m.shared_words)?;
-            row.set_item("passages", m.passages)?;
-            row.set_item("longest", m.longest)?;
-            row.set_item("jaccard", m.jaccard)?;
-            let ranges: Vec<(usize, usize)> =
-                m.text_passages.iter().map(|r| (r.start, r.end)).collect();
-            row.set_item("text_passages", ranges)?;
-            matches.append(row)?;
+        let out = PyList::empty(py);
+        for answer in &answers {
+            out.append(answer_dict(py, answer)?)?;
         }
-        let out = PyDict::new(py);
-        out.set_item("matches", matches)?;
-        out.set_item("words", answer.words)?;
-        out.set_item("found_words", answer.found_words)?;
-        out.set_item("uniqueness", answer.uniqueness())?;
         Ok(out)
     }
 
@@ -203,4 +201,33 @@ impl PyIndex {
     fn __repr__(&self) -> String {
         format!("Index({:?})", self.path.display().to_string())
     }
+}
+
+/// A reuse answer as Python sees it: ``matches``, ``words``, ``found_words``, ``uniqueness``.
+fn answer_dict<'py>(
+    py: Python<'py>,
+    answer: &megashingle::index::ReuseAnswer,
+) -> PyResult<Bound<'py, PyDict>> {
+    let matches = PyList::empty(py);
+    for m in &answer.matches {
+        let row = PyDict::new(py);
+        row.set_item("doc_id", &m.doc_id)?;
+        row.set_item("story_id", &m.story_id)?;
+        row.set_item("a_in_b", m.a_in_b)?;
+        row.set_item("b_in_a", m.b_in_a)?;
+        row.set_item("shared_words", m.shared_words)?;
+        row.set_item("passages", m.passages)?;
+        row.set_item("longest", m.longest)?;
+        row.set_item("jaccard", m.jaccard)?;
+        let ranges: Vec<(usize, usize)> =
+            m.text_passages.iter().map(|r| (r.start, r.end)).collect();
+        row.set_item("text_passages", ranges)?;
+        matches.append(row)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("matches", matches)?;
+    out.set_item("words", answer.words)?;
+    out.set_item("found_words", answer.found_words)?;
+    out.set_item("uniqueness", answer.uniqueness())?;
+    Ok(out)
 }

@@ -250,6 +250,10 @@ def test_index_query_reuse_finds_a_passage_inside_another_article(tmp_path):
     index.add(["third"], [" ".join(_sentences(3, 8))])
     answer = index.query_reuse(" ".join(own[:5] + _sentences(3, 8)[2:5] + own[5:]))
     assert [(m["doc_id"], m["shared_words"]) for m in answer["matches"]] == [("third", 36)]
+    # Asked together, each text gets the answer it gets alone, in the order asked.
+    texts = [" ".join(own[:5] + source[4:7] + own[5:]), "", " ".join(_sentences(2, 10))]
+    assert index.query_reuse_many(iter(texts)) == [index.query_reuse(t) for t in texts]
+    assert index.query_reuse_many([]) == []
 
 
 def test_an_index_keeps_no_passages_unless_made_with_them(tmp_path):
@@ -260,6 +264,8 @@ def test_an_index_keeps_no_passages_unless_made_with_them(tmp_path):
     assert (tmp_path / "plain.db").stat().st_size < (tmp_path / "kept.db").stat().st_size
     with pytest.raises(megashingle.IndexFormatError):
         plain.query_reuse(texts[0])
+    with pytest.raises(megashingle.IndexFormatError):
+        plain.query_reuse_many(texts)
     assert [m["doc_id"] for m in kept.query_reuse(texts[0])["matches"]] == ["a"]
 
 
