@@ -1,6 +1,7 @@
 //! Reading the index without changing it: the export of every document's story, the list of
-//! merges, the statistics, and the near-duplicates of one text (`index query`), found and
-//! verified as `index add` would find and verify them.
+//! merges, the statistics, the near-duplicates of one text (`index query`), found and
+//! verified as `index add` would find and verify them, and the indexed documents that share
+//! passages with one text or with many asked together (`index query --reuse`).
 
 use std::path::Path;
 
