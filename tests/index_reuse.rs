@@ -10,38 +10,10 @@ use megashingle::{Config, Index, Reuser, RunOptions};
 
 #[allow(dead_code)]
 mod common;
-use common::{megashingle, stderr_of, stdout_of, temp};
+use common::{made_up_sentences as sentences, megashingle, stderr_of, stdout_of, temp};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A made-up word for number `n`.
-fn word(n: u64) -> String {
-    const SYLLABLES: [&str; 16] = [
-        "ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "ba", "gu", "ze", "po", "fi", "ha",
-        "ju",
-    ];
-    let mut n = n;
-    let mut out = String::new();
-    for _ in 0..5 {
-        out.push_str(SYLLABLES[(n % 16) as usize]);
-        n /= 16;
-    }
-    out
-}
-
-/// `count` sentences of twelve words of text number `seed`, no word shared with another
-/// seed's text.
-fn sentences(seed: u64, count: usize) -> Vec<String> {
-    (0..count)
-        .map(|s| {
-            let words: Vec<String> = (0..12)
-                .map(|i| word(seed * 4096 + (s as u64) * 12 + i))
-                .collect();
-            format!("{}.", words.join(" "))
-        })
-        .collect()
 }
 
 /// A row as both paths give it: the text, the other document, the text's share, the other's

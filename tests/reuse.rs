@@ -11,39 +11,16 @@ use megashingle::{Config, Reuser};
 
 #[allow(dead_code)]
 mod common;
-use common::{megashingle, stderr_of, stdout_of, temp};
+use common::{made_up_sentences, made_up_word as word, megashingle, stderr_of, stdout_of, temp};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A made-up word for number `n`: syllables, so that it reads as a word of its own.
-fn word(n: u64) -> String {
-    const SYLLABLES: [&str; 16] = [
-        "ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "ba", "gu", "ze", "po", "fi", "ha",
-        "ju",
-    ];
-    let mut n = n;
-    let mut out = String::new();
-    for _ in 0..5 {
-        out.push_str(SYLLABLES[(n % 16) as usize]);
-        n /= 16;
-    }
-    out
-}
-
 /// `sentences` sentences of twelve words of text number `seed`, no word shared with another
-/// seed's text.
+/// seed's text, as one text.
 fn sentences(seed: u64, sentences: usize) -> String {
-    (0..sentences)
-        .map(|s| {
-            let words: Vec<String> = (0..12)
-                .map(|i| word(seed * 4096 + (s as u64) * 12 + i))
-                .collect();
-            format!("{}.", words.join(" "))
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    made_up_sentences(seed, sentences).join(" ")
 }
 
 /// The rows of `documents` under `config`, each `(doc_a, doc_b, a_in_b, b_in_a,

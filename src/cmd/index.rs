@@ -298,14 +298,7 @@ fn add_to_index(args: IndexAddArgs, sketched: Sketched, committed: &mut bool) ->
 /// documents that share a passage with it (as CSV, or the passages themselves), or with `-o`
 /// the reuse rows of many texts.
 fn run_query(args: IndexQueryArgs) -> Result<Outcome> {
-    let mut config = args.config.resolve()?;
-    if let Some(words) = args.min_shared_words {
-        config.reuse.min_shared_words = words;
-    }
-    if let Some(share) = args.min_containment {
-        config.reuse.min_containment = share;
-    }
-    config.validate()?;
+    let config = super::reuse_config(&args.config, args.min_shared_words, args.min_containment)?;
     if args.output.is_some() {
         return query_many(&args, &config);
     }

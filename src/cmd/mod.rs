@@ -20,7 +20,7 @@ use megashingle::engine::CollectOptions;
 use megashingle::RunOptions;
 
 use crate::bars::Bars;
-use crate::cli::RunArgs;
+use crate::cli::{ConfigArgs, RunArgs};
 
 /// The number of worker threads to run, after printing the warning when `-j` was lowered.
 pub fn threads(run: &RunArgs) -> usize {
@@ -52,4 +52,22 @@ pub fn collect_options(run: &RunArgs, strict: bool) -> CollectOptions {
         cancel: options.cancel,
         ..CollectOptions::default()
     }
+}
+
+/// The configuration `config` names, with the `[reuse]` thresholds given on the command line
+/// (`--min-shared-words`, `--min-containment`), validated.
+pub fn reuse_config(
+    config: &ConfigArgs,
+    min_shared_words: Option<usize>,
+    min_containment: Option<f64>,
+) -> anyhow::Result<megashingle::Config> {
+    let mut config = config.resolve()?;
+    if let Some(words) = min_shared_words {
+        config.reuse.min_shared_words = words;
+    }
+    if let Some(share) = min_containment {
+        config.reuse.min_containment = share;
+    }
+    config.validate()?;
+    Ok(config)
 }

@@ -21,14 +21,7 @@ pub fn run(args: ReuseArgs) -> Result<Outcome> {
     let output = output_file(&args.output);
     check_outputs(&[("-o", output)], &args.inputs, Some(&args.config), None)?;
     refuse_parquet_to_terminal(args.format == OutputFormat::Parquet, output)?;
-    let mut config = args.config.resolve()?;
-    if let Some(words) = args.min_shared_words {
-        config.reuse.min_shared_words = words;
-    }
-    if let Some(share) = args.min_containment {
-        config.reuse.min_containment = share;
-    }
-    config.validate()?;
+    let config = super::reuse_config(&args.config, args.min_shared_words, args.min_containment)?;
     let options = args.input.read_options(None);
     let mut reuser = Reuser::with_options(&config, run_options(&args.run, options.strict))?;
     reuser.read(&args.inputs, &options)?;

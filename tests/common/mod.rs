@@ -89,3 +89,33 @@ pub fn dev_benchmark_docs(test: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// A made-up word for number `n`: syllables, so that it reads as a word of its own.
+#[allow(dead_code)] // not every test file uses it
+pub fn made_up_word(n: u64) -> String {
+    const SYLLABLES: [&str; 16] = [
+        "ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "de", "ba", "gu", "ze", "po", "fi", "ha",
+        "ju",
+    ];
+    let mut n = n;
+    let mut out = String::new();
+    for _ in 0..5 {
+        out.push_str(SYLLABLES[(n % 16) as usize]);
+        n /= 16;
+    }
+    out
+}
+
+/// `count` sentences of twelve made-up words of text number `seed`, no word shared with
+/// another seed's text.
+#[allow(dead_code)] // not every test file uses it
+pub fn made_up_sentences(seed: u64, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|s| {
+            let words: Vec<String> = (0..12)
+                .map(|i| made_up_word(seed * 4096 + (s as u64) * 12 + i))
+                .collect();
+            format!("{}.", words.join(" "))
+        })
+        .collect()
+}
