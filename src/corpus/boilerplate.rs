@@ -359,6 +359,27 @@ impl Boilerplate {
         true
     }
 
+    /// The boilerplate keys of a sorted shingle set, sorted: what [`Boilerplate::filter`]
+    /// takes out of it (none when less than a fifth of the set would remain).
+    pub(crate) fn taken(&self, set: &[u32]) -> Vec<u32> {
+        let mut taken = Vec::new();
+        if self.is_empty() {
+            return taken;
+        }
+        for (i, &s) in set.iter().enumerate() {
+            if let Some(&ahead) = set.get(i + PREFETCH_AHEAD) {
+                self.prefetch(ahead);
+            }
+            if self.contains(s) {
+                taken.push(s);
+            }
+        }
+        if (set.len() - taken.len()) * 5 < set.len() {
+            taken.clear();
+        }
+        taken
+    }
+
     /// A shingle set without its boilerplate, or the whole set when less than a fifth of it
     /// would remain.
     pub fn filter<'a>(&self, set: &'a [u32]) -> Cow<'a, [u32]> {

@@ -51,17 +51,12 @@ pub(crate) fn frequent_shingles(
 /// Masks in `text`, whose shingle set is `set` (see [`super::align::shingle_set`]), the
 /// shingles of `set` that `boilerplate` holds.
 pub(crate) fn mask_with(text: &mut Text, set: &[u32], boilerplate: &Boilerplate) {
-    let kept = boilerplate.filter(set);
-    if kept.len() < set.len() {
-        mask_outside(text, &kept);
-    }
-}
-
-/// Masks in `text` every shingle not in `kept` (sorted).
-pub(crate) fn mask_outside(text: &mut Text, kept: &[u32]) {
-    for key in text.keys.iter_mut() {
-        if kept.binary_search(key).is_err() {
-            *key = MASKED;
+    let taken = boilerplate.taken(set);
+    if !taken.is_empty() {
+        for key in text.keys.iter_mut() {
+            if taken.binary_search(key).is_ok() {
+                *key = MASKED;
+            }
         }
     }
 }

@@ -11,11 +11,16 @@ use super::MASKED;
 /// shingles than `window` has one window, all of them.
 pub fn fingerprints(keys: &[u32], window: usize) -> Vec<u32> {
     let window = window.clamp(1, keys.len().max(1));
-    let mut out: Vec<u32> = keys
-        .windows(window)
-        .filter_map(|w| w.iter().copied().min())
-        .filter(|&m| m != MASKED)
-        .collect();
+    let mut out: Vec<u32> = Vec::with_capacity(2 * keys.len() / (window + 1) + 1);
+    // Neighbouring windows mostly share their minimum: it is pushed once a run.
+    let mut last = MASKED;
+    for minimum in keys.windows(window).filter_map(|w| w.iter().copied().min()) {
+        if minimum != last {
+            last = minimum;
+            out.push(minimum);
+        }
+    }
+    out.retain(|&m| m != MASKED);
     out.sort_unstable();
     out.dedup();
     out
