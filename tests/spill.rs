@@ -1,14 +1,20 @@
 //! A temporary file of shingle sets that cannot be read back, met by each pass that reads the
 //! spilled sets through the library's facade: clustering, deduplication, the report's
-//! "joined via" links and the join of an index add. Each fails with the one error of a
-//! spilled file (`Error::Spill`), gives nothing, and an index add leaves the index as it was.
+//! "joined via" links and the join of an index add, and the passages phase of an add to an
+//! index that keeps passages (whose texts are always on file). Each fails with the one error
+//! of a spilled file (`Error::Spill`), gives nothing, and an index add leaves the index as it
+//! was.
 //!
 //! The failure is made with the library's test seam, which fails every read of the file in
-//! this process; the tests here run one after another, in a process of their own.
+//! this process; the tests here run one after another (each holds [`SEAM`]), in a process of
+//! their own.
 
 use megashingle::corpus::set_store::fail_reads;
 use megashingle::index::Index;
 use megashingle::{Clusterer, Config, DedupConfig, Error, Plan, RunOptions};
+
+/// Held by each test for as long as it runs: the seam fails the reads of every thread.
+static SEAM: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A configuration whose shingle sets all go to the temporary file.
 fn spilling() -> Config {
@@ -83,6 +89,7 @@ fn state(index: &Index) -> (Vec<(String, String)>, u64, u64) {
 
 #[test]
 fn a_spilled_set_that_cannot_be_read_back_fails_every_pass_that_reads_it() {
+    let _alone = SEAM.lock().unwrap_or_else(|e| e.into_inner());
     let config = spilling();
 
     // Clustering.
@@ -179,4 +186,46 @@ fn a_spilled_set_that_cannot_be_read_back_fails_every_pass_that_reads_it() {
     let report = add_rest(&mut index, false).unwrap();
     assert_eq!(report.documents, documents().len() as u64);
     assert!(report.joined_existing > 0, "{report:?}");
+}
+
+#[test]
+fn texts_that_cannot_be_read_back_fail_an_add_that_keeps_passages() {
+    let _alone = SEAM.lock().unwrap_or_else(|e| e.into_inner());
+    // Sets in memory: only the texts kept for the passages are on file.
+    let config = Config::default();
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = Index::open(dir.path().join("passages.db")).unwrap();
+    index.keep_passages().unwrap();
+    let (first, second): (Vec<_>, Vec<_>) = documents()
+        .into_iter()
+        .partition(|(id, _)| id.ends_with("-0"));
+    let add = |index: &mut Index, docs: &[(String, String)], fail: bool| {
+        let mut night = index
+            .begin_add(&config, RunOptions::default(), false)
+            .unwrap();
+        for (id, text) in docs {
+            night.add(id, text, None).unwrap();
+        }
+        night.sketched().unwrap();
+        fail_reads(fail);
+        let prepared = night.prepare();
+        fail_reads(false);
+        prepared.map(|p| p.commit().unwrap())
+    };
+    add(&mut index, &first, false).unwrap();
+    let before = state(&index);
+    let Err(error) = add(&mut index, &second, true) else {
+        panic!("the add fails")
+    };
+    assert_spill(&error, "index add with passages");
+    assert_eq!(state(&index), before, "the index is as it was");
+    let report = add(&mut index, &second, false).unwrap();
+    assert_eq!(report.documents, documents().len() as u64);
+    // The passages were written: a rewrite finds its story's other texts.
+    let (id, text) = &second[0];
+    let found = index.query_reuse(&config, text).unwrap();
+    assert!(
+        found.matches.iter().any(|m| m.doc_id != *id),
+        "{id}: {found:?}"
+    );
 }

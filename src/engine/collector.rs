@@ -15,6 +15,7 @@ use crossbeam_channel::{bounded, Sender};
 use rayon::prelude::*;
 
 use super::allocator::{give_back_free_pages, give_back_large_blocks};
+use super::sequences::{SequencePlace, Sequences};
 use super::statistics::sketch_with_statistics;
 use super::{thread_pool, Collection, Ids, Timings};
 use crate::cancel::Cancel;
@@ -39,8 +40,9 @@ struct ShingledDocument {
     origin: Origin,
     /// Where its sets are in the store.
     place: Place,
-    /// Its main text as reuse keeps it, when the collection keeps them (else empty).
-    sequence: Text,
+    /// Where its main text as reuse keeps it is in the sequence store, when the collection
+    /// keeps them.
+    sequence: SequencePlace,
     /// Its sketch, or what it is made of once the corpus statistics are known.
     sketch: PendingSketch,
 }
@@ -99,6 +101,7 @@ pub struct Collector {
     pool: Arc<rayon::ThreadPool>,
     sketcher: Arc<Sketcher>,
     store: Arc<Mutex<SetStore>>,
+    sequences: Arc<Mutex<Sequences>>,
     batch: Vec<Record>,
     batch_bytes: usize,
     sender: Option<Sender<Vec<Record>>>,
@@ -122,9 +125,11 @@ impl Collector {
         let statistics = config.boilerplate.min_documents > 0 || config.boilerplate.min_stories > 0;
         let exact = config.cluster.verify == Verify::Exact;
         let pages = config.boilerplate.min_documents > 0;
+        let sequence_store = Arc::new(Mutex::new(Sequences::store()));
         let sequences = options.sequences;
         let workers = {
             let (pool, sketcher, store) = (pool.clone(), sketcher.clone(), store.clone());
+            let sequence_store = sequence_store.clone();
             let (known, progress) = (options.known.clone(), options.progress.clone());
             let cancel = options.cancel.clone();
             std::thread::Builder::new()
@@ -145,8 +150,9 @@ impl Collector {
                                     exact,
                                     sequences,
                                 };
+                                let stores = (&*store, &*sequence_store);
                                 let documents = shingle_batch(
-                                    batch, &sketcher, scratch, &known, wanted, &store,
+                                    batch, &sketcher, scratch, &known, wanted, stores,
                                 );
                                 if let Ok(documents) = &documents {
                                     progress.advance(Stage::Shingling, documents.len() as u64);
@@ -167,6 +173,7 @@ impl Collector {
             pool,
             sketcher,
             store,
+            sequences: sequence_store,
             batch: Vec::with_capacity(BATCH_RECORDS),
             batch_bytes: 0,
             sender: Some(sender),
@@ -283,6 +290,10 @@ impl Collector {
             .expect("the workers are done")
             .into_inner()
             .expect("no thread panics");
+        let sequences = Arc::into_inner(self.sequences)
+            .expect("the workers are done")
+            .into_inner()
+            .expect("no thread panics");
         let mut documents: Vec<ShingledDocument> = Vec::new();
         for batch in batches {
             documents.extend(batch.map_err(Error::spill)?);
@@ -297,7 +308,7 @@ impl Collector {
         give_back_free_pages();
         collect(
             documents,
-            store,
+            (store, sequences),
             &self.sketcher,
             &self.config,
             &self.pool,
@@ -322,14 +333,15 @@ struct Wanted {
     sequences: bool,
 }
 
-/// Canonicalizes and shingles one batch, storing its sets as one block of the store.
+/// Canonicalizes and shingles one batch, storing its sets as one block of the set store (and
+/// its texts as reuse keeps them as one block of the sequence store, when they are kept).
 fn shingle_batch(
     batch: Vec<Record>,
     sketcher: &Sketcher,
     scratch: &mut SketchBuffers,
     known: &Boilerplate,
     wanted: Wanted,
-    store: &Mutex<SetStore>,
+    (store, sequence_store): (&Mutex<SetStore>, &Mutex<Sequences>),
 ) -> std::io::Result<Vec<ShingledDocument>> {
     let Wanted {
         statistics,
@@ -342,6 +354,7 @@ fn shingle_batch(
     // shingle per four bytes, and a page set adds about as many again.
     let bytes: usize = batch.iter().map(|r| r.text.len()).sum();
     let mut keys = Vec::with_capacity(if statistics { bytes / 4 } else { 0 });
+    let mut sequence_keys = Vec::with_capacity(if sequences { bytes / 4 } else { 0 });
     let mut documents: Vec<ShingledDocument> = batch
         .into_iter()
         .map(|record| {
@@ -379,12 +392,14 @@ fn shingle_batch(
                 };
                 (place, PendingSketch::Made(sketch))
             };
+            let sequence_place = SequencePlace::of(&sequence, sequence_keys.len());
+            sequence_keys.extend_from_slice(&sequence.keys);
             ShingledDocument {
                 id: record.id,
                 time: record.time,
                 origin: record.origin,
                 place,
-                sequence,
+                sequence: sequence_place,
                 sketch,
             }
         })
@@ -392,6 +407,13 @@ fn shingle_batch(
     keys.shrink_to_fit();
     let block = store.lock().expect("no thread panics").push_block(keys)?;
     documents.iter_mut().for_each(|d| d.place.block = block);
+    if sequences {
+        let mut sequence_store = sequence_store.lock().expect("no thread panics");
+        let block = sequence_store.push_block(sequence_keys)?;
+        documents
+            .iter_mut()
+            .for_each(|d| d.sequence.place.block = block);
+    }
     Ok(documents)
 }
 
@@ -400,7 +422,7 @@ fn shingle_batch(
 #[allow(clippy::too_many_arguments)]
 fn collect(
     documents: Vec<ShingledDocument>,
-    mut store: SetStore,
+    (mut store, mut sequences): (SetStore, Sequences),
     sketcher: &Sketcher,
     config: &Plan,
     pool: &rayon::ThreadPool,
@@ -416,7 +438,7 @@ fn collect(
     let mut origins = Vec::with_capacity(documents.len());
     let mut times = Vec::with_capacity(documents.len());
     let mut places = Vec::with_capacity(documents.len());
-    let mut sequences = Vec::with_capacity(if options.sequences {
+    let mut sequence_places = Vec::with_capacity(if options.sequences {
         documents.len()
     } else {
         0
@@ -429,7 +451,7 @@ fn collect(
         times.push(d.time);
         places.push(d.place);
         if options.sequences {
-            sequences.push(d.sequence);
+            sequence_places.push(d.sequence);
         }
         match d.sketch {
             PendingSketch::Made(sketch) => sketches.push(sketch),
@@ -437,6 +459,7 @@ fn collect(
         }
     }
     store.set_places(places);
+    sequences.set_places(sequence_places);
     let sketch_started = Instant::now();
     let progress = &*options.progress;
     let mut frequent_in_documents = Vec::new();

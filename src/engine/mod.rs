@@ -6,6 +6,7 @@
 pub(crate) mod allocator;
 pub mod collector;
 pub mod ids;
+pub mod sequences;
 pub mod statistics;
 
 pub use collector::{CollectOptions, Collector};
@@ -76,7 +77,7 @@ pub struct Collection {
     /// Each document's main text as reuse keeps it (its shingle keys in text order,
     /// boilerplate not yet masked), when [`CollectOptions::sequences`] asked for them; else
     /// empty.
-    pub sequences: Vec<crate::reuse::Text>,
+    pub sequences: sequences::Sequences,
     /// With the sequences, the shingles of `boilerplate.min-documents` of the collection's
     /// pages or more, sorted (document frequency alone, known boilerplate or not): what
     /// `reuse` leaves out of the same texts in a batch.

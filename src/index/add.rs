@@ -292,7 +292,11 @@ fn write_add(
             window: config.config().reuse.window,
             frequent: frequent_in_documents,
         };
-        report.merged_bytes += crate::index::passages::write(&txn, &mut t, sequences, passages)?;
+        match crate::index::passages::write(&txn, &mut t, sequences, passages)? {
+            Ok(merged) => report.merged_bytes += merged,
+            // The transaction is dropped uncommitted.
+            Err(failed) => return Ok(Err(crate::Error::spill(failed))),
+        }
         clock.lap("index: passages");
 
         // The night's posting keys, made from the full minima before they are cut.

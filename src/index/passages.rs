@@ -13,6 +13,7 @@ use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, WriteTransaction};
 use rustc_hash::FxHashMap;
 
 use crate::corpus::boilerplate::Boilerplate;
+use crate::engine::sequences::Sequences;
 use crate::index::boilerplate::{add_passage_boilerplate, KnownBoilerplate};
 use crate::index::error::Result;
 use crate::index::postings::LookUp;
@@ -71,21 +72,22 @@ pub(crate) struct PassageAdd<'a> {
 }
 
 /// Writes the passages of an add's documents, numbered from `first_doc` in the order of
-/// `texts` (their shingle keys in text order), into the index's passage tables when it has
-/// them. Each text is masked of the passages' boilerplate as `reuse` masks a batch: the
-/// shingles of `boilerplate.min-documents` documents of this add or more (`frequent`,
-/// written to the index), and those earlier adds found. Then its record, and its
-/// fingerprints (with the index's window) as a new postings segment; each text's keys give
-/// way to its fingerprints as they are made, so the add holds the texts or less. Texts too
-/// short to have a shingle get no record. Returns the bytes of the postings segments merged.
+/// `texts` (their shingle keys in text order, on file), into the index's passage tables when
+/// it has them. The texts are read a chunk at a time, and each is masked of the passages'
+/// boilerplate as `reuse` masks a batch: the shingles of `boilerplate.min-documents`
+/// documents of this add or more (`frequent`, written to the index), and those earlier adds
+/// found. Then its record, and its fingerprints (with the index's window) as a new postings
+/// segment; the add holds a chunk of texts and the fingerprints. Texts too short to have a
+/// shingle get no record. Returns the bytes of the postings segments merged, or the error
+/// reading the texts' file.
 pub(crate) fn write(
     txn: &WriteTransaction,
     t: &mut Tables,
-    mut texts: Vec<Text>,
+    texts: Sequences,
     add: PassageAdd,
-) -> Result<u64> {
+) -> Result<std::io::Result<u64>> {
     if t.passages.is_none() {
-        return Ok(0);
+        return Ok(Ok(0));
     }
     let window = window(t, add.window)?;
     let passages = t.passages.as_mut().expect("checked above");
@@ -100,8 +102,14 @@ pub(crate) fn write(
     add_passage_boilerplate(txn, &found)?;
     let boilerplate = Boilerplate::from_keys(known.into_iter().chain(add.frequent));
     let first_doc = add.first_doc;
-    for (part, group) in texts.chunks_mut(RECORDS_AT_ONCE).enumerate() {
-        let records: Vec<Option<Vec<u8>>> = group
+    let mut fingerprints: Vec<Box<[u32]>> = Vec::with_capacity(texts.len());
+    for start in (0..texts.len()).step_by(RECORDS_AT_ONCE) {
+        let end = texts.len().min(start + RECORDS_AT_ONCE);
+        let mut group = match texts.texts(start as u32..end as u32) {
+            Ok(group) => group,
+            Err(failed) => return Ok(Err(failed)),
+        };
+        let records: Vec<_> = group
             .par_iter_mut()
             .map(|text| {
                 if !boilerplate.is_empty() {
@@ -109,37 +117,44 @@ pub(crate) fn write(
                     mask_with(text, &set, &boilerplate);
                 }
                 let record = (!text.keys.is_empty()).then(|| encode_passages(text));
-                text.keys = winnow::fingerprints(&text.keys, window).into_boxed_slice();
-                record
+                let own = winnow::fingerprints(&text.keys, window).into_boxed_slice();
+                (record, own)
             })
             .collect();
-        for (i, record) in records.into_iter().enumerate() {
+        for (i, (record, own)) in records.into_iter().enumerate() {
             if let Some(record) = record {
-                let number = first_doc + (part * RECORDS_AT_ONCE + i) as u32;
+                let number = first_doc + (start + i) as u32;
                 passages.records.insert(number, record.as_slice())?;
             }
+            fingerprints.push(own);
         }
     }
-    // The texts hold their fingerprints now.
-    let fingerprints = texts;
-    let pairs: usize = fingerprints.iter().map(|t| t.keys.len()).sum();
+    drop(texts);
+    let pairs: usize = fingerprints.iter().map(|f| f.len()).sum();
     let passes = pairs.div_ceil(PASS_PAIRS).max(1) as u32;
-    passages.postings.add_segment_from(
-        first_doc,
-        (0..passes).flat_map(|pass| pass_pairs(&fingerprints, first_doc, pass, passes)),
-    )
+    passages
+        .postings
+        .add_segment_from(
+            first_doc,
+            (0..passes).flat_map(|pass| pass_pairs(&fingerprints, first_doc, pass, passes)),
+        )
+        .map(Ok)
 }
 
-/// The sorted `(fingerprint, document)` pairs whose fingerprints (the keys of `fingerprints`)
+/// The sorted `(fingerprint, document)` pairs whose fingerprints (those of `fingerprints`)
 /// fall in range `pass` of `passes` equal ranges, documents numbered from `first_doc`.
-fn pass_pairs(fingerprints: &[Text], first_doc: u32, pass: u32, passes: u32) -> Vec<(u32, u32)> {
+fn pass_pairs(
+    fingerprints: &[Box<[u32]>],
+    first_doc: u32,
+    pass: u32,
+    passes: u32,
+) -> Vec<(u32, u32)> {
     let in_pass = |f: u32| ((u64::from(f) * u64::from(passes)) >> 32) as u32 == pass;
     let mut pairs: Vec<(u32, u32)> = fingerprints
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(i, text)| {
-            text.keys
-                .iter()
+        .flat_map_iter(|(i, own)| {
+            own.iter()
                 .copied()
                 .filter(move |&f| in_pass(f))
                 .map(move |f| (f, first_doc + i as u32))
