@@ -69,14 +69,16 @@ def _dedup_group_packed(
     read_order: Any,
     pairs_a: Any = None,
     pairs_b: Any = None,
+    times: Optional[list] = None,
 ) -> tuple:
     """One group of the Spark job (packed sketches, as a binary column's ``offsets`` and
     ``data``) clustered from its candidate pairs and deduplicated by the library's rule, as
     ``megashingle dedup`` deduplicates a collection: ``read_order`` gives each document's place
-    in the collection's read order (``dedup.keep = "first"`` and every tie). Returns the
-    clustering's rows ``(index, cluster, size, similarity)`` and the removed records ``(index,
-    index of the kept record, jaccard, containment)``, story by story."""
-    return _megashingle.dedup_group_packed(config, ids, offsets, data, read_order, pairs_a, pairs_b)
+    in the collection's read order (``dedup.keep = "first"`` and every tie), ``times`` each
+    one's time in seconds since 1970 or None (``"earliest"``: those without a time come last).
+    Returns the clustering's rows ``(index, cluster, size, similarity)`` and the removed records
+    ``(index, index of the kept record, jaccard, containment)``, story by story."""
+    return _megashingle.dedup_group_packed(config, ids, offsets, data, read_order, pairs_a, pairs_b, times)
 
 
 def _column(values: Any) -> Any:

@@ -197,4 +197,5 @@ def _dedup_group_packed(
     read_order: npt.NDArray[np.int64],
     pairs_a: Optional[npt.NDArray[np.int64]] = None,
     pairs_b: Optional[npt.NDArray[np.int64]] = None,
+    times: Optional[list[Optional[int]]] = None,
 ) -> tuple[list[tuple[int, int, int, Optional[float]]], list[tuple[int, int, float, float]]]: ...

@@ -15,11 +15,12 @@ pub type GroupDuplicateRow = (usize, usize, f64, f64);
 
 /// [`cluster_group_packed`](crate::packed::cluster_group_packed) and then the group's
 /// duplicates: each story's record that `dedup.keep` chooses is kept (by `read_order`, each
-/// document's place in the collection's read order, for `"first"` and every tie), and each
-/// member whose Jaccard with it or containment in it reaches `dedup.threshold` is removed.
-/// Returns the clustering's rows and the removed records, story by story in the rows' order.
+/// document's place in the collection's read order, for `"first"` and every tie; by `times`,
+/// each document's time in seconds since 1970 or None, for `"earliest"`), and each member whose
+/// Jaccard with it or containment in it reaches `dedup.threshold` is removed. Returns the
+/// clustering's rows and the removed records, story by story in the rows' order.
 #[pyfunction]
-#[pyo3(signature = (config, ids, offsets, data, read_order, pairs_a=None, pairs_b=None))]
+#[pyo3(signature = (config, ids, offsets, data, read_order, pairs_a=None, pairs_b=None, times=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup_group_packed<'py>(
     py: Python<'py>,
@@ -30,6 +31,7 @@ pub fn dedup_group_packed<'py>(
     read_order: PyReadonlyArray1<'py, i64>,
     pairs_a: Option<PyReadonlyArray1<'py, i64>>,
     pairs_b: Option<PyReadonlyArray1<'py, i64>>,
+    times: Option<Vec<Option<i64>>>,
 ) -> PyResult<(Vec<GroupRow>, Vec<GroupDuplicateRow>)> {
     const CALLER: &str = "dedup_group_packed";
     let config = &config.config;
@@ -40,10 +42,15 @@ pub fn dedup_group_packed<'py>(
             "{CALLER} needs one place in the read order per id"
         )));
     }
+    if times.as_ref().is_some_and(|t| t.len() != ids.len()) {
+        return Err(errors::input(format!(
+            "{CALLER} needs one time (or None) per id"
+        )));
+    }
     let pairs = given_pairs(pairs_a, pairs_b, CALLER)?;
     let placed = group_placements(py, config, &ids, &sketches, pairs, CALLER)?;
     let removed = py.allow_threads(|| {
-        megashingle::deduplicate_group(config, &sketches, &placed, &read_order, None)
+        megashingle::deduplicate_group(config, &sketches, &placed, &read_order, times.as_deref())
     });
     Ok((
         placed.iter().map(row_of).collect(),

@@ -13,7 +13,7 @@
 //! - `sketcher`: `Sketcher` and `Sketch`;
 //! - `groups`: pairs verified, groups clustered, components and bucket rules for the Spark job;
 //! - `packed`: packed sets and sketches in binary columns, for the Spark job;
-//! - `readers`: `RecordReader`, the command's readers for the Spark job;
+//! - `readers`: `RecordReader`, the command's readers for the Spark job, and its time parser;
 //! - `index`: `Index`, a story index on disk;
 //! - `errors`: the exception classes and the mapping of the library's errors to them;
 //! - `interrupt`: long calls that Ctrl-C stops (`KeyboardInterrupt`).
@@ -59,6 +59,7 @@ fn _megashingle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(packed::packed_main_values, m)?)?;
     m.add_function(wrap_pyfunction!(packed::packed_low_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(readers::detect_format, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::parse_times, m)?)?;
     m.add(
         "ALL_PAIRS_BUCKET",
         megashingle::cluster::candidates::ALL_PAIRS_BUCKET,

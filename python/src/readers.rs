@@ -1,13 +1,14 @@
 //! `megashingle.RecordReader`: record and document files read with the command's readers on a
 //! thread of its own, in batches of numpy buffers (the Spark job reads its inputs through it on
-//! the executors), and what a file is read as, from the library's one table of formats
-//! (`detect_format`).
+//! the executors), what a file is read as, from the library's one table of formats
+//! (`detect_format`), and times written as the readers parse them (`parse_times`), for the
+//! time columns the Spark job reads through Spark's own readers.
 
 use std::path::PathBuf;
 
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 
 use megashingle::io::format::{Format, ReadOptions};
 
@@ -39,9 +40,11 @@ impl PyRecordReader {
     /// the folder), read as the command reads that folder: a document's id, an archive's
     /// (mbox, WARC) documents their own; None reads the file as the command reads a file given
     /// by name. `keep` (stride, part): keep the records whose serial number modulo `stride` is
-    /// `part`.
+    /// `part`. `time_column`: the column or field of each record's time, read as the command's
+    /// `--time-column` reads it (a record whose time is not a date is reported and skipped).
     #[new]
-    #[pyo3(signature = (files, id_column="id", text_column="text", input_format=None, stride=1, part=0, batch_bytes=16 << 20))]
+    #[pyo3(signature = (files, id_column="id", text_column="text", input_format=None, stride=1, part=0, batch_bytes=16 << 20, time_column=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         files: Vec<(String, Option<String>)>,
         id_column: &str,
@@ -50,6 +53,7 @@ impl PyRecordReader {
         stride: u64,
         part: u64,
         batch_bytes: usize,
+        time_column: Option<String>,
     ) -> PyResult<PyRecordReader> {
         use megashingle::io::read::{read_folder_file, read_inputs, ReadItem, ReadOptions};
         let format = match input_format {
@@ -64,6 +68,7 @@ impl PyRecordReader {
         let options = ReadOptions {
             id_column: id_column.to_owned(),
             text_column: text_column.to_owned(),
+            time_column,
             format,
             ..ReadOptions::default()
         };
@@ -123,7 +128,8 @@ impl PyRecordReader {
     /// The next batch as a dict of numpy arrays: `file` (position in `files`), `serial`
     /// (the record's number in its file, counting skipped ones), `line`, `dated` (the time of
     /// a record of which the newest of one id is kept, a WARC record's `WARC-Date`, in seconds;
-    /// the least int64 for others), and ids, texts and `at` (where a record of an archive is,
+    /// the least int64 for others), `time` (the record's time from `time_column`, in seconds;
+    /// the least int64 for a record without one), and ids, texts and `at` (where a record of an archive is,
     /// as messages name it: `crawl.warc.gz@1234`, `list.mbox#3`; empty for a record named by
     /// its file and line) each as `*_offsets` (int64) and `*_data` (uint8, UTF-8); None at the
     /// end. Raises
@@ -188,6 +194,8 @@ fn batch_dict<'py>(
     out.set_item("line", numbers(&|r| r.origin.line as i64).into_pyarray(py))?;
     let dated = numbers(&|r| r.origin.dated.unwrap_or(i64::MIN));
     out.set_item("dated", dated.into_pyarray(py))?;
+    let time = numbers(&|r| r.time.unwrap_or(i64::MIN));
+    out.set_item("time", time.into_pyarray(py))?;
     for name in ["id", "text", "at"] {
         let mut offsets = Vec::with_capacity(records.len() + 1);
         offsets.push(0i64);
@@ -242,6 +250,33 @@ pub fn detect_format(
         None if remote => None,
         None => Some(("records", delimiter)),
     })
+}
+
+/// Each of `texts` as the command reads a time column (the library's `parse_time`: RFC 3339,
+/// or a date or date-time without an offset taken as UTC): seconds since 1970 (int64; the least
+/// int64 for a missing or blank value, a record without a time, and for text that is not a
+/// time), and which are not a time (bool: records the command reports and skips).
+#[pyfunction]
+pub fn parse_times<'py>(
+    py: Python<'py>,
+    texts: Vec<Option<String>>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    use megashingle::io::time::parse_time;
+    let mut seconds = Vec::with_capacity(texts.len());
+    let mut wrong = Vec::with_capacity(texts.len());
+    for text in &texts {
+        let text = text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        let parsed = text.and_then(parse_time);
+        seconds.push(parsed.unwrap_or(i64::MIN));
+        wrong.push(text.is_some() && parsed.is_none());
+    }
+    PyTuple::new(
+        py,
+        [
+            seconds.into_pyarray(py).into_any(),
+            wrong.into_pyarray(py).into_any(),
+        ],
+    )
 }
 
 /// An input format named in Python.

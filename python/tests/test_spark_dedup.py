@@ -1,11 +1,13 @@
 """The Spark job's ``--dedup`` in local[2]: the records it keeps and removes against the
 package's ``megashingle.dedup`` (the command's rule) on the dev benchmarks, every column kept
-with its type, and its errors as one line."""
+with its type, ``--keep earliest --time-column`` against the command's ``megashingle dedup``,
+and its errors as one line."""
 
 import csv
 import datetime
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -191,7 +193,7 @@ def test_dedup_refuses_outputs_and_inputs_it_cannot_use_in_one_line(tmp_path, ca
     _one_clean_line(err, "--dropped goes with --dedup: add --dedup to deduplicate, or leave --dropped out")
     code, err = _main(capfd, "--dedup", "--input", src, "--output", tmp_path / "o", "--set", "dedup.keep=earliest")
     assert code == 2
-    _one_clean_line(err, 'dedup.keep = "earliest" needs each record\'s time, which the Spark job does not read')
+    _one_clean_line(err, "--keep earliest needs the column or field of each record's time: give --time-column NAME")
     folder = tmp_path / "news"
     folder.mkdir()
     (folder / "a.txt").write_text(STORY)
@@ -203,4 +205,198 @@ def test_dedup_refuses_outputs_and_inputs_it_cannot_use_in_one_line(tmp_path, ca
     code, err = _main(capfd, "--dedup", "--input", src, "--input", other, "--output", tmp_path / "o")
     assert code == 2
     _one_clean_line(err, f"{other} is JSONL but {src} is CSV: dedup writes one format, so give inputs of one format")
+    assert not os.path.exists(tmp_path / "o")
+
+
+# When each record of TEXTS was written (None: no time), in the forms the command reads: the
+# earliest is d2's (01:00 UTC, written with an offset), though d5's text sorts first; d3 has none.
+TIMES = [
+    "2026-12-01",
+    "2026-11-29T08:00:00Z",
+    "2026-11-30T04:00:00+03:00",
+    None,
+    "2026-11-30T06:00:00Z",
+    "2026-11-30 01:30:00",
+]
+
+
+def _command(cli, *args):
+    """``megashingle dedup`` with ``args``: exit code and stderr."""
+    done = subprocess.run([str(cli), "dedup", *map(str, args)], capture_output=True, text=True)
+    return done.returncode, done.stderr
+
+
+def _command_dropped(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return {r["doc_id"]: (r["duplicate_of"], r["similarity"]) for r in csv.DictReader(f)}
+
+
+def _job_dropped(folder):
+    return {d: (k, f"{s:.4f}") for d, (k, s) in _dropped(folder).items()}
+
+
+def _write_records(path, fmt, ids, texts, times):
+    if fmt == "csv":
+        with path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["id", "text", "published"])
+            w.writerows([i, t, "" if d is None else d] for i, t, d in zip(ids, texts, times))
+    else:
+        with path.open("w", encoding="utf-8") as f:
+            for i, t, d in zip(ids, texts, times):
+                f.write(json.dumps({"id": i, "text": t, **({} if d is None else {"published": d})}) + "\n")
+
+
+def _command_kept(path, fmt):
+    """The records the command wrote, by id: CSV rows, or JSONL objects."""
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f)) if fmt == "csv" else [json.loads(line) for line in f]
+    return {r["id"]: r for r in rows}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_keep_earliest_keeps_the_commands_records(spark, cli, tmp_path, capfd, fmt):
+    ids = [f"d{i}" for i in range(len(TEXTS))]
+    src = tmp_path / f"docs.{fmt}"
+    _write_records(src, fmt, ids, TEXTS, TIMES)
+    removed = {}
+    for keep in ("representative", "first", "earliest"):
+        timed = ("--time-column", "published") if keep == "earliest" else ()
+        args = ("-o", tmp_path / f"{keep}.{fmt}", "--dropped", tmp_path / f"{keep}-dropped.csv", "-q", "--threshold", "0.3")
+        code, err = _command(cli, src, *args, "--keep", keep, *timed)
+        assert code == 0, err
+        removed[keep] = _command_dropped(tmp_path / f"{keep}-dropped.csv")
+    # Earliest keeps d2, which neither the first read (d0) nor the representative is.
+    assert {k for k, _ in removed["earliest"].values()} == {"d2"}, removed
+    assert {k for k, _ in removed["first"].values()} == {"d0"}, removed
+    assert {k for k, _ in removed["representative"].values()} != {"d2"}, removed
+    out, dropped = tmp_path / "kept", tmp_path / "dropped"
+    code, err = _main(
+        capfd, "--dedup", "--input", src, "--output", out, "--dropped", dropped,
+        "--keep", "earliest", "--time-column", "published", "--threshold", "0.3",
+    )
+    assert code == 0, err
+    assert "keep earliest, threshold 0.3" in err
+    assert _job_dropped(dropped) == removed["earliest"]
+    kept = {r["id"]: r for r in pq.read_table(str(out)).to_pylist()}
+    want = _command_kept(tmp_path / f"earliest.{fmt}", fmt)
+    assert set(kept) == set(want)
+    for i, r in want.items():
+        assert (kept[i]["text"], kept[i]["published"] or "") == (r["text"], r.get("published") or ""), i
+    print(f"Spark --keep earliest vs the command on {fmt}: {len(kept)} kept, {len(removed['earliest'])} removed, equal")
+
+
+def _time_table(kind):
+    """TEXTS with TIMES as a Parquet table, the times a column of ``kind``."""
+    seconds = [None if t is None else megashingle._megashingle.parse_times([t])[0][0] for t in TIMES]
+    moments = [None if t is None else datetime.datetime.fromtimestamp(t, datetime.timezone.utc) for t in seconds]
+    published = {
+        "string": pa.array(TIMES, pa.string()),
+        "timestamp": pa.array(moments, pa.timestamp("us", tz="UTC")),
+        "naive": pa.array([None if m is None else m.replace(tzinfo=None) for m in moments], pa.timestamp("ms")),
+        "date": pa.array([None if m is None else m.date() for m in moments], pa.date32()),
+    }[kind]
+    ids = [f"d{i}" for i in range(len(TEXTS))]
+    return pa.table({"id": pa.array(ids), "text": pa.array(TEXTS), "published": published})
+
+
+@pytest.mark.parametrize("kind", ["string", "timestamp", "naive", "date"])
+def test_keep_earliest_reads_parquet_times_as_the_command(spark, cli, tmp_path, capfd, kind):
+    table = _time_table(kind)
+    src = tmp_path / "docs.parquet"
+    pq.write_table(table, src)
+    args = ("--keep", "earliest", "--time-column", "published", "--threshold", "0.3")
+    code, err = _command(cli, src, "-o", tmp_path / "want.parquet", "--dropped", tmp_path / "want.csv", "-q", *args)
+    assert code == 0, err
+    expected = _command_dropped(tmp_path / "want.csv")
+    assert {k for k, _ in expected.values()} == {"d2"}, expected
+    out, dropped = tmp_path / "kept", tmp_path / "dropped"
+    code, err = _main(capfd, "--dedup", "--input", src, "--output", out, "--dropped", dropped, *args)
+    assert code == 0, err
+    assert _job_dropped(dropped) == expected
+    kept = pq.read_table(str(out))
+    # Spark keeps every column's type, but reads a timestamp without a time zone in microseconds.
+    assert kept.schema.remove_metadata() == table.schema.remove_metadata() or kind == "naive"
+    assert sorted(kept.to_pylist(), key=lambda r: r["id"]) == sorted(
+        pq.read_table(tmp_path / "want.parquet").to_pylist(), key=lambda r: r["id"]
+    )
+
+
+def test_a_time_that_is_not_a_date_skips_its_record_as_the_command(spark, cli, tmp_path, capfd):
+    ids = [f"d{i}" for i in range(len(TEXTS))] + ["x", "x"]
+    texts = TEXTS + ["a first record of x whose time is not one", "a later record of x kept in its place"]
+    src = tmp_path / "docs.csv"
+    _write_records(src, "csv", ids, texts, TIMES + ["yesterday", "2026-11-01"])
+    args = ("--keep", "earliest", "--time-column", "published", "--threshold", "0.3")
+    code, command_err = _command(cli, src, "-o", tmp_path / "want.csv", *args)
+    assert code == 1, command_err
+    report = f'{src}:8: time "yesterday" in `published` is not a date; write RFC 3339 (2026-11-30T06:00:00Z, 2026-11-30T09:00:00+03:00) or YYYY-MM-DD; record skipped'
+    assert report in command_err
+    out = tmp_path / "kept"
+    code, err = _main(capfd, "--dedup", "--input", src, "--output", out, "--format", "csv", *args)
+    assert code == 1, err
+    assert f"megashingle.spark: {report}" in err.splitlines(), err
+    assert "1 records skipped" in err
+    got = []
+    for part in sorted(out.glob("part-*.csv")):
+        with part.open(newline="", encoding="utf-8") as f:
+            got.extend(csv.DictReader(f))
+    want = _command_kept(tmp_path / "want.csv", "csv")
+    assert sorted(got, key=lambda r: r["id"]) == sorted(want.values(), key=lambda r: r["id"])
+    assert want["x"]["text"] == texts[-1]
+
+    # The same in a Parquet column of strings, each record named by its row.
+    table = _time_table("string")
+    times = table.column("published").to_pylist()
+    times[0] = "30.11.2026"
+    parquet = tmp_path / "docs.parquet"
+    pq.write_table(table.set_column(2, "published", pa.array(times, pa.string())), parquet)
+    code, err = _main(capfd, "--dedup", "--input", parquet, "--output", tmp_path / "kept2", *args)
+    assert code == 1, err
+    assert f'{parquet}, row 1: time "30.11.2026" in `published` is not a date; write RFC 3339' in err, err
+    assert "d0" not in pq.read_table(str(tmp_path / "kept2")).column("id").to_pylist()
+
+
+def test_keep_earliest_refuses_what_the_command_refuses_in_one_line(cli, tmp_path, capfd):
+    src = tmp_path / "docs.csv"
+    _write_records(src, "csv", ["a", "b"], TEXTS[:2], TIMES[:2])
+    wanted = "--keep earliest needs the column or field of each record's time: give --time-column NAME"
+    code, err = _command(cli, src, "--keep", "earliest")
+    assert code == 2 and wanted in err, err
+    for args in (("--keep", "earliest"), ("--set", "dedup.keep=earliest")):
+        code, err = _main(capfd, "--dedup", "--input", src, "--output", tmp_path / "o", *args)
+        assert code == 2
+        _one_clean_line(err, wanted)
+    code, err = _main(capfd, "--dedup", "--input", src, "--output", tmp_path / "o", "--time-column", "published")
+    assert code == 2
+    _one_clean_line(
+        err,
+        "--time-column goes with --keep earliest: add --keep earliest to keep each story's earliest record, "
+        "or leave --time-column out",
+    )
+    code, err = _main(capfd, "--input", src, "--output", tmp_path / "o", "--time-column", "published")
+    assert code == 2
+    _one_clean_line(err, "--time-column goes with --dedup: add --dedup to deduplicate, or leave --time-column out")
+    assert not os.path.exists(tmp_path / "o")
+
+
+def test_a_time_column_that_cannot_be_read_fails_in_one_line(spark, cli, tmp_path, capfd):
+    src = tmp_path / "docs.csv"
+    _write_records(src, "csv", ["a", "b"], TEXTS[:2], TIMES[:2])
+    args = ("--keep", "earliest", "--time-column", "when")
+    code, command_err = _command(cli, src, *args)
+    assert code == 2
+    wanted = f"{src}: no column `when` (the time column); columns found: id, text, published"
+    assert wanted in command_err, command_err
+    code, err = _main(capfd, "--dedup", "--input", src, "--output", tmp_path / "o", *args)
+    assert code == 2
+    _one_clean_line(err, wanted)
+    parquet = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"id": ["a", "b"], "text": TEXTS[:2], "when": pa.array([1, 2], pa.int64())}), parquet)
+    code, command_err = _command(cli, parquet, *args)
+    assert code == 2
+    assert f"{parquet}: column `when` (the time column) holds Int64 values, not strings, timestamps or dates" in command_err
+    code, err = _main(capfd, "--dedup", "--input", parquet, "--output", tmp_path / "o", *args)
+    assert code == 2
+    _one_clean_line(err, f"{parquet}: column `when` (the time column) holds bigint values, not strings, timestamps or dates")
     assert not os.path.exists(tmp_path / "o")

@@ -44,7 +44,8 @@ The passes, each over the Rust library:
 
 The first clustering (steps 4 to 7 with sketches without their sets) and the final one share
 the code. With ``--dedup`` (``dedup_files``), step 7 also deduplicates each story by the
-library's rule (``dedup_group_packed``), and the kept ids are joined back onto the input rows
+library's rule (``dedup_group_packed``; for ``--keep earliest``, by the times read in pass 1
+from ``--time-column``), and the kept ids are joined back onto the input rows
 as Spark's readers give them, every column kept.
 
 The modules, in the order the passes run: ``inputs`` (what is read), ``reading`` (pass 1),

@@ -17,14 +17,14 @@ import sys
 import tempfile
 import uuid
 import warnings
-from typing import List, Optional
+from typing import List, Optional, Union
 
 from megashingle import Config, InputError
 
 from .common import DEFAULT_MAX_GROUP, DEFAULT_MAX_LOCAL_PAIRS, _is_remote_session, _one_line, log
 from .dedup import DedupResult, check_dedup_config, dedup_files, plan_dedup_inputs
 from .inputs import _is_remote, plan_inputs
-from .job import cluster_files
+from .job import Result, cluster_files
 
 
 def _start_quietly(builder, log_path: str):
@@ -107,9 +107,19 @@ def main(argv: Optional[list] = None) -> int:
     )
     parser.add_argument(
         "--keep",
-        choices=["representative", "first", "longest"],
+        choices=["representative", "first", "longest", "earliest"],
         default=None,
-        help="with --dedup: which record of each story is kept (dedup.keep; default representative)",
+        help="with --dedup: which record of each story is kept (dedup.keep; default representative): the "
+        "one with the most distinct shingles, the one read first, the one with the most words, or the one "
+        "with the earliest time (--time-column; records without a time come last)",
+    )
+    parser.add_argument(
+        "--time-column",
+        default=None,
+        metavar="NAME",
+        help="with --dedup --keep earliest: CSV or Parquet column, or JSONL field, holding each record's "
+        "time (RFC 3339 or YYYY-MM-DD, a date-time without an offset taken as UTC; Parquet timestamps and "
+        "dates as they are); a record whose time is not a date is reported and skipped",
     )
     parser.add_argument(
         "--threshold",
@@ -168,7 +178,12 @@ def main(argv: Optional[list] = None) -> int:
     except ValueError as e:
         return fail(str(e))
     if not args.dedup:
-        for option, given in (("--dropped", args.dropped), ("--keep", args.keep), ("--threshold", args.threshold)):
+        for option, given in (
+            ("--dropped", args.dropped),
+            ("--keep", args.keep),
+            ("--threshold", args.threshold),
+            ("--time-column", args.time_column),
+        ):
             if given is not None:
                 return fail(f"{option} goes with --dedup: add --dedup to deduplicate, or leave {option} out")
     fmt = args.format or ("parquet" if args.dedup else "csv")
@@ -180,7 +195,7 @@ def main(argv: Optional[list] = None) -> int:
                 f"{args.dropped}: --dropped names the --output folder: give the removed records a folder of their own"
             )
         if args.dedup:
-            check_dedup_config(config)
+            check_dedup_config(config, args.time_column)
             plan_dedup_inputs(args.input, args.input_format)  # missing, unreadable or unfit inputs
         else:
             plan_inputs(args.input, args.input_format)  # missing or unreadable inputs, before Spark starts
@@ -207,17 +222,15 @@ def main(argv: Optional[list] = None) -> int:
     failed = False
     code = 0
     try:
-        job = dedup_files if args.dedup else cluster_files
-        result = job(
-            spark,
-            args.input if _in_this_process(spark) else [_absolute(path) for path in args.input],
-            args.id_column,
-            args.text_column,
-            config,
-            input_format=args.input_format,
-            max_local_pairs=args.max_local_pairs,
-            max_group=args.max_group,
-        )
+        paths = args.input if _in_this_process(spark) else [_absolute(path) for path in args.input]
+        options = dict(input_format=args.input_format, max_local_pairs=args.max_local_pairs, max_group=args.max_group)
+        result: Union[DedupResult, Result]
+        if args.dedup:
+            result = dedup_files(
+                spark, paths, args.id_column, args.text_column, config, time_col=args.time_column, **options
+            )
+        else:
+            result = cluster_files(spark, paths, args.id_column, args.text_column, config, **options)
         if isinstance(result, DedupResult):
             # Timestamps written as Parquet's own (microseconds), as they were read.
             spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")

@@ -1,7 +1,8 @@
 """``--dedup``: the input records with each story's duplicates left out, as ``megashingle
 dedup`` leaves them out, every column kept. The documents are read and clustered as for the
 story table; each group's stories are deduplicated where the group is clustered, by the
-library's rule (``dedup.keep``, ``dedup.threshold``). The decision is then joined back onto the
+library's rule (``dedup.keep``, ``dedup.threshold``; for ``"earliest"``, by each record's time
+from ``--time-column``, read as the command reads it). The decision is then joined back onto the
 input rows as Spark reads them (Parquet with its types; CSV and JSONL as strings), by id: where
 an id repeats, its first record in input order is the one the command reads, the later ones
 are left out.
@@ -55,13 +56,17 @@ class DedupResult:
         )
 
 
-def check_dedup_config(config: Config) -> None:
-    """Refuses a ``dedup.keep`` the job cannot apply: ``earliest`` needs each record's time,
-    which the job does not read."""
-    if config.get("dedup.keep").strip('"') == "earliest":
+def check_dedup_config(config: Config, time_col: Optional[str] = None) -> None:
+    """Refuses a ``dedup.keep`` and a time column that do not go together: ``earliest`` needs
+    each record's time (the command's message), and a time column is read for ``earliest``
+    only."""
+    earliest = config.get("dedup.keep").strip('"') == "earliest"
+    if earliest and time_col is None:
+        raise InputError("--keep earliest needs the column or field of each record's time: give --time-column NAME")
+    if time_col is not None and not earliest:
         raise InputError(
-            'dedup.keep = "earliest" needs each record\'s time, which the Spark job does not read: '
-            "keep first, longest or representative"
+            "--time-column goes with --keep earliest: add --keep earliest to keep each story's earliest "
+            "record, or leave --time-column out"
         )
 
 
@@ -118,19 +123,25 @@ def dedup_files(
     input_format: Optional[str] = None,
     max_local_pairs: int = DEFAULT_MAX_LOCAL_PAIRS,
     max_group: int = DEFAULT_MAX_GROUP,
+    time_col: Optional[str] = None,
 ) -> DedupResult:
     """The records of CSV, JSONL or Parquet files with each story's duplicates left out, as
-    ``megashingle dedup`` leaves them out; raises InputError with a one-line message for
-    input or a setting it cannot use."""
+    ``megashingle dedup`` leaves them out; with ``dedup.keep = "earliest"``, ``time_col``
+    names the column or field of each record's time (``megashingle dedup --time-column``);
+    raises InputError with a one-line message for input or a setting it cannot use."""
     from pyspark.sql import functions as F
 
     config = config or Config()
-    check_dedup_config(config)
+    check_dedup_config(config, time_col)
     inputs, fmt = plan_dedup_inputs(paths, input_format)
-    documents, census, _ = _read_documents(spark, inputs, id_col, text_col, config, input_format, "deduplicate")
+    documents, census, _ = _read_documents(
+        spark, inputs, id_col, text_col, config, input_format, "deduplicate", time_column=time_col
+    )
     placed = _cluster_documents(spark, documents, config, max_local_pairs, max_group, dedup=True).persist()
     _phase(spark, "dedup: records kept")
-    records = _input_records(spark, inputs, fmt, id_col, text_col)
+    # A record skipped for its time is not read; only then can it leave its id to a later record.
+    timed = time_col if census.skipped > 0 else None
+    records = _input_records(spark, inputs, fmt, id_col, text_col, timed)
     kept_ids = placed.where(F.col("duplicate_of").isNull()).select(F.col("doc_id").alias(_KEY))
     kept = _kept_records(records, kept_ids, repeated=len(census.dropped) > 0)
     dropped = (
@@ -147,10 +158,11 @@ def dedup_files(
     return DedupResult(kept, dropped, census, inputs, config, placed)
 
 
-def _input_records(spark, inputs: Inputs, fmt: str, id_col: str, text_col: str):
+def _input_records(spark, inputs: Inputs, fmt: str, id_col: str, text_col: str, time_col: Optional[str] = None):
     """Every input record as Spark reads it (Parquet with its types; CSV and JSONL with string
     columns), with its id as the job reads it (a string) and its place in input order (the
-    input, the block of the file, the row in it), and whether the job reads it as a record."""
+    input, the block of the file, the row in it), and whether the job reads it as a record
+    (with ``time_col``, not one whose time is text that is not a time)."""
     from pyspark.sql import functions as F
 
     local = [(path, pos) for (path, _), pos in zip(inputs.files, inputs.file_positions)]
@@ -173,6 +185,8 @@ def _input_records(spark, inputs: Inputs, fmt: str, id_col: str, text_col: str):
         valid = doc_id.isNotNull() & (F.trim(doc_id) != "")
         if fmt != "csv":
             valid = valid & F.col(text_col).isNotNull()
+        if time_col in df.columns and df.schema[time_col].dataType.simpleString() in ("string", "binary"):
+            valid = valid & ~_not_a_time(F.col(f"`{time_col}`").cast("string"))
         framed = df.select(
             *[F.col(f"`{c}`") for c in df.columns],
             F.when(valid, doc_id).alias(_KEY),
@@ -182,6 +196,24 @@ def _input_records(spark, inputs: Inputs, fmt: str, id_col: str, text_col: str):
         )
         out = framed if out is None else out.unionByName(framed)
     return out
+
+
+def _not_a_time(column):
+    """True for a value that is text but not a time, as the command reads one (the library's
+    ``parse_times``), whose record the command skips; false for a time, a blank or a null."""
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    def not_a_time(texts):
+        from megashingle import _megashingle as ext
+
+        _, wrong = ext.parse_times(texts.tolist())
+        return pd.Series(wrong, index=texts.index)
+
+    # Spark tells a Series-to-Series UDF by its types, which this module's annotations (strings,
+    # for ``from __future__ import annotations``) do not give.
+    not_a_time.__annotations__ = {"texts": pd.Series, "return": pd.Series}
+    return pandas_udf(not_a_time, "boolean")(column)
 
 
 def _uri(path: str) -> str:

@@ -80,16 +80,17 @@ def _read_documents(
     config: Config,
     input_format: Optional[str],
     what: str = "cluster",
+    time_column: Optional[str] = None,
 ):
-    """The documents of planned inputs read once (columns num, doc_id, sets; kept), repeated
-    ids left out, and the census of what reading found; raises InputError with a one-line
-    message for input it cannot use."""
+    """The documents of planned inputs read once (columns num, doc_id, sets, and with a
+    ``time_column`` each one's time, null for none; kept), repeated ids left out, and the census
+    of what reading found; raises InputError with a one-line message for input it cannot use."""
     from pyspark.sql import functions as F
 
     _use_own_python(spark)
     _check_workers(spark)
     paths = inputs.names
-    reading = Reading(spark, inputs, id_col, text_col, input_format)
+    reading = Reading(spark, inputs, id_col, text_col, input_format, time_column)
     try:
         reading.prepare()
     except InputError:
@@ -122,7 +123,8 @@ def _read_documents(
             f"no documents in {', '.join(paths)}: nothing to {what}, nothing written"
             + (" (every record was skipped)" if census.skipped else "")
         )
-    documents = rows.where(F.col("num").isNotNull()).select("num", "doc_id", "sets")
+    columns = ["num", "doc_id", "sets"] + (["time"] if time_column is not None else [])
+    documents = rows.where(F.col("num").isNotNull()).select(*columns)
     if len(census.dropped):
         dropped = spark.createDataFrame([(int(n),) for n in census.dropped], "num long")
         documents = documents.join(F.broadcast(dropped), "num", "left_anti")
@@ -132,7 +134,8 @@ def _read_documents(
 def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, max_group: int, dedup: bool = False):
     """The stories of read documents (columns num, doc_id, sets): document frequency, story
     frequency over a first clustering, the sketches and the final clustering, all from the
-    sets read once; with ``dedup``, each removed record's kept record (see ``_place``)."""
+    sets read once; with ``dedup``, each removed record's kept record (see ``_place``), chosen
+    by each document's ``time`` where the documents have that column."""
     min_documents = int(config.get("boilerplate.min-documents"))
     min_stories = int(config.get("boilerplate.min-stories"))
     floor = min([n for n in (min_documents, min_stories) if n > 0], default=0)
@@ -166,7 +169,8 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
         log.info("%d boilerplate shingles by story frequency", len(spread))
     _phase(spark, "sketches")
     sketches = _sketches(documents, _config_toml(config), boilerplate)
-    placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group, dedup=dedup)
+    times = documents.select("num", "time") if dedup and "time" in documents.columns else None
+    placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group, dedup=dedup, times=times)
     return placed
 
 

@@ -2,7 +2,8 @@
 (``cluster_group_packed``, from its candidate pairs), lone documents alone; each document's
 cluster, its place in it and its story (the smallest document number in it); for ``dedup``,
 also the record each duplicate was removed for (``dedup_group_packed``: the library's rule,
-with the document numbers as the read order).
+with the document numbers as the read order and, for ``dedup.keep = "earliest"``, each
+document's time).
 """
 
 from __future__ import annotations
@@ -18,18 +19,21 @@ from .common import _config_toml, _phase, _to_arrow
 from .components import _components_frame, _groups, _pairs_in_groups
 
 
-def _place(sketches, components, pairs, config_toml: str, dedup: bool = False):
+def _place(sketches, components, pairs, config_toml: str, dedup: bool = False, times=None):
     """Each document's cluster, and its story (the smallest document number in it): the
     groups of ``components`` (columns num, root) clustered on the executors, each from its
     candidate pairs (``pairs``: columns root, a, b), as the command clusters them within the
     whole collection; documents in no group stay alone. A group's documents and its pairs
     travel together: one shuffle, partitioned by group. With ``dedup``, three more columns:
     ``duplicate_of`` (the kept record's id for a removed record, else null), ``jaccard`` and
-    ``containment`` (with the kept record, for a removed record)."""
+    ``containment`` (with the kept record, for a removed record); ``times`` (columns num,
+    time: seconds since 1970, null for none) go with the documents to their group's
+    deduplication."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     dedup_fields = _dedup_fields() if dedup else []
+    timed = times is not None
     out_schema = T.StructType(
         [
             T.StructField("num", T.LongType(), False),
@@ -78,7 +82,10 @@ def _place(sketches, components, pairs, config_toml: str, dedup: bool = False):
             removed: dict = {}
             if dedup:
                 # The document numbers are the read order: (file position << 32) | record.
-                rows, duplicates = megashingle._dedup_group_packed(*group, group_nums.astype(np.int64), *pairs)
+                group_times = table.column("time").slice(s, k - s).to_pylist() if timed else None
+                rows, duplicates = megashingle._dedup_group_packed(
+                    *group, group_nums.astype(np.int64), *pairs, times=group_times
+                )
                 removed = {doc: (kept, jaccard, containment) for doc, kept, jaccard, containment in duplicates}
             else:
                 rows = megashingle._megashingle.cluster_group_packed(*group, *pairs)
@@ -131,20 +138,19 @@ def _place(sketches, components, pairs, config_toml: str, dedup: bool = False):
     partitions = int(sketches.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     documents = sketches.select("num", "doc_id", "comparable", "sketch").join(components, "num")
     columns = ["root", "num", "doc_id", "comparable", "sketch", "pair_b"]
-    rows = (
-        documents.withColumn("pair_b", F.lit(-1).cast("long"))
-        .select(*columns)
-        .unionByName(
-            pairs.select(
-                "root",
-                F.col("a").alias("num"),
-                F.lit("").alias("doc_id"),
-                F.lit(False).alias("comparable"),
-                F.lit(bytearray()).alias("sketch"),
-                F.col("b").alias("pair_b"),
-            )
-        )
-    )
+    pair_rows = [
+        "root",
+        F.col("a").alias("num"),
+        F.lit("").alias("doc_id"),
+        F.lit(False).alias("comparable"),
+        F.lit(bytearray()).alias("sketch"),
+        F.col("b").alias("pair_b"),
+    ]
+    if timed:
+        documents = documents.join(times, "num", "left")
+        columns.append("time")
+        pair_rows.append(F.lit(None).cast("long").alias("time"))
+    rows = documents.withColumn("pair_b", F.lit(-1).cast("long")).select(*columns).unionByName(pairs.select(*pair_rows))
     grouped = rows.repartition(partitions, "root").sortWithinPartitions("root", "pair_b").mapInArrow(place, out_schema)
     alone = (
         sketches.select("num", "doc_id", "comparable")
@@ -182,10 +188,17 @@ def _places(nums: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def _stories(
-    spark, sketches, config: Config, max_local_pairs: int, max_group: int, phase: str = "", dedup: bool = False
+    spark,
+    sketches,
+    config: Config,
+    max_local_pairs: int,
+    max_group: int,
+    phase: str = "",
+    dedup: bool = False,
+    times=None,
 ):
     """Each sketched document's cluster (the columns of ``_place``, with ``dedup`` its
-    duplicates'): the sketches partitioned by document number, candidate pairs, their groups,
+    duplicates', kept by ``times`` where given): the sketches partitioned by document number, candidate pairs, their groups,
     and each group clustered on one executor as the command clusters documents; and what is
     kept for it (the partitioned sketches, the pairs, the groups when they are a DataFrame)."""
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
@@ -193,7 +206,7 @@ def _stories(
     groups, pairs = _groups(spark, placed, config, max_local_pairs, max_group, phase)
     frame = _components_frame(spark, groups) if isinstance(groups, tuple) else groups
     _phase(spark, f"{phase}stories")
-    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups, frame), _config_toml(config), dedup)
+    stories = _place(placed, frame, _pairs_in_groups(spark, pairs, groups, frame), _config_toml(config), dedup, times)
     return stories, (placed, pairs, groups)
 
 

@@ -1,6 +1,7 @@
 """Pass 1, reading: the records of every input read on the executors with the library's own
 readers (``RecordReader``; Parquet and remote inputs through Spark's readers), each text read
-and shingled once into its packed shingle sets; then the census on the driver: records kept,
+and shingled once into its packed shingle sets, and with a time column (``--time-column``)
+each record's time as the command reads it; then the census on the driver: records kept,
 skipped, and repeated ids (the later ones dropped, but of two dated records, WARC records by
 their ``WARC-Date``, the older: as the command drops them).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional
+from typing import Callable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -20,8 +21,13 @@ from megashingle import InputError
 from .common import INPUT_ERRORS, _arrow_type, _error_line, _parallelism
 from .inputs import Inputs, _file_rows
 
-# The ``dated`` of a record that has no date to keep the newest of an id by.
+# The ``dated`` of a record that has no date to keep the newest of an id by, and the ``time``
+# of a record without a time.
 UNDATED = np.iinfo(np.int64).min
+
+# The types of a Parquet time column that the command reads (strings parsed, timestamps and
+# dates as they are), as its message names them.
+TIME_TYPES = "strings, timestamps or dates"
 
 
 def _string_array(offsets: np.ndarray, data: np.ndarray):
@@ -32,16 +38,77 @@ def _string_array(offsets: np.ndarray, data: np.ndarray):
     )
 
 
+def _time_message(where: str, raw: str, column: str) -> str:
+    """The command's report of a record whose time is not a date (the record is skipped)."""
+    quoted = json.dumps(raw, ensure_ascii=False)
+    return (
+        f"{where}: time {quoted} in `{column}` is not a date; write RFC 3339 (2026-11-30T06:00:00Z, "
+        "2026-11-30T09:00:00+03:00) or YYYY-MM-DD; record skipped"
+    )
+
+
+def _parsed_times(micros, text) -> Tuple[np.ndarray, np.ndarray]:
+    """Each row's time from the Arrow columns of ``_time_columns`` (``time_micros``, floored to
+    seconds; ``time_text``, parsed as the command parses it, by the library's ``parse_times``):
+    seconds since 1970 (``UNDATED`` for none), and which rows hold text that is not a time."""
+    import pyarrow.compute as pc
+
+    from megashingle import _megashingle as ext
+
+    seconds = np.full(len(micros), UNDATED, dtype=np.int64)
+    wrong = np.zeros(len(micros), dtype=bool)
+    has = pc.is_valid(micros).to_numpy(zero_copy_only=False)
+    if has.any():
+        values = pc.fill_null(micros, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        seconds[has] = np.floor_divide(values[has], 1_000_000)
+    if text.null_count < len(text):
+        parsed, wrong = ext.parse_times(text.to_pylist())
+        seconds = np.where(parsed != UNDATED, parsed, seconds)
+    return seconds, wrong
+
+
+def _time_columns(df, column: Optional[str], name: str, fmt: str) -> list:
+    """The time of each row of a DataFrame Spark read, as two columns: ``time_micros``
+    (microseconds since 1970, for timestamps and dates) and ``time_text`` (text for the
+    library to parse), as the command reads the column (``fmt``: parquet, csv or jsonl; JSONL
+    numbers as text, other JSON values and a field no record has no time). A Parquet column of
+    another type is refused with the command's message."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    micros, text = F.lit(None).cast("long"), F.lit(None).cast("string")
+    if column is not None and column in df.columns:
+        data_type = df.schema[column].dataType
+        quoted = F.col(f"`{column}`")
+        if isinstance(data_type, (T.StringType, T.BinaryType)):
+            text = quoted.cast("string")
+        elif isinstance(data_type, T.TimestampType):
+            micros = F.expr(f"unix_micros(`{column}`)")
+        elif type(data_type).__name__ == "TimestampNTZType":
+            micros = F.expr(f"timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', `{column}`)")
+        elif isinstance(data_type, T.DateType):
+            micros = F.expr(f"unix_date(`{column}`)").cast("long") * F.lit(86_400_000_000)
+        elif fmt == "jsonl" and isinstance(data_type, T.NumericType):
+            text = quoted.cast("string")
+        elif fmt != "jsonl":
+            raise InputError(
+                f"{name}: column `{column}` (the time column) holds {data_type.simpleString()} values, not {TIME_TYPES}"
+            )
+    return [micros.alias("time_micros"), text.alias("time_text")]
+
+
 @dataclass
 class Reading:
     """How the collection is read: the files' rows for the library's readers, the Parquet and
-    remote inputs as DataFrames, and the columns."""
+    remote inputs as DataFrames, and the columns (the time column, if any, as the command's
+    ``--time-column`` reads it)."""
 
     spark: object
     inputs: Inputs
     id_column: str
     text_column: str
     input_format: Optional[str]
+    time_column: Optional[str] = None
 
     def _files_frame(self):
         from pyspark.sql import types as T
@@ -61,13 +128,15 @@ class Reading:
         return self.spark.createDataFrame(rows, schema).repartition(slices)
 
     def _table_frames(self):
-        """Parquet and remote inputs as (position, row, id, text) DataFrames."""
+        """Parquet and remote inputs as (position, row, id, text, time_micros, time_text)
+        DataFrames."""
         from pyspark.sql import functions as F
 
         frames = []
         if self.inputs.parquet:
             df = self.spark.read.parquet(*self.inputs.parquet)
-            self._check_columns(df, ", ".join(self.inputs.parquet))
+            names = ", ".join(self.inputs.parquet)
+            self._check_columns(df, names)
             positions = dict(zip(self.inputs.parquet, self.inputs.parquet_positions))
             path_col = F.col("_metadata.file_path")
             mapping = F.create_map(
@@ -81,6 +150,7 @@ class Reading:
                     (F.col("_metadata.row_index") + 1).alias("row"),
                     F.col(self.id_column).cast("string").alias("doc_id"),
                     F.col(self.text_column).cast("string").alias("text"),
+                    *_time_columns(df, self.time_column, names, "parquet"),
                 )
             )
         for path, fmt, delimiter in self.inputs.remote:
@@ -90,7 +160,7 @@ class Reading:
                 df = self.spark.read.json(path)
             else:
                 df = self.spark.read.parquet(path)
-            self._check_columns(df, path)
+            self._check_columns(df, path, fmt)
             position = self.inputs.count
             self.inputs.count += 1
             frames.append(
@@ -99,16 +169,24 @@ class Reading:
                     (F.monotonically_increasing_id() + F.lit(position << 58)).alias("row"),
                     F.col(self.id_column).cast("string").alias("doc_id"),
                     F.col(self.text_column).cast("string").alias("text"),
+                    *_time_columns(df, self.time_column, path, fmt),
                 )
             )
         return frames
 
-    def _check_columns(self, df, name: str) -> None:
-        for column, role in ((self.id_column, "id"), (self.text_column, "text")):
-            if column not in df.columns:
+    def _check_columns(self, df, name: str, fmt: str = "parquet") -> None:
+        """Refuses a table without the id, text or time column (a JSONL record may lack its
+        time field: it has no time)."""
+        time_column = self.time_column if fmt != "jsonl" else None
+        for column, role in ((self.id_column, "id"), (self.text_column, "text"), (time_column, "time")):
+            if column is not None and column not in df.columns:
+                hint = (
+                    "name it with --time-column"
+                    if role == "time"
+                    else "name the columns with --id-column/--text-column"
+                )
                 raise InputError(
-                    f"{name}: no column `{column}` (the {role} column); columns found: "
-                    f"{', '.join(df.columns)}; name the columns with --id-column/--text-column"
+                    f"{name}: no column `{column}` (the {role} column); columns found: {', '.join(df.columns)}; {hint}"
                 )
 
     def prepare(self) -> None:
@@ -117,13 +195,15 @@ class Reading:
     def over_records(self, work: Callable, schema):
         """``work(batches)`` run over every record, where each batch is a dict with ``num``
         (int64), ``ids`` and ``texts`` (Arrow string arrays), ``line`` (int64), ``position``,
-        ``dated`` (int64, ``UNDATED`` for a record of which the first of an id is kept) and
+        ``dated`` (int64, ``UNDATED`` for a record of which the first of an id is kept),
+        ``time`` (int64 seconds since 1970 from the time column, ``UNDATED`` for none) and
         ``at`` (Arrow strings: where an archive's record is, as messages name it, empty for a
         record named by its file); it yields Arrow record batches of ``schema``. One DataFrame over all
         inputs; reports of skipped records come as batches with a ``warning`` column when
         ``schema`` has one."""
         frames = []
         id_column, text_column, fmt = self.id_column, self.text_column, self.input_format
+        time_column = self.time_column
         wants_warnings = "warning" in schema.fieldNames()
         fmt_rust = fmt if fmt in ("csv", "jsonl") else None
 
@@ -153,7 +233,9 @@ class Reading:
                         for (stride, part), group in groups.items():
                             files = [(r["path"], r["doc_id"]) for r in group]
                             positions = np.array([r["position"] for r in group], dtype=np.int64)
-                            reader = ext.RecordReader(files, id_column, text_column, fmt_rust, stride, part)
+                            reader = ext.RecordReader(
+                                files, id_column, text_column, fmt_rust, stride, part, time_column=time_column
+                            )
                             while True:
                                 made = reader.next_batch()
                                 if made is None:
@@ -169,6 +251,7 @@ class Reading:
                                     "line": made["line"],
                                     "position": position,
                                     "dated": made["dated"],
+                                    "time": made["time"],
                                     "at": _string_array(made["at_offsets"], made["at_data"]),
                                 }
                             if wants_warnings and reader.warnings():
@@ -212,6 +295,15 @@ class Reading:
                                 what = f"empty id in `{id_column}`; every record needs an id"
                             where = _table_origin(int(position[i]), int(row[i]))
                             messages.append(f"{where}: {what}; record skipped")
+                        time = np.full(len(num), UNDATED, dtype=np.int64)
+                        if time_column is not None and "time_text" in batch.schema.names:
+                            time, wrong = _parsed_times(batch.column("time_micros"), batch.column("time_text"))
+                            wrong &= ~bad
+                            for i in np.flatnonzero(wrong):
+                                where = _table_origin(int(position[i]), int(row[i]))
+                                raw = batch.column("time_text")[i].as_py().strip()
+                                messages.append(_time_message(where, raw, time_column))
+                            bad = bad | wrong
                         keep = ~bad
                         mask = pa.array(keep)
                         kept = int(keep.sum())
@@ -222,6 +314,7 @@ class Reading:
                             "line": row[keep],
                             "position": position[keep],
                             "dated": np.full(kept, UNDATED, dtype=np.int64),
+                            "time": time[keep],
                             "at": pa.array([""] * kept, pa.string()),
                         }
                         if messages:
@@ -264,7 +357,8 @@ class Census:
 
 def _read_sets(reading: Reading, config_toml: str):
     """The one pass over the texts: each record's number, id, line, date to keep the newest of
-    an id by and place in an archive (``dated`` and ``at``, null when it has none), and its
+    an id by and place in an archive (``dated`` and ``at``, null when it has none), its time
+    from the time column (``time``, seconds since 1970, null when it has none), and its
     shingle sets packed into one binary value (``Sketcher.shingle_packed``); reports of skipped
     records as rows with a ``warning``. Every later stage starts from these sets, not from the
     texts."""
@@ -278,6 +372,7 @@ def _read_sets(reading: Reading, config_toml: str):
             T.StructField("sets", T.BinaryType(), True),
             T.StructField("dated", T.LongType(), True),
             T.StructField("at", T.StringType(), True),
+            T.StructField("time", T.LongType(), True),
             T.StructField("warning", T.StringType(), True),
         ]
     )
@@ -301,9 +396,10 @@ def _read_sets(reading: Reading, config_toml: str):
                     sets,
                     pa.array(r["dated"], mask=r["dated"] == UNDATED),
                     pc.if_else(pc.equal(at, ""), pa.scalar(None, pa.string()), at),
+                    pa.array(r["time"], mask=r["time"] == UNDATED),
                     pa.nulls(len(r["num"]), pa.string()),
                 ],
-                names=["num", "doc_id", "line", "sets", "dated", "at", "warning"],
+                names=["num", "doc_id", "line", "sets", "dated", "at", "time", "warning"],
             )
 
     return reading.over_records(shingle, schema)
