@@ -57,10 +57,17 @@ def _distinct_pairs(x: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarra
 
 def _main_frequent(sets, frequent: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """The shingles of each document's main set (packed sets, see ``_read_sets``) found in the
-    sorted array ``frequent``: values, and the index of the document each comes from."""
+    sorted array ``frequent``: values, and the index of the document each comes from, sorted by
+    value. The values are sorted (each with its document) before they are looked up: in value
+    order the look-ups walk ``frequent`` once, where in document order each one misses the
+    caches (a million documents' frequent shingles take 9 MB), at less than half the time."""
     values, owner = megashingle._megashingle.packed_main_values(*_binary_buffers(sets))
     if not len(frequent):
         return values[:0], owner[:0]
+    # A document's index in its batch fits the low 32 bits beside its 32-bit shingle.
+    keyed = np.sort((values.astype(np.uint64) << np.uint64(32)) | owner.astype(np.uint64))
+    values = (keyed >> np.uint64(32)).astype(values.dtype)
+    owner = (keyed & np.uint64(0xFFFFFFFF)).astype(owner.dtype)
     at = np.searchsorted(frequent, values).clip(max=len(frequent) - 1)
     hit = frequent[at] == values
     return values[hit], owner[hit]
