@@ -12,8 +12,12 @@ import time
 import pytest
 
 CHILD = r"""
-import random, sys, time
+import random, signal, sys, time
 import megashingle
+
+# Python keeps SIGINT ignored when it starts with it ignored (a job started in the background
+# by a shell that is not interactive): the child takes Ctrl-C as a terminal's program does.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 rng = random.Random(7)
 vocab = [f"w{i}" for i in range(5000)]
