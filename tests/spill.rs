@@ -87,6 +87,28 @@ fn state(index: &Index) -> (Vec<(String, String)>, u64, u64) {
     )
 }
 
+/// Adds `docs` to the index as one night; with `fail`, the reads of the temporary files fail
+/// once the documents are sketched (their sets read back by the statistics passes), while
+/// the add is prepared.
+fn add_night(
+    index: &mut Index,
+    config: &Config,
+    docs: &[(String, String)],
+    fail: bool,
+) -> Result<megashingle::index::AddReport, Error> {
+    let mut night = index
+        .begin_add(config, RunOptions::default(), false)
+        .unwrap();
+    for (id, text) in docs {
+        night.add(id, text, None).unwrap();
+    }
+    night.sketched().unwrap();
+    fail_reads(fail);
+    let prepared = night.prepare();
+    fail_reads(false);
+    prepared.map(|p| p.commit().unwrap())
+}
+
 #[test]
 fn a_spilled_set_that_cannot_be_read_back_fails_every_pass_that_reads_it() {
     let _alone = SEAM.lock().unwrap_or_else(|e| e.into_inner());
@@ -162,21 +184,7 @@ fn a_spilled_set_that_cannot_be_read_back_fails_every_pass_that_reads_it() {
     night.commit().unwrap();
     let before = state(&index);
     assert_eq!(before.1, 6);
-    let add_rest = |index: &mut Index, fail: bool| {
-        let mut night = index
-            .begin_add(&config, RunOptions::default(), false)
-            .unwrap();
-        for (id, text) in &second {
-            night.add(id, text, None).unwrap();
-        }
-        // The documents are sketched (their sets read back by the statistics passes) before
-        // the reads fail.
-        night.sketched().unwrap();
-        fail_reads(fail);
-        let prepared = night.prepare();
-        fail_reads(false);
-        prepared.map(|p| p.commit().unwrap())
-    };
+    let add_rest = |index: &mut Index, fail: bool| add_night(index, &config, &second, fail);
     let Err(error) = add_rest(&mut index, true) else {
         panic!("the add fails")
     };
@@ -200,17 +208,7 @@ fn texts_that_cannot_be_read_back_fail_an_add_that_keeps_passages() {
         .into_iter()
         .partition(|(id, _)| id.ends_with("-0"));
     let add = |index: &mut Index, docs: &[(String, String)], fail: bool| {
-        let mut night = index
-            .begin_add(&config, RunOptions::default(), false)
-            .unwrap();
-        for (id, text) in docs {
-            night.add(id, text, None).unwrap();
-        }
-        night.sketched().unwrap();
-        fail_reads(fail);
-        let prepared = night.prepare();
-        fail_reads(false);
-        prepared.map(|p| p.commit().unwrap())
+        add_night(index, &config, docs, fail)
     };
     add(&mut index, &first, false).unwrap();
     let before = state(&index);
