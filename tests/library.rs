@@ -430,22 +430,34 @@ fn a_cancelled_run_stops_with_one_error_and_changes_no_index() {
         Err(megashingle::Error::Cancelled)
     ));
 
-    // An add to an index that is cancelled commits nothing.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("stories.db");
-    let mut index = megashingle::Index::open(&path).unwrap();
-    let mut night = index
-        .begin_add(
-            &Config::default(),
-            megashingle::RunOptions::default(),
-            false,
-        )
-        .unwrap();
-    night.add("a", &words(3), None).unwrap();
-    night.commit().unwrap();
-    let before = index.export().unwrap().len();
-    let mut night = index.begin_add(&Config::default(), options, false).unwrap();
-    night.add("b", &words(4), None).unwrap();
-    assert!(matches!(night.commit(), Err(megashingle::Error::Cancelled)));
-    assert_eq!(index.export().unwrap().len(), before);
+    // An add to an index that is cancelled commits nothing, whether or not the index keeps
+    // passages (written on a thread of their own beside the stories).
+    for passages in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stories.db");
+        let mut index = megashingle::Index::open(&path).unwrap();
+        if passages {
+            index.keep_passages().unwrap();
+        }
+        let mut night = index
+            .begin_add(
+                &Config::default(),
+                megashingle::RunOptions::default(),
+                false,
+            )
+            .unwrap();
+        night.add("a", &words(3), None).unwrap();
+        night.commit().unwrap();
+        let before = index.export().unwrap().len();
+        let mut night = index
+            .begin_add(&Config::default(), options.clone(), false)
+            .unwrap();
+        night.add("b", &words(4), None).unwrap();
+        assert!(matches!(night.commit(), Err(megashingle::Error::Cancelled)));
+        assert_eq!(index.export().unwrap().len(), before);
+        if passages {
+            let found = index.query_reuse(&Config::default(), &words(4)).unwrap();
+            assert!(found.matches.is_empty(), "{found:?}");
+        }
+    }
 }

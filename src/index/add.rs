@@ -17,6 +17,7 @@
 //! new story, named after its smallest document id.
 
 use std::collections::hash_map::Entry;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -31,6 +32,7 @@ use crate::corpus::set_store::SetStore;
 use crate::engine::{Collection, Timings};
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{paired, strengths, strongest};
+use crate::index::lists::KeyLists;
 use crate::index::postings::LookUp;
 use crate::index::schema::{table, DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, GHOSTS, IDS};
 use crate::index::store::{posting_key, widen, Store, Tables};
@@ -253,7 +255,7 @@ fn write_add(
         let Collection {
             ids,
             times,
-            sketches: mut fresh,
+            sketches: fresh,
             sets,
             boilerplate,
             sequences,
@@ -283,8 +285,8 @@ fn write_add(
         }
         clock.lap("index: replacing");
 
-        // The passages go first, so that their texts are let go before the look-up and the
-        // join.
+        // The passages are written on a thread of their own while the stories are joined and
+        // written: they go to tables of their own, in the same transaction.
         drop(boilerplate);
         let passages = crate::index::passages::PassageAdd {
             before: before.as_ref(),
@@ -292,65 +294,61 @@ fn write_add(
             window: config.config().reuse.window,
             frequent: frequent_in_documents,
         };
-        match crate::index::passages::write(&txn, &mut t, sequences, passages)? {
-            Ok(merged) => report.merged_bytes += merged,
-            // The transaction is dropped uncommitted.
-            Err(failed) => return Ok(Err(crate::Error::spill(failed))),
-        }
-        clock.lap("index: passages");
-
-        // The night's posting keys, made from the full minima before they are cut.
-        let night_keys = NightKeys::of(&fresh, &config.key_maker);
-        let looked_up = look_up(&t, before.as_ref(), &night_keys, config)?;
-        clock.lap("index: postings look-up");
-
-        // Every signature as the index keeps it (16-bit minima), so that estimates compare
-        // like with like.
-        fresh.par_iter_mut().for_each(|s| {
-            for m in &mut s.signature {
-                *m = u32::from(*m as u16);
+        let writer = crate::index::passages::prepare(&txn, &mut t, passages)?;
+        // Set when the stories fail, so that the passages stop too.
+        let abandoned = AtomicBool::new(false);
+        let stop = || abandoned.load(Ordering::Relaxed) || options.cancel.is_cancelled();
+        let (stories, passages) = std::thread::scope(|scope| {
+            let passages = writer.map(|writer| {
+                scope.spawn(move || {
+                    let started = Instant::now();
+                    (writer.write(sequences, stop), started.elapsed())
+                })
+            });
+            let night = StoryAdd {
+                ids: &ids,
+                times: &times,
+                replaced: &replaced,
+                first_doc,
+                started,
+                before,
+                fresh,
+                sets,
+            };
+            let stories = write_stories(
+                &mut t,
+                night,
+                config,
+                &options.cancel,
+                &mut report,
+                &mut clock,
+            );
+            if !matches!(stories, Ok(Ok(()))) {
+                abandoned.store(true, Ordering::Relaxed);
             }
+            let passages = passages.map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            (stories, passages)
         });
-        let (linkable, posted) = examine(before, looked_up, &fresh, config, &mut report)?;
-        clock.lap("index: examining candidates");
-        let (near, all, known) = load(&t, linkable, fresh, config)?;
-        report.loaded = near.numbers.len();
-        clock.lap("index: loading candidates");
-        let joined = match join_night(
-            &all,
-            sets,
-            &near,
-            config,
-            known,
-            &mut report,
-            &options.cancel,
-        ) {
-            Ok(joined) => joined,
+        if let Err(failed_or_cancelled) = stories? {
             // The transaction is dropped uncommitted.
-            Err(failed_or_cancelled) => return Ok(Err(failed_or_cancelled)),
-        };
-        clock.lap("index: joining");
-
-        let night = Night {
-            ids: &ids,
-            times: &times,
-            replaced: &replaced,
-            sketches: &all,
-            fresh_from: near.numbers.len() as u32,
-            first_doc,
-            started,
-        };
-        let Placed {
-            placements,
-            absorbed,
-        } = place(&mut t, &joined, &near, &night, &mut report)?;
-        write_documents(&mut t, &night, &near, &placements, &mut report)?;
-        clock.lap("index: writing documents");
-        let story_of = |doc: u32| placements[doc as usize].story;
-        let posted = Posted::after_merges(posted, &absorbed);
-        report.merged_bytes +=
-            write_postings(&mut t, &night_keys, &posted, story_of, first_doc as u32)?;
-        clock.lap("index: writing postings");
+            return Ok(Err(failed_or_cancelled));
+        }
+        if let Some((written, spent)) = passages {
+            match written? {
+                Ok(merged) => report.merged_bytes += merged,
+                // The transaction is dropped uncommitted.
+                Err(failed_or_cancelled) => return Ok(Err(failed_or_cancelled)),
+            }
+            clock.lap("index: waiting for the passages");
+            clock
+                .timings
+                .0
+                .push(("index: passages (beside the stories)", spent));
+        }
         crate::index::boilerplate::add(&txn, &found_boilerplate)?;
         let documents = t.counter("documents")? + ids.len() as u64 - report.replaced as u64;
         t.counters
@@ -361,6 +359,93 @@ fn write_add(
         clock.lap("index: writing");
     }
     Ok(Ok((txn, report, clock)))
+}
+
+/// What the stories of an add are made from: its new documents and the index before it.
+struct StoryAdd<'n> {
+    /// The new documents' ids, in id order.
+    ids: &'n [String],
+    /// Their times.
+    times: &'n [Option<i64>],
+    /// Which of them replaced an indexed document.
+    replaced: &'n [bool],
+    /// The index's number of the first of them.
+    first_doc: u64,
+    /// When the add started.
+    started: i64,
+    /// The index as it was before the add (`None` when it is new).
+    before: Option<ReadTransaction>,
+    /// Their sketches.
+    fresh: Vec<Sketch>,
+    /// Their shingle sets, when verification is exact.
+    sets: Option<SetStore>,
+}
+
+/// The stories of an add: its documents looked up in the postings, the candidates examined
+/// and loaded, the night joined into stories and written with its postings. Fails inside
+/// (the inner error) when the join cannot read the night's shingle sets or is cancelled.
+fn write_stories(
+    t: &mut Tables,
+    night: StoryAdd,
+    config: &Plan,
+    cancel: &Cancel,
+    report: &mut AddReport,
+    clock: &mut Clock,
+) -> Result<crate::Result<()>> {
+    let StoryAdd {
+        ids,
+        times,
+        replaced,
+        first_doc,
+        started,
+        before,
+        mut fresh,
+        sets,
+    } = night;
+    // The night's posting keys, made from the full minima before they are cut.
+    let night_keys = NightKeys::of(&fresh, &config.key_maker);
+    let looked_up = look_up(t, before.as_ref(), &night_keys, config)?;
+    clock.lap("index: postings look-up");
+
+    // Every signature as the index keeps it (16-bit minima), so that estimates compare
+    // like with like.
+    fresh.par_iter_mut().for_each(|s| {
+        for m in &mut s.signature {
+            *m = u32::from(*m as u16);
+        }
+    });
+    let (linkable, posted) = examine(before, looked_up, &fresh, config, report)?;
+    clock.lap("index: examining candidates");
+    let (near, all, known) = load(t, linkable, fresh, config)?;
+    report.loaded = near.numbers.len();
+    clock.lap("index: loading candidates");
+    let joined = match join_night(&all, sets, &near, config, known, report, cancel) {
+        Ok(joined) => joined,
+        // The transaction is dropped uncommitted.
+        Err(failed_or_cancelled) => return Ok(Err(failed_or_cancelled)),
+    };
+    clock.lap("index: joining");
+
+    let night = Night {
+        ids,
+        times,
+        replaced,
+        sketches: &all,
+        fresh_from: near.numbers.len() as u32,
+        first_doc,
+        started,
+    };
+    let Placed {
+        placements,
+        absorbed,
+    } = place(t, &joined, &near, &night, report)?;
+    write_documents(t, &night, &near, &placements, report)?;
+    clock.lap("index: writing documents");
+    let story_of = |doc: u32| placements[doc as usize].story;
+    let posted = Posted::after_merges(posted, &absorbed);
+    report.merged_bytes += write_postings(t, &night_keys, &posted, story_of, first_doc as u32)?;
+    clock.lap("index: writing postings");
+    Ok(Ok(()))
 }
 
 /// The new documents of an add as the phases after the join see them.
@@ -692,28 +777,22 @@ fn replace_indexed(t: &mut Tables, ids: &[String]) -> Result<Vec<bool>> {
 
 /// Posting pairs made in one pass of a key range, about: the look-up and the night's
 /// segment take the night's postings one key range at a time, so a large add never holds
-/// all of them as pairs (8 bytes a pair).
-const PASS_PAIRS: usize = 1 << 24;
+/// all of them as pairs (8 bytes a pair, twice while they are sorted).
+const PASS_PAIRS: usize = 1 << 23;
 
 /// The posting keys of a night's documents, made once from their full minima (before they
 /// are cut to the 16 bits the index keeps) for the look-up and then for the night's
-/// segment: 4 bytes a key.
-struct NightKeys {
-    /// Every document's sorted, distinct keys, one after the other (none for a text too
-    /// short to compare).
-    keys: Vec<u32>,
-    /// Where each document's keys end in `keys`.
-    ends: Vec<u32>,
-}
+/// segment (none for a text too short to compare).
+struct NightKeys(KeyLists);
 
 impl NightKeys {
     /// The posting keys of each of `fresh`.
     fn of(fresh: &[Sketch], maker: &KeyMaker) -> NightKeys {
         const DOCUMENTS: usize = 4096;
-        let parts: Vec<(Vec<u32>, Vec<u32>)> = fresh
+        let parts: Vec<KeyLists> = fresh
             .par_chunks(DOCUMENTS)
             .map(|documents| {
-                let (mut keys, mut counts) = (Vec::new(), Vec::new());
+                let mut lists = KeyLists::with_documents(documents.len());
                 let (mut made, mut posting) = (Vec::new(), Vec::new());
                 for sketch in documents {
                     posting.clear();
@@ -728,56 +807,23 @@ impl NightKeys {
                         posting.sort_unstable();
                         posting.dedup();
                     }
-                    keys.extend_from_slice(&posting);
-                    counts.push(posting.len() as u32);
+                    lists.push(&posting);
                 }
-                (keys, counts)
+                lists
             })
             .collect();
-        let mut night = NightKeys {
-            keys: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
-            ends: Vec::with_capacity(fresh.len()),
-        };
-        for (keys, counts) in parts {
-            night.keys.extend(keys);
-            for count in counts {
-                let end = night.ends.last().copied().unwrap_or(0) + count;
-                night.ends.push(end);
-            }
-        }
-        night
+        NightKeys(KeyLists::concat(parts))
     }
 
     /// The key ranges the night's postings are taken in.
     fn passes(&self) -> u32 {
-        self.keys.len().div_ceil(PASS_PAIRS).max(1) as u32
+        self.0.passes(PASS_PAIRS)
     }
 
     /// The sorted, distinct posting pairs `(key, document)` whose keys fall in range `pass`
     /// of `passes` equal ranges.
     fn pass_pairs(&self, pass: u32, passes: u32) -> Vec<(u32, u32)> {
-        const DOCUMENTS: usize = 4096;
-        let in_pass = |key: u32| ((u64::from(key) * u64::from(passes)) >> 32) as u32 == pass;
-        let documents = self.ends.len();
-        let lists: Vec<Vec<(u32, u32)>> = (0..documents.div_ceil(DOCUMENTS))
-            .into_par_iter()
-            .map(|part| {
-                let mut pairs = Vec::new();
-                for doc in part * DOCUMENTS..((part + 1) * DOCUMENTS).min(documents) {
-                    let start = if doc == 0 { 0 } else { self.ends[doc - 1] };
-                    let keys = &self.keys[start as usize..self.ends[doc] as usize];
-                    pairs.extend(
-                        keys.iter()
-                            .filter(|&&k| in_pass(k))
-                            .map(|&k| (k, doc as u32)),
-                    );
-                }
-                pairs
-            })
-            .collect();
-        let mut pairs = lists.concat();
-        pairs.par_sort_unstable();
-        pairs
+        self.0.pass_pairs(pass, passes)
     }
 }
 
@@ -1164,7 +1210,7 @@ mod tests {
         assert!(whole.len() > 300);
         assert!(whole.windows(2).all(|w| w[0] < w[1]));
         assert!(whole.iter().all(|&(_, doc)| doc < 320));
-        assert_eq!(night.ends.len(), fresh.len());
+        assert_eq!(night.0.len(), fresh.len());
         // The copies have the keys of their originals; the short text has none.
         for copy in 0..20 {
             assert_eq!(keys_of(&night, 300 + copy), keys_of(&night, copy));
@@ -1179,8 +1225,7 @@ mod tests {
     }
 
     fn keys_of(night: &NightKeys, doc: usize) -> &[u32] {
-        let start = if doc == 0 { 0 } else { night.ends[doc - 1] };
-        &night.keys[start as usize..night.ends[doc] as usize]
+        night.0.list(doc)
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod boilerplate;
 mod error;
 mod examine;
 mod facade;
+mod lists;
 mod passages;
 mod postings;
 mod read;

@@ -2,7 +2,8 @@
 //! it in a batch: each document's main text as reuse keeps it (its shingle keys in text
 //! order, boilerplate masked: see [`crate::reuse::Text`]), zstd-compressed, for the exact
 //! alignment; and the postings of its winnowed fingerprints ([`crate::reuse::winnow`]), for
-//! the candidates. An add writes both for its documents ([`write`]); a query of a text reads
+//! the candidates. An add writes both for its documents ([`PassageWriter::write`]) on a
+//! thread of its own, beside its other tables; a query of a text reads
 //! the fingerprints' postings, keeps the indexed documents that share two fingerprints with
 //! it, and aligns it with each ([`PassageReader`]).
 
@@ -16,19 +17,20 @@ use crate::corpus::boilerplate::Boilerplate;
 use crate::engine::sequences::Sequences;
 use crate::index::boilerplate::{add_passage_boilerplate, KnownBoilerplate};
 use crate::index::error::Result;
+use crate::index::lists::KeyLists;
 use crate::index::postings::LookUp;
 use crate::index::schema::{
     decode_passages, encode_passages, table, META, PASSAGES, PASSAGE_CHUNKS, PASSAGE_DEAD,
     PASSAGE_SEGMENTS,
 };
-use crate::index::store::Tables;
+use crate::index::store::{PassageTables, Tables};
 use crate::reuse::align::shingle_set;
 use crate::reuse::texts::mask_with;
 use crate::reuse::{winnow, Text, MIN_SHARED_FINGERPRINTS};
 
 /// Fingerprint pairs made in one pass of a key range, about, when an add writes its segment:
-/// 32 MiB of pairs at a time.
-const PASS_PAIRS: usize = 1 << 22;
+/// 16 MiB of pairs at a time (twice that while they are sorted).
+const PASS_PAIRS: usize = 1 << 21;
 
 /// Documents whose records are encoded together on the worker threads.
 const RECORDS_AT_ONCE: usize = 4096;
@@ -71,26 +73,30 @@ pub(crate) struct PassageAdd<'a> {
     pub frequent: Vec<u32>,
 }
 
-/// Writes the passages of an add's documents, numbered from `first_doc` in the order of
-/// `texts` (their shingle keys in text order, on file), into the index's passage tables when
-/// it has them. The texts are read a chunk at a time, and each is masked of the passages'
-/// boilerplate as `reuse` masks a batch: the shingles of `boilerplate.min-documents`
-/// documents of this add or more (`frequent`, written to the index), and those earlier adds
-/// found. Then its record, and its fingerprints (with the index's window) as a new postings
-/// segment; the add holds a chunk of texts and the fingerprints. Texts too short to have a
-/// shingle get no record. Returns the bytes of the postings segments merged, or the error
-/// reading the texts' file.
-pub(crate) fn write(
-    txn: &WriteTransaction,
-    t: &mut Tables,
-    texts: Sequences,
+/// The passages of an add, ready to be written by [`PassageWriter::write`]: the passage
+/// tables (taken from the add's [`Tables`]) and what masking and winnowing need. It writes
+/// only to the passage tables, so it runs on a thread of its own while the add writes the
+/// others in the same transaction.
+pub(crate) struct PassageWriter<'t> {
+    tables: PassageTables<'t>,
+    boilerplate: Boilerplate,
+    first_doc: u32,
+    window: usize,
+}
+
+/// Prepares the passages of an add when the index keeps them (`None` otherwise): settles the
+/// index's window, and writes the add's passage boilerplate (the shingles of
+/// `boilerplate.min-documents` documents of this add or more, `frequent`, that earlier adds
+/// had not found). Takes the passage tables out of `t`.
+pub(crate) fn prepare<'t>(
+    txn: &'t WriteTransaction,
+    t: &mut Tables<'t>,
     add: PassageAdd,
-) -> Result<std::io::Result<u64>> {
+) -> Result<Option<PassageWriter<'t>>> {
     if t.passages.is_none() {
-        return Ok(Ok(0));
+        return Ok(None);
     }
     let window = window(t, add.window)?;
-    let passages = t.passages.as_mut().expect("checked above");
     let known = match add.before {
         Some(before) => KnownBoilerplate::open_passages(before)?.all()?,
         None => Vec::new(),
@@ -100,68 +106,79 @@ pub(crate) fn write(
         .filter(|k| known.binary_search(k).is_err())
         .collect();
     add_passage_boilerplate(txn, &found)?;
-    let boilerplate = Boilerplate::from_keys(known.into_iter().chain(add.frequent));
-    let first_doc = add.first_doc;
-    let mut fingerprints: Vec<Box<[u32]>> = Vec::with_capacity(texts.len());
-    for start in (0..texts.len()).step_by(RECORDS_AT_ONCE) {
-        let end = texts.len().min(start + RECORDS_AT_ONCE);
-        let mut group = match texts.texts(start as u32..end as u32) {
-            Ok(group) => group,
-            Err(failed) => return Ok(Err(failed)),
-        };
-        let records: Vec<_> = group
-            .par_iter_mut()
-            .map(|text| {
-                if !boilerplate.is_empty() {
-                    let set = shingle_set(text);
-                    mask_with(text, &set, &boilerplate);
-                }
-                let record = (!text.keys.is_empty()).then(|| encode_passages(text));
-                let own = winnow::fingerprints(&text.keys, window).into_boxed_slice();
-                (record, own)
-            })
-            .collect();
-        for (i, (record, own)) in records.into_iter().enumerate() {
-            if let Some(record) = record {
-                let number = first_doc + (start + i) as u32;
-                passages.records.insert(number, record.as_slice())?;
-            }
-            fingerprints.push(own);
-        }
-    }
-    drop(texts);
-    let pairs: usize = fingerprints.iter().map(|f| f.len()).sum();
-    let passes = pairs.div_ceil(PASS_PAIRS).max(1) as u32;
-    passages
-        .postings
-        .add_segment_from(
-            first_doc,
-            (0..passes).flat_map(|pass| pass_pairs(&fingerprints, first_doc, pass, passes)),
-        )
-        .map(Ok)
+    Ok(Some(PassageWriter {
+        tables: t.passages.take().expect("checked above"),
+        boilerplate: Boilerplate::from_keys(known.into_iter().chain(add.frequent)),
+        first_doc: add.first_doc,
+        window,
+    }))
 }
 
-/// The sorted `(fingerprint, document)` pairs whose fingerprints (those of `fingerprints`)
-/// fall in range `pass` of `passes` equal ranges, documents numbered from `first_doc`.
-fn pass_pairs(
-    fingerprints: &[Box<[u32]>],
-    first_doc: u32,
-    pass: u32,
-    passes: u32,
-) -> Vec<(u32, u32)> {
-    let in_pass = |f: u32| ((u64::from(f) * u64::from(passes)) >> 32) as u32 == pass;
-    let mut pairs: Vec<(u32, u32)> = fingerprints
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, own)| {
-            own.iter()
-                .copied()
-                .filter(move |&f| in_pass(f))
-                .map(move |f| (f, first_doc + i as u32))
-        })
-        .collect();
-    pairs.par_sort_unstable();
-    pairs
+impl PassageWriter<'_> {
+    /// Writes the passages of the add's documents, numbered from its first in the order of
+    /// `texts` (their shingle keys in text order, on file). The texts are read a chunk at a
+    /// time, and each is masked of the passages' boilerplate as `reuse` masks a batch (the
+    /// add's own and what earlier adds found). Then its record, and its fingerprints (with the
+    /// index's window) as a new postings segment; the writer holds a chunk of texts and the
+    /// fingerprints. Texts too short to have a shingle get no record. Returns the bytes of
+    /// the postings segments merged; [`crate::Error::Spill`] when the texts' file cannot be
+    /// read, and [`crate::Error::Cancelled`] once `stop` says so (checked between chunks).
+    pub(crate) fn write(
+        self,
+        texts: Sequences,
+        stop: impl Fn() -> bool,
+    ) -> Result<crate::Result<u64>> {
+        let PassageWriter {
+            mut tables,
+            boilerplate,
+            first_doc,
+            window,
+        } = self;
+        let mut fingerprints = KeyLists::with_documents(texts.len());
+        for start in (0..texts.len()).step_by(RECORDS_AT_ONCE) {
+            if stop() {
+                return Ok(Err(crate::Error::Cancelled));
+            }
+            let end = texts.len().min(start + RECORDS_AT_ONCE);
+            let mut group = match texts.texts(start as u32..end as u32) {
+                Ok(group) => group,
+                Err(failed) => return Ok(Err(crate::Error::spill(failed))),
+            };
+            let records: Vec<_> = group
+                .par_iter_mut()
+                .map(|text| {
+                    if !boilerplate.is_empty() {
+                        let set = shingle_set(text);
+                        mask_with(text, &set, &boilerplate);
+                    }
+                    let record = (!text.keys.is_empty()).then(|| encode_passages(text));
+                    (record, winnow::fingerprints(&text.keys, window))
+                })
+                .collect();
+            for (i, (record, own)) in records.into_iter().enumerate() {
+                if let Some(record) = record {
+                    let number = first_doc + (start + i) as u32;
+                    tables.records.insert(number, record.as_slice())?;
+                }
+                fingerprints.push(&own);
+            }
+        }
+        drop(texts);
+        let passes = fingerprints.passes(PASS_PAIRS);
+        let numbered = move |(fingerprint, doc): (u32, u32)| (fingerprint, first_doc + doc);
+        tables
+            .postings
+            .add_segment_from(
+                first_doc,
+                (0..passes).flat_map(|pass| {
+                    fingerprints
+                        .pass_pairs(pass, passes)
+                        .into_iter()
+                        .map(numbered)
+                }),
+            )
+            .map(Ok)
+    }
 }
 
 /// The passage tables of a read transaction, for queries.
