@@ -274,7 +274,7 @@ impl Boilerplate {
 
     /// True when the shingle is boilerplate.
     #[inline]
-    fn contains(&self, shingle: u32) -> bool {
+    pub(crate) fn contains(&self, shingle: u32) -> bool {
         self.common.contains(shingle)
             || self
                 .known
@@ -374,7 +374,7 @@ impl Boilerplate {
                 taken.push(s);
             }
         }
-        if (set.len() - taken.len()) * 5 < set.len() {
+        if leaves_too_little(set.len() - taken.len(), set.len()) {
             taken.clear();
         }
         taken
@@ -393,6 +393,12 @@ impl Boilerplate {
             Cow::Owned(kept)
         }
     }
+}
+
+/// True when taking a set's boilerplate out would leave `left` of its `all` distinct shingles,
+/// less than a fifth: the set is then kept whole.
+pub(crate) fn leaves_too_little(left: usize, all: usize) -> bool {
+    left * 5 < all
 }
 
 #[cfg(test)]

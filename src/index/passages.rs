@@ -24,8 +24,7 @@ use crate::index::schema::{
     PASSAGE_SEGMENTS,
 };
 use crate::index::store::{PassageTables, Tables};
-use crate::reuse::align::shingle_set;
-use crate::reuse::texts::mask_with;
+use crate::reuse::texts::mask;
 use crate::reuse::{winnow, Text, MIN_SHARED_FINGERPRINTS};
 
 /// Fingerprint pairs made in one pass of a key range, about, when an add writes its segment:
@@ -148,8 +147,7 @@ impl PassageWriter<'_> {
                 .par_iter_mut()
                 .map(|text| {
                     if !boilerplate.is_empty() {
-                        let set = shingle_set(text);
-                        mask_with(text, &set, &boilerplate);
+                        mask(text, &boilerplate);
                     }
                     let record = (!text.keys.is_empty()).then(|| encode_passages(text));
                     (record, winnow::fingerprints(&text.keys, window))

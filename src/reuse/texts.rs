@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use super::{Text, MASKED};
-use crate::corpus::boilerplate::{document_counts, Boilerplate};
+use crate::corpus::boilerplate::{document_counts, leaves_too_little, Boilerplate};
 use crate::sketch::{SketchBuffers, Sketcher};
 
 /// The [`Text`] of one document.
@@ -61,6 +61,52 @@ pub(crate) fn mask_with(text: &mut Text, set: &[u32], boilerplate: &Boilerplate)
     }
 }
 
+/// [`mask_with`] of `text` and its shingle set, without making the set: each key is looked
+/// up in `boilerplate` where it stands, and the distinct shingles are counted only as far as
+/// the rule that keeps a set made mostly of boilerplate whole needs them. A text's keys
+/// that are not boilerplate are spread over a small bitmap; the bits set are a lower bound
+/// of their distinct number, which settles the rule for all but texts made mostly of
+/// boilerplate, whose other keys are then sorted and counted.
+pub(crate) fn mask(text: &mut Text, boilerplate: &Boilerplate) {
+    const BITS: usize = 1024;
+    let mut at = Vec::new();
+    let mut taken = Vec::new();
+    let mut spread = [0u64; BITS / 64];
+    for (i, &key) in text.keys.iter().enumerate() {
+        if key == MASKED {
+            continue;
+        }
+        if boilerplate.contains(key) {
+            at.push(i as u32);
+            taken.push(key);
+        } else {
+            let bit = key as usize % BITS;
+            spread[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+    if taken.is_empty() {
+        return;
+    }
+    taken.sort_unstable();
+    taken.dedup();
+    let at_least: usize = spread.iter().map(|w| w.count_ones() as usize).sum();
+    let left = if leaves_too_little(at_least, at_least + taken.len()) {
+        let mut others: Vec<u32> = (text.keys.iter().copied())
+            .filter(|&k| k != MASKED && taken.binary_search(&k).is_err())
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        others.len()
+    } else {
+        at_least
+    };
+    if !leaves_too_little(left, left + taken.len()) {
+        for i in at {
+            text.keys[i as usize] = MASKED;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +134,59 @@ mod tests {
             assert!(t.keys[..3].iter().all(|&k| k != MASKED));
         }
         assert_eq!(mask_boilerplate(&mut texts, 0), 0);
+    }
+
+    #[test]
+    fn a_text_made_mostly_of_boilerplate_is_kept_whole_however_often_its_other_keys_repeat() {
+        let boilerplate = Boilerplate::from_keys(1..=10);
+        // Ten distinct boilerplate shingles and one other, five times: the other is an
+        // eleventh of the distinct shingles, so nothing is masked.
+        let mut keys: Vec<u32> = (1..=10).collect();
+        keys.extend([99; 5]);
+        let mut text = Text {
+            words: 20,
+            k: 3,
+            keys: keys.clone().into(),
+        };
+        mask(&mut text, &boilerplate);
+        assert_eq!(&text.keys[..], &keys[..]);
+        // With three others, more than a fifth of the distinct shingles is left: the ten are masked.
+        keys.extend([97, 98]);
+        let mut text = Text {
+            words: 20,
+            k: 3,
+            keys: keys.into(),
+        };
+        mask(&mut text, &boilerplate);
+        assert!(text.keys[..10].iter().all(|&k| k == MASKED));
+        assert!(text.keys[10..].iter().all(|&k| k != MASKED));
+    }
+
+    proptest::proptest! {
+        /// Masking a text where its keys stand masks what masking through its shingle set
+        /// does, for texts of few or many distinct keys, little or mostly boilerplate (keys
+        /// from a small range repeat, and a text of 1 to 3 values is nearly all repeats).
+        #[test]
+        fn masking_in_place_masks_as_masking_through_the_set(
+            keys in proptest::collection::vec(0u32..3000, 0..400),
+            range in 1u32..3000,
+            boilerplate in proptest::collection::vec(0u32..3000, 0..600),
+            masked in proptest::collection::vec(0usize..400, 0..5),
+        ) {
+            let mut keys: Vec<u32> = keys.iter().map(|k| k % range).collect();
+            for i in masked {
+                if i < keys.len() {
+                    keys[i] = MASKED;
+                }
+            }
+            let text = Text { words: keys.len() as u32 + 2, k: 3, keys: keys.into() };
+            let boilerplate = Boilerplate::from_keys(boilerplate);
+            let mut through_set = text.clone();
+            let set = crate::reuse::align::shingle_set(&through_set);
+            mask_with(&mut through_set, &set, &boilerplate);
+            let mut in_place = text;
+            mask(&mut in_place, &boilerplate);
+            proptest::prop_assert_eq!(in_place.keys, through_set.keys);
+        }
     }
 }
