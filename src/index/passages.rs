@@ -3,9 +3,9 @@
 //! order, boilerplate masked: see [`crate::reuse::Text`]), zstd-compressed, for the exact
 //! alignment; and the postings of its winnowed fingerprints ([`crate::reuse::winnow`]), for
 //! the candidates. An add writes both for its documents ([`PassageWriter::write`]) on a
-//! thread of its own, beside its other tables; a query of a text reads
-//! the fingerprints' postings, keeps the indexed documents that share two fingerprints with
-//! it, and aligns it with each ([`PassageReader`]).
+//! thread of its own, beside its other tables; a query of a text reads the fingerprints'
+//! postings, keeps the indexed documents that share two fingerprints with it, and aligns it
+//! with each ([`PassageReader`]).
 
 use std::sync::OnceLock;
 
