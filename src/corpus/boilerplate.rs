@@ -350,7 +350,7 @@ impl Boilerplate {
         }
         let removed = taken.len() - taken_from;
         let left = kept.len() - kept_from;
-        if removed + left_out > 0 && left * 5 < left + removed + left_out {
+        if removed + left_out > 0 && leaves_too_little(left, left + removed + left_out) {
             kept.truncate(kept_from);
             kept.extend_from_slice(set);
             taken.truncate(taken_from);
@@ -387,7 +387,7 @@ impl Boilerplate {
             return Cow::Borrowed(set);
         }
         let kept: Vec<u32> = set.iter().copied().filter(|&s| !self.contains(s)).collect();
-        if kept.len() == set.len() || kept.len() * 5 < set.len() {
+        if kept.len() == set.len() || leaves_too_little(kept.len(), set.len()) {
             Cow::Borrowed(set)
         } else {
             Cow::Owned(kept)
