@@ -89,6 +89,27 @@ def _footer_stories():
     return ids, texts, {"boilerplate.min-documents": 100}
 
 
+def test_document_frequency_sums_the_counts_of_every_range_row():
+    import numpy as np
+    import pyarrow as pa
+
+    from megashingle.spark.frequency import _binary_values, _summed
+
+    rng = np.random.default_rng(7)
+    keys = rng.integers(0, 50, 400).astype(np.uint32)
+    counts = rng.integers(1, 9, 400).astype(np.uint32)
+    expected = defaultdict(int)
+    for k, n in zip(keys.tolist(), counts.tolist()):
+        expected[k] += n
+    summed_keys, summed = _summed(keys, counts)
+    assert summed_keys.tolist() == sorted(expected)
+    assert summed.tolist() == [expected[k] for k in sorted(expected)]
+    assert [len(a) for a in _summed(keys[:0], counts[:0])] == [0, 0]
+    # Rows of a column sliced out of a batch, as Spark hands them over.
+    rows = pa.array([keys[:3].tobytes(), b"", keys[3:10].tobytes(), keys[10:12].tobytes()], pa.binary())
+    assert _binary_values(rows.slice(1, 2), np.uint32).tolist() == keys[3:10].tolist()
+
+
 def test_story_frequency_finds_a_footer_shared_by_stories(spark):
     ids, texts, settings = _footer_stories()
     with_stories = megashingle.Config(settings, min_stories=3)

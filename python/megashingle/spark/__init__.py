@@ -19,13 +19,14 @@ The passes, each over the Rust library:
 1. reading: each record's id, number and shingle sets (``Sketcher.shingle_packed``: main
    set, page set, word count and lead, one binary value per document), kept; repeated ids,
    counts and the reports of skipped records come to the driver (a shuffle of ids only);
-2. document frequency: each partition's page sets counted and summed by shingle; the
-   shingles in at least ``boilerplate.min-documents`` pages sent to the executors with the
-   functions that use them;
+2. document frequency: each batch's page sets counted, its counts sent as one binary row a
+   range of the key space, and each range summed in one task; the shingles in at least
+   ``boilerplate.min-documents`` pages sent to the executors with the functions that use
+   them;
 3. story frequency (``boilerplate.min-stories``): a first clustering, its pairs verified from
    the minima only (``cluster.verify = "estimate"``), as the command makes it; the shingles
    found in at least ``min-stories`` of its stories join the boilerplate (one shuffle of
-   distinct (shingle, story) rows);
+   each batch's distinct (shingle, story) pairs, a binary row a range of shingles);
 4. sketches (``Sketcher.sketch_sets_packed``: from the kept sets, one binary value per
    document) and candidate keys; the sketches are hash-partitioned by document number once
    and kept;

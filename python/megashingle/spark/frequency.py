@@ -1,11 +1,12 @@
-"""Pass 2 and 3, boilerplate: document frequency (each partition's page sets counted and summed
-by shingle) and story frequency (the frequent shingles found in the main sets of documents of
-at least ``boilerplate.min-stories`` stories of a first clustering).
+"""Pass 2 and 3, boilerplate: document frequency (each batch's page sets counted, the counts
+summed a range of the key space at a time) and story frequency (the frequent shingles found
+in the main sets of documents of at least ``boilerplate.min-stories`` stories of a first
+clustering).
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Tuple
+from typing import Iterator, Optional, Tuple
 
 import numpy as np
 
@@ -15,35 +16,110 @@ from .common import _binary_buffers, _shipped, _to_arrow
 
 
 def _page_counts(documents, at_least: int) -> tuple:
-    """The shingles in the page sets of at least ``at_least`` documents and their counts:
-    counted per partition from the read sets, summed by shingle across the cluster; the
-    result (far smaller than the corpus) comes to the driver, to be sent to the executors
-    with the functions that use it."""
-    from pyspark.sql import functions as F
+    """The shingles in the page sets of at least ``at_least`` documents and their counts,
+    sorted by shingle. Each Arrow batch of read sets is counted in numpy and its counts go to
+    the shuffle a range of the key space a row (``_by_range``); each range's rows meet in one
+    task, which sums them and keeps the shingles counted ``at_least`` times. The result (far
+    smaller than the corpus) comes to the driver, to be sent to the executors with the
+    functions that use it."""
     from pyspark.sql import types as T
 
-    def count(batches: Iterator) -> Iterator:
-        import pyarrow as pa
+    starts = _range_starts(documents.sparkSession)
 
+    def count(batches: Iterator) -> Iterator:
         for batch in batches:
             values = megashingle._megashingle.packed_page_values(*_binary_buffers(batch.column("sets")))
             keys, counts = np.unique(values, return_counts=True)
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(keys.view(np.int32)), pa.array(counts.astype(np.int64))],
-                names=["shingle", "n"],
-            )
+            yield _by_range(keys, counts.astype(np.uint32), starts)
+
+    def total(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        gathered = _gathered(batches, np.uint32)
+        if gathered is None:
+            return
+        shingle, n = _summed(*gathered)
+        keep = n >= at_least
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(shingle[keep].view(np.int32)), pa.array(n[keep])], names=["shingle", "n"]
+        )
 
     schema = T.StructType([T.StructField("shingle", T.IntegerType()), T.StructField("n", T.LongType())])
     common = _to_arrow(
         documents.select("sets")
-        .mapInArrow(count, schema)
-        .groupBy("shingle")
-        .agg(F.sum("n").alias("n"))
-        .where(F.col("n") >= at_least)
+        .mapInArrow(count, _by_range_schema())
+        .repartition(len(starts), "range")
+        .mapInArrow(total, schema)
     )
     shingles = common.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
     counts = common.column("n").to_numpy().astype(np.int64)
-    return shingles, counts
+    order = np.argsort(shingles, kind="stable")
+    return shingles[order], counts[order]
+
+
+def _range_starts(spark) -> np.ndarray:
+    """Where each of ``spark.sql.shuffle.partitions`` equal ranges of the 32-bit key space
+    starts: the ranges a count goes to the shuffle in."""
+    ranges = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    return ((np.arange(ranges, dtype=np.uint64) << np.uint64(32)) // np.uint64(ranges)).astype(np.uint32)
+
+
+def _by_range_schema():
+    from pyspark.sql import types as T
+
+    return T.StructType(
+        [
+            T.StructField("range", T.IntegerType(), False),
+            T.StructField("keys", T.BinaryType(), False),
+            T.StructField("values", T.BinaryType(), False),
+        ]
+    )
+
+
+def _by_range(keys: np.ndarray, values: np.ndarray, starts: np.ndarray):
+    """Sorted 32-bit keys and their values (arrays of one length) as rows for the shuffle:
+    one a range of the key space (``starts``) that holds keys, with the range's keys and their
+    values as two binary arrays. The JVM then moves a few large rows instead of a row a key
+    (about a hundred million for the page sets of a million documents)."""
+    import pyarrow as pa
+
+    bounds = np.append(np.searchsorted(keys, starts), len(keys))
+    held = np.flatnonzero(bounds[1:] > bounds[:-1])
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(held.astype(np.int32)),
+            pa.array([keys[bounds[r] : bounds[r + 1]].tobytes() for r in held], pa.binary()),
+            pa.array([values[bounds[r] : bounds[r + 1]].tobytes() for r in held], pa.binary()),
+        ],
+        names=["range", "keys", "values"],
+    )
+
+
+def _gathered(batches: Iterator, value_type) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """The keys (uint32) and values (of ``value_type``) of every row of ``_by_range`` in
+    ``batches``, one row after another; None for no rows."""
+    keys, values = [], []
+    for batch in batches:
+        keys.append(_binary_values(batch.column("keys"), np.uint32))
+        values.append(_binary_values(batch.column("values"), value_type))
+    if not keys:
+        return None
+    return np.concatenate(keys), np.concatenate(values)
+
+
+def _binary_values(column, dtype) -> np.ndarray:
+    """The values of an Arrow binary column whose every row is an array of ``dtype``, one
+    row after another."""
+    offsets, data = _binary_buffers(column)
+    return data[offsets[0] : offsets[-1]].view(dtype)
+
+
+def _summed(keys: np.ndarray, counts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Each distinct key of ``keys``, sorted, and the sum of its ``counts`` (as int64)."""
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], counts[order].astype(np.int64)
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.intp)
+    return keys[first], np.add.reduceat(counts, first) if len(first) else counts[:0]
 
 
 def _distinct_pairs(x: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -78,23 +154,21 @@ def _story_frequency(spark, documents, frequent: np.ndarray, components, min_sto
     ``min_stories`` stories, where a story is a connected component of the first clustering's
     links (a document in no link is a story of its own). A document's set as the first
     clustering sketched it differs from its main set only by boilerplate, which is not among
-    the frequent shingles. Each partition sends its distinct (shingle, story) rows,
-    partitioned by shingle, once; each shingle's stories are counted where its rows arrive.
+    the frequent shingles. Each batch sends its distinct (shingle, story) pairs a range of
+    shingles a row (``_by_range``); each shingle's stories are counted where its range arrives.
     ``components`` are sorted arrays (num, root) on the driver, sent with the functions too
     (on Spark Connect, when they are small: see ``_shipped``), or a DataFrame (num, root)."""
     import pyarrow as pa
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    rows_schema = T.StructType(
-        [T.StructField("shingle", T.IntegerType(), False), T.StructField("story", T.LongType(), False)]
-    )
+    starts = _range_starts(spark)
+    rows_schema = _by_range_schema()
 
     def distinct_rows(story: np.ndarray, sets) -> "pa.RecordBatch":
         values, owner = _main_frequent(sets, frequent)
-        shingle, story = _distinct_pairs(values.view(np.int32), story[owner])
-        return pa.RecordBatch.from_arrays([pa.array(shingle), pa.array(story)], names=["shingle", "story"])
+        shingle, story = _distinct_pairs(values, story[owner].astype(np.int64))
+        return _by_range(shingle, story, starts)
 
     if isinstance(components, tuple) and not _shipped(spark, *components):
         from .components import _components_frame
@@ -125,19 +199,16 @@ def _story_frequency(spark, documents, frequent: np.ndarray, components, min_sto
         )
 
     def count(batches: Iterator) -> Iterator:
-        shingles, stories = [], []
-        for batch in batches:
-            shingles.append(batch.column("shingle").to_numpy())
-            stories.append(batch.column("story").to_numpy())
-        if not shingles:
+        gathered = _gathered(batches, np.int64)
+        if gathered is None:
             return
-        shingle, _ = _distinct_pairs(np.concatenate(shingles), np.concatenate(stories))
+        shingle, _ = _distinct_pairs(*gathered)
         keys, n = np.unique(shingle, return_counts=True)
-        spread = keys[n >= min_stories].astype(np.int32)
+        spread = keys[n >= min_stories].view(np.int32)
         yield pa.RecordBatch.from_arrays([pa.array(spread)], names=["shingle"])
 
     spread = _to_arrow(
-        story_rows.repartition(partitions, "shingle").mapInArrow(
+        story_rows.repartition(len(starts), "range").mapInArrow(
             count, T.StructType([T.StructField("shingle", T.IntegerType(), False)])
         )
     )
