@@ -74,8 +74,31 @@ impl Grouping {
     }
 }
 
+/// Most choices [`choose`] remembers.
+const REMEMBERED_CHOICES: usize = 64;
+
 /// The grouping of `minima` minima that best separates pairs above `target` from those below.
+/// Weighing every grouping takes about a millisecond, so the choice is remembered: a caller
+/// that makes a plan a call (clustering one group of a large job at a time) weighs once.
 pub fn choose(target: f64, minima: usize) -> Grouping {
+    use std::sync::{Mutex, PoisonError};
+    static CHOSEN: Mutex<Vec<((u64, usize), Grouping)>> = Mutex::new(Vec::new());
+    let key = (target.to_bits(), minima);
+    let remembered = || CHOSEN.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&(_, grouping)) = remembered().iter().find(|(k, _)| *k == key) {
+        return grouping;
+    }
+    let grouping = weigh(target, minima);
+    let mut chosen = remembered();
+    if chosen.len() == REMEMBERED_CHOICES {
+        chosen.remove(0);
+    }
+    chosen.push((key, grouping));
+    grouping
+}
+
+/// [`choose`], weighing every grouping.
+fn weigh(target: f64, minima: usize) -> Grouping {
     let mut best: Option<(f64, Grouping)> = None;
     for minima_per_group in 1..=minima {
         let most = minima / minima_per_group;
@@ -141,5 +164,19 @@ mod tests {
     #[test]
     fn higher_targets_take_more_minima_per_group() {
         assert!(choose(0.8, 84).minima_per_group > choose(0.3, 84).minima_per_group);
+    }
+
+    #[test]
+    fn a_remembered_choice_is_the_weighed_one() {
+        // More targets than are remembered, twice over: each answer is weighed afresh or
+        // remembered, and always the same.
+        let targets: Vec<f64> = (0..REMEMBERED_CHOICES + 6)
+            .map(|i| 0.2 + i as f64 / 100.0)
+            .collect();
+        for _ in 0..2 {
+            for &target in &targets {
+                assert_eq!(choose(target, 24), weigh(target, 24), "target {target}");
+            }
+        }
     }
 }
