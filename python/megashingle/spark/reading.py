@@ -125,7 +125,9 @@ class Reading:
             ]
         )
         slices = max(1, min(len(rows), parallelism * 4))
-        return self.spark.createDataFrame(rows, schema).repartition(slices)
+        # By range, not round robin: a round robin may put the parts of one large file (as
+        # many as there are cores) in one partition, and one task would read them all.
+        return self.spark.createDataFrame(rows, schema).repartitionByRange(slices, "position", "part")
 
     def _table_frames(self):
         """Parquet and remote inputs as (position, row, id, text, time_micros, time_text)
