@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
+import numpy as np
 import pytest
 
 import megashingle
@@ -93,7 +94,8 @@ def test_document_frequency_sums_the_counts_of_every_range_row():
     import numpy as np
     import pyarrow as pa
 
-    from megashingle.spark.frequency import _binary_values, _summed
+    from megashingle.spark.frequency import _summed
+    from megashingle.spark.ranges import _binary_values
 
     rng = np.random.default_rng(7)
     keys = rng.integers(0, 50, 400).astype(np.uint32)
@@ -108,6 +110,53 @@ def test_document_frequency_sums_the_counts_of_every_range_row():
     # Rows of a column sliced out of a batch, as Spark hands them over.
     rows = pa.array([keys[:3].tobytes(), b"", keys[3:10].tobytes(), keys[10:12].tobytes()], pa.binary())
     assert _binary_values(rows.slice(1, 2), np.uint32).tolist() == keys[3:10].tolist()
+
+
+def test_candidate_pairs_follow_the_bucket_rule_of_the_library(spark):
+    from megashingle._megashingle import bucket_rule
+    from megashingle.spark.candidates import _candidate_pairs
+    from megashingle.spark.workers import _use_own_python
+
+    _use_own_python(spark)  # as the job does before its first pass
+    rng = np.random.default_rng(3)
+    max_bucket = 40
+    docs = 300
+    # Ids in another order than the numbers, so that a star's centre (the smallest id) is
+    # not the smallest number; numbers as the job makes them, (file << 32) | record.
+    ids = [f"d{rng.integers(10**6):06d}-{i}" for i in range(docs)]
+    nums = [(i % 3 << 32) | i for i in range(docs)]
+    # Keys over the whole 64-bit range, in buckets of every rule: shared by 2 to 60 documents.
+    keys = rng.integers(-(2**63), 2**63 - 1, 120, dtype=np.int64).tolist()
+    held = [set() for _ in range(docs)]
+    for key in keys:
+        for doc in rng.choice(docs, int(rng.integers(2, 61)), replace=False).tolist():
+            held[doc].add(key)
+    comparable = [i % 17 != 0 for i in range(docs)]
+    rows = [(nums[i], ids[i], comparable[i], sorted(held[i])) for i in range(docs)]
+    sketches = spark.createDataFrame(rows, "num long, doc_id string, comparable boolean, keys array<long>")
+
+    buckets = defaultdict(list)
+    for i in range(docs):
+        if comparable[i]:
+            for key in held[i]:
+                buckets[key].append(i)
+    expected = set()
+    rules = set()
+    for members in buckets.values():
+        rule = bucket_rule(len(members), max_bucket) if len(members) > 1 else "cut"
+        rules.add(rule)
+        if rule == "all_pairs":
+            expected |= {tuple(sorted((nums[x], nums[y]))) for x, y in itertools.combinations(members, 2)}
+        elif rule == "star":
+            hub = min(members, key=lambda m: ids[m])
+            expected |= {tuple(sorted((nums[hub], nums[m]))) for m in members if m != hub}
+    assert rules == {"all_pairs", "star", "cut"}
+
+    pairs, count = _candidate_pairs(sketches, max_bucket)
+    got = [(r.a, r.b) for r in pairs.collect()]
+    pairs.unpersist()
+    assert count == len(got) == len(set(got))
+    assert set(got) == expected
 
 
 def test_story_frequency_finds_a_footer_shared_by_stories(spark):

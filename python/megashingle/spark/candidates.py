@@ -15,6 +15,7 @@ from megashingle import Config
 from megashingle._megashingle import ALL_PAIRS_BUCKET
 
 from .common import _binary_buffers
+from .ranges import _by_range_schema, _by_ranges, _distinct_pairs, _gathered, _range_of, _range_starts, _spread
 
 
 def _low_bytes(offsets: np.ndarray, data: np.ndarray, minima: int):
@@ -95,23 +96,86 @@ def _sketches(documents, config_toml: str, boilerplate: np.ndarray, with_sets: b
 
 def _candidate_pairs(sketches, max_bucket: int):
     """Distinct pairs (a < b) of document numbers sharing a candidate key, with the bucket
-    rules of the library: all pairs up to 16 documents, a star from the document with the
-    smallest id up to ``max_bucket``, none past it."""
-    from pyspark.sql import functions as F
+    rules of the library: all pairs up to ``ALL_PAIRS_BUCKET`` documents, a star from the
+    document with the smallest id up to ``max_bucket``, none past it; kept (persisted), with
+    their count.
 
-    exploded = sketches.where("comparable").select("num", F.explode("keys").alias("key"))
-    buckets = (
-        exploded.groupBy("key")
-        .agg(F.array_sort(F.collect_set("num")).alias("docs"))
-        .withColumn("n", F.size("docs"))
-        .where((F.col("n") >= 2) & (F.col("n") <= max_bucket))
+    Each Arrow batch of sketches sends its (key, number) entries a range of the key space a
+    row (``_by_ranges``). Where a range arrives its buckets are formed in numpy: a small
+    bucket's pairs are made there; a large bucket's documents are joined with their ids to find
+    its star's centre. The pairs go on, a range of their first document a row, to the task
+    that keeps each pair once."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    starts = _range_starts(sketches.sparkSession)
+    count = len(starts)
+    rows_schema = T.StructType(_by_range_schema().fields + [T.StructField("large", T.BooleanType(), False)])
+
+    def entries(batches: Iterator) -> Iterator:
+        import pyarrow.compute as pc
+
+        for batch in batches:
+            keys = batch.column("keys")
+            flat = keys.flatten().to_numpy().view(np.uint64)
+            nums = batch.column("num").to_numpy()[pc.list_parent_indices(keys).to_numpy()]
+            ranges = _range_of((flat >> np.uint64(32)).astype(np.uint32), starts)
+            yield _by_ranges(ranges, count, flat, nums)
+
+    def buckets(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        gathered = _gathered(batches, np.int64, np.uint64)
+        if gathered is None:
+            return
+        small_a, small_b, large_keys, large_nums = _bucket_pairs(*gathered, max_bucket)
+        pairs = _by_ranges(_range_of(_spread(small_a), starts), count, small_a, small_b)
+        yield pairs.append_column("large", pa.array(np.zeros(pairs.num_rows, bool)))
+        if len(large_keys):
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([-1], pa.int32()),
+                    pa.array([large_keys.tobytes()]),
+                    pa.array([large_nums.tobytes()]),
+                    pa.array([True]),
+                ],
+                names=["range", "keys", "values", "large"],
+            )
+
+    def members(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        gathered = _gathered(batches, np.int64, np.uint64)
+        if gathered is not None:
+            keys, nums = gathered
+            yield pa.RecordBatch.from_arrays([pa.array(keys.view(np.int64)), pa.array(nums)], names=["key", "num"])
+
+    def hub_rows(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        for batch in batches:
+            a, b = batch.column("a").to_numpy(), batch.column("b").to_numpy()
+            rows = _by_ranges(_range_of(_spread(a), starts), count, a, b)
+            yield rows.append_column("large", pa.array(np.zeros(rows.num_rows, bool)))
+
+    def distinct(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        gathered = _gathered(batches, np.int64, np.int64)
+        if gathered is not None:
+            a, b = _distinct_pairs(*gathered)
+            yield pa.RecordBatch.from_arrays([pa.array(a), pa.array(b)], names=["a", "b"])
+
+    long = lambda *names: T.StructType([T.StructField(n, T.LongType(), False) for n in names])  # noqa: E731
+    formed = (
+        sketches.where("comparable")
+        .select("num", "keys")
+        .mapInArrow(entries, _by_range_schema())
+        .repartition(count, "range")
+        .mapInArrow(buckets, rows_schema)
+        .persist()
     )
-    small = (
-        buckets.where(F.col("n") <= ALL_PAIRS_BUCKET)
-        .select("docs", "n", F.posexplode("docs").alias("i", "a"))
-        .select("a", F.explode(F.expr("slice(docs, i + 2, n)")).alias("b"))
-    )
-    large = buckets.where(F.col("n") > ALL_PAIRS_BUCKET).select("key", F.explode("docs").alias("num"))
+    large = formed.where("large").mapInArrow(members, long("key", "num"))
     hubs = (
         large.join(sketches.select("num", "doc_id"), "num")
         .groupBy("key")
@@ -119,8 +183,40 @@ def _candidate_pairs(sketches, max_bucket: int):
         .select(F.col("hub.num").alias("hub"), F.explode("docs").alias("other"))
         .where(F.col("hub") != F.col("other"))
         .select(F.least("hub", "other").alias("a"), F.greatest("hub", "other").alias("b"))
+        .mapInArrow(hub_rows, rows_schema)
     )
-    return small.unionByName(hubs).distinct()
+    pairs = (
+        formed.where(~F.col("large"))
+        .unionByName(hubs)
+        .repartition(count, "range")
+        .mapInArrow(distinct, long("a", "b"))
+        .persist()
+    )
+    n = pairs.count()
+    formed.unpersist()
+    return pairs, n
+
+
+def _bucket_pairs(keys: np.ndarray, nums: np.ndarray, max_bucket: int):
+    """The buckets of (key, document number) entries: the pairs (a < b) of every bucket of 2
+    to ``ALL_PAIRS_BUCKET`` documents, and the entries of the buckets larger than that up to
+    ``max_bucket`` (keys and numbers), whose star needs the documents' ids."""
+    order = np.lexsort((nums, keys))
+    keys, nums = keys[order], nums[order]
+    new = np.ones(len(keys), bool)
+    new[1:] = (keys[1:] != keys[:-1]) | (nums[1:] != nums[:-1])
+    keys, nums = keys[new], nums[new]
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.intp)
+    sizes = np.diff(np.append(first, len(keys)))
+    a, b = [nums[:0]], [nums[:0]]
+    for size in range(2, min(ALL_PAIRS_BUCKET, max_bucket) + 1):
+        at = first[sizes == size]
+        if len(at):
+            i, j = np.triu_indices(size, 1)
+            a.append(nums[at[:, None] + i].ravel())
+            b.append(nums[at[:, None] + j].ravel())
+    large = np.repeat((sizes > ALL_PAIRS_BUCKET) & (sizes <= max_bucket), sizes)
+    return np.concatenate(a), np.concatenate(b), keys[large], nums[large]
 
 
 def _verified_links(pairs, placed_sketches, config_toml: str):

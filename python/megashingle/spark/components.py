@@ -5,7 +5,7 @@ a group too large for one executor split by the components of its pairs that can
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
 import numpy as np
 
@@ -82,10 +82,11 @@ def _components_frame(spark, local):
     return _from_arrow(spark, pa.table({"num": pa.array(nodes), "root": pa.array(roots)}), schema)
 
 
-def _local_components(pairs, bound: int):
-    """Components of the pairs (columns a, b) by one union-find on the driver when there are
-    at most ``bound`` of them, as sorted arrays (node, root); None when there are more."""
-    if pairs.count() > bound:
+def _local_components(pairs, bound: int, count: Optional[int] = None):
+    """Components of the pairs (columns a, b; ``count`` of them when known) by one union-find
+    on the driver when there are at most ``bound`` of them, as sorted arrays (node, root); None
+    when there are more."""
+    if (pairs.count() if count is None else count) > bound:
         return None
     table = _to_arrow(pairs)
     a = table.column("a").to_numpy().astype(np.int64)
@@ -104,9 +105,9 @@ def _groups(spark, placed, config: Config, max_local_pairs: int, max_group: int,
     and the components of its links are its groups. The groups as sorted arrays (node, root) on
     the driver when the pairs are at most ``max_local_pairs``, else as a DataFrame (num,
     root); and the candidate pairs (a, b), kept."""
-    pairs = _candidate_pairs(placed, int(config.get("cluster.max-bucket"))).persist()
     _phase(spark, f"{phase}candidates and groups")
-    groups = _local_components(pairs, max_local_pairs)
+    pairs, count = _candidate_pairs(placed, int(config.get("cluster.max-bucket")))
+    groups = _local_components(pairs, max_local_pairs, count)
     if groups is None:
         log.info("more than %d candidate pairs: their components in distributed rounds", max_local_pairs)
     may_link = lambda within: _may_link(within, placed, _prefilter(config))  # noqa: E731

@@ -6,13 +6,14 @@ clustering).
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, Tuple
 
 import numpy as np
 
 import megashingle
 
 from .common import _binary_buffers, _shipped, _to_arrow
+from .ranges import _by_range, _by_range_schema, _distinct_pairs, _gathered, _range_starts
 
 
 def _page_counts(documents, at_least: int) -> tuple:
@@ -57,78 +58,12 @@ def _page_counts(documents, at_least: int) -> tuple:
     return shingles[order], counts[order]
 
 
-def _range_starts(spark) -> np.ndarray:
-    """Where each of ``spark.sql.shuffle.partitions`` equal ranges of the 32-bit key space
-    starts: the ranges a count goes to the shuffle in."""
-    ranges = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    return ((np.arange(ranges, dtype=np.uint64) << np.uint64(32)) // np.uint64(ranges)).astype(np.uint32)
-
-
-def _by_range_schema():
-    from pyspark.sql import types as T
-
-    return T.StructType(
-        [
-            T.StructField("range", T.IntegerType(), False),
-            T.StructField("keys", T.BinaryType(), False),
-            T.StructField("values", T.BinaryType(), False),
-        ]
-    )
-
-
-def _by_range(keys: np.ndarray, values: np.ndarray, starts: np.ndarray):
-    """Sorted 32-bit keys and their values (arrays of one length) as rows for the shuffle:
-    one a range of the key space (``starts``) that holds keys, with the range's keys and their
-    values as two binary arrays. The JVM then moves a few large rows instead of a row a key
-    (about a hundred million for the page sets of a million documents)."""
-    import pyarrow as pa
-
-    bounds = np.append(np.searchsorted(keys, starts), len(keys))
-    held = np.flatnonzero(bounds[1:] > bounds[:-1])
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.array(held.astype(np.int32)),
-            pa.array([keys[bounds[r] : bounds[r + 1]].tobytes() for r in held], pa.binary()),
-            pa.array([values[bounds[r] : bounds[r + 1]].tobytes() for r in held], pa.binary()),
-        ],
-        names=["range", "keys", "values"],
-    )
-
-
-def _gathered(batches: Iterator, value_type) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-    """The keys (uint32) and values (of ``value_type``) of every row of ``_by_range`` in
-    ``batches``, one row after another; None for no rows."""
-    keys, values = [], []
-    for batch in batches:
-        keys.append(_binary_values(batch.column("keys"), np.uint32))
-        values.append(_binary_values(batch.column("values"), value_type))
-    if not keys:
-        return None
-    return np.concatenate(keys), np.concatenate(values)
-
-
-def _binary_values(column, dtype) -> np.ndarray:
-    """The values of an Arrow binary column whose every row is an array of ``dtype``, one
-    row after another."""
-    offsets, data = _binary_buffers(column)
-    return data[offsets[0] : offsets[-1]].view(dtype)
-
-
 def _summed(keys: np.ndarray, counts: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Each distinct key of ``keys``, sorted, and the sum of its ``counts`` (as int64)."""
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order].astype(np.int64)
     first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.intp)
     return keys[first], np.add.reduceat(counts, first) if len(first) else counts[:0]
-
-
-def _distinct_pairs(x: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """The distinct (x, y) pairs of two aligned arrays, sorted by x, then y."""
-    order = np.lexsort((y, x))
-    x, y = x[order], y[order]
-    new = np.ones(len(x), bool)
-    new[1:] = (x[1:] != x[:-1]) | (y[1:] != y[:-1])
-    return x[new], y[new]
 
 
 def _main_frequent(sets, frequent: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
