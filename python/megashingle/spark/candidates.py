@@ -122,6 +122,13 @@ def _candidate_pairs(sketches, max_bucket: int):
             ranges = _range_of((flat >> np.uint64(32)).astype(np.uint32), starts)
             yield _by_ranges(ranges, count, flat, nums)
 
+    def pair_rows(a: np.ndarray, b: np.ndarray):
+        """Pairs as rows of ``rows_schema``, a row a range of their first document."""
+        import pyarrow as pa
+
+        rows = _by_ranges(_range_of(_spread(a), starts), count, a, b)
+        return rows.append_column("large", pa.array(np.zeros(rows.num_rows, bool)))
+
     def buckets(batches: Iterator) -> Iterator:
         import pyarrow as pa
 
@@ -129,8 +136,7 @@ def _candidate_pairs(sketches, max_bucket: int):
         if gathered is None:
             return
         small_a, small_b, large_keys, large_nums = _bucket_pairs(*gathered, max_bucket)
-        pairs = _by_ranges(_range_of(_spread(small_a), starts), count, small_a, small_b)
-        yield pairs.append_column("large", pa.array(np.zeros(pairs.num_rows, bool)))
+        yield pair_rows(small_a, small_b)
         if len(large_keys):
             yield pa.RecordBatch.from_arrays(
                 [
@@ -151,12 +157,8 @@ def _candidate_pairs(sketches, max_bucket: int):
             yield pa.RecordBatch.from_arrays([pa.array(keys.view(np.int64)), pa.array(nums)], names=["key", "num"])
 
     def hub_rows(batches: Iterator) -> Iterator:
-        import pyarrow as pa
-
         for batch in batches:
-            a, b = batch.column("a").to_numpy(), batch.column("b").to_numpy()
-            rows = _by_ranges(_range_of(_spread(a), starts), count, a, b)
-            yield rows.append_column("large", pa.array(np.zeros(rows.num_rows, bool)))
+            yield pair_rows(batch.column("a").to_numpy(), batch.column("b").to_numpy())
 
     def distinct(batches: Iterator) -> Iterator:
         import pyarrow as pa
@@ -201,11 +203,7 @@ def _bucket_pairs(keys: np.ndarray, nums: np.ndarray, max_bucket: int):
     """The buckets of (key, document number) entries: the pairs (a < b) of every bucket of 2
     to ``ALL_PAIRS_BUCKET`` documents, and the entries of the buckets larger than that up to
     ``max_bucket`` (keys and numbers), whose star needs the documents' ids."""
-    order = np.lexsort((nums, keys))
-    keys, nums = keys[order], nums[order]
-    new = np.ones(len(keys), bool)
-    new[1:] = (keys[1:] != keys[:-1]) | (nums[1:] != nums[:-1])
-    keys, nums = keys[new], nums[new]
+    keys, nums = _distinct_pairs(keys, nums)
     first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.intp)
     sizes = np.diff(np.append(first, len(keys)))
     a, b = [nums[:0]], [nums[:0]]
