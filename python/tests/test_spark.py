@@ -232,6 +232,17 @@ def test_dev_benchmark_agrees_with_the_command(spark, dev_docs):
     assert f1 >= 0.99
 
 
+def test_a_local_session_of_the_command_talks_to_its_workers_over_unix_sockets_unless_told():
+    from megashingle.spark.command import UNIX_SOCKETS, _session_settings
+
+    memory = ("spark.driver.memory", "4g")
+    assert _session_settings("local[2]", [memory]) == [memory, (UNIX_SOCKETS, "true")]
+    assert _session_settings("local[2]", [(UNIX_SOCKETS, "false")]) == [(UNIX_SOCKETS, "false")]
+    # Executors elsewhere, or a master Spark's own settings choose: their sockets are left alone.
+    assert _session_settings("spark://host:7077", [memory]) == [memory]
+    assert _session_settings(None, []) == []
+
+
 def test_command_line_writes_csv_with_headers(spark, tmp_path):
     src = tmp_path / "docs.jsonl"
     import json

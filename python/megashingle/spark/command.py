@@ -286,6 +286,23 @@ def _conf_setting(setting: str) -> tuple:
     return key.strip(), value.strip()
 
 
+# The setting that has the JVM talk to the Python workers over Unix domain sockets (Spark 4.1 and
+# later; earlier versions ignore it).
+UNIX_SOCKETS = "spark.python.unix.domain.socket.enabled"
+
+
+def _session_settings(master: Optional[str], settings: list) -> list:
+    """The ``--conf`` settings of a session the job starts, with Unix domain sockets between
+    the JVM and its Python workers when ``master`` is local and the settings leave them
+    unsaid. Over TCP on the loopback, the kernel drops segments when a receiving socket is
+    full and sends them again; a worker's connection was seen to stall that way until TCP gave
+    up, after about 15 minutes (the kernel's TCPAbortOnTimeout), and the task failed. Unix
+    sockets never drop a segment, and are as fast."""
+    if master and master.startswith("local") and all(key != UNIX_SOCKETS for key, _ in settings):
+        return [*settings, (UNIX_SOCKETS, "true")]
+    return settings
+
+
 def _start(master: Optional[str], settings: list, debug: bool):
     """A classic session (Spark in this process's JVM, reaching ``master``): the session,
     whether the job owns it (and stops it at the end), and the file Spark's log goes to."""
@@ -299,7 +316,7 @@ def _start(master: Optional[str], settings: list, debug: bool):
         # a Spark job of its own.
         .config("spark.sql.adaptive.enabled", "false")
     )
-    for key, value in settings:
+    for key, value in _session_settings(master, settings):
         builder = builder.config(key, value)
     if master:
         builder = builder.master(master)
