@@ -179,7 +179,7 @@ EOF
 }
 
 measure_spark "$root/target/bench/spark-events-$n" spark \
-  "$python" -m megashingle.spark --input "$corpus" --output "$work/out" "${config_args[@]}" ${JOB_ARGS:-}
+  "$python" -m megashingle.spark --input "$corpus" --output "$work/out" --master "$master" "${config_args[@]}" ${JOB_ARGS:-}
 spark_seconds=$run_seconds spark_cpu=$run_cpu spark_mb=$run_mb spark_jobs=$run_jobs
 shuffle_bytes=$run_shuffle
 rows=$(cat "$work"/out/part-*.csv | grep -vc '^doc_id,' || true)
