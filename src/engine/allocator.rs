@@ -29,7 +29,7 @@ pub(super) fn give_back_large_blocks() {}
 /// (the page sets once counted, the keys a set leaves out, the batches once ordered), the holes
 /// they leave between the sets still held stay with the process unless trimmed.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub(super) fn give_back_free_pages() {
+pub(crate) fn give_back_free_pages() {
     extern "C" {
         fn malloc_trim(pad: usize) -> std::ffi::c_int;
     }
@@ -41,4 +41,4 @@ pub(super) fn give_back_free_pages() {
 
 /// Other allocators are left as they are.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub(super) fn give_back_free_pages() {}
+pub(crate) fn give_back_free_pages() {}

@@ -415,6 +415,9 @@ fn write_stories(
         }
     });
     let (linkable, posted) = examine(before, looked_up, &fresh, config, report)?;
+    // The look-up's pairs, the records examined and the index's pages read for them are let
+    // go: their pages go back before the join takes its own.
+    crate::engine::allocator::give_back_free_pages();
     clock.lap("index: examining candidates");
     let (near, all, known) = load(t, linkable, fresh, config)?;
     report.loaded = near.numbers.len();
@@ -508,13 +511,19 @@ fn look_up(
             keys.dedup();
             let max_bucket = config.cluster.max_bucket;
             let in_pass = look_up.find(&chunks, &keys, max_bucket)?;
-            pairs.extend(paired(&in_pass, &night, max_bucket));
+            // A candidate shares several keys of a range with a document: the repeats are
+            // dropped range by range, so they are never held all at once.
+            let mut in_range = paired(&in_pass, &night, max_bucket);
+            in_range.par_sort_unstable();
+            in_range.dedup();
+            pairs.extend(in_range);
             // Passes are key ranges in order, so `found` stays sorted.
             found.extend(in_pass);
         }
     }
     pairs.par_sort_unstable();
     pairs.dedup();
+    pairs.shrink_to_fit();
     Ok(LookedUp { pairs, found })
 }
 
@@ -778,7 +787,7 @@ fn replace_indexed(t: &mut Tables, ids: &[String]) -> Result<Vec<bool>> {
 /// Posting pairs made in one pass of a key range, about: the look-up and the night's
 /// segment take the night's postings one key range at a time, so a large add never holds
 /// all of them as pairs (8 bytes a pair, twice while they are sorted).
-const PASS_PAIRS: usize = 1 << 23;
+const PASS_PAIRS: usize = 1 << 21;
 
 /// The posting keys of a night's documents, made once from their full minima (before they
 /// are cut to the 16 bits the index keeps) for the look-up and then for the night's
@@ -1010,11 +1019,11 @@ impl Neighbourhood {
     /// The records of the candidates that may link to one of the `fresh` documents (their
     /// minima cut to 16 bits, as the index keeps them) they are paired with: `by_candidate`
     /// holds each candidate's pairs `(candidate, fresh document)` from [`paired`], candidates
-    /// in order (see [`linking`]). Candidates are read and examined a part at a time and only
-    /// the kept ones are held, so a night's memory follows the stories it may join, not how
-    /// many indexed documents share its keys. Of the candidates that may link, each fresh
-    /// document keeps its strongest of each story ([`strongest`]). Every candidate's story
-    /// comes with them.
+    /// in order (see [`linking`]). Candidates are read and examined a part at a time, and of
+    /// those that may link, each fresh document keeps its strongest of each story
+    /// ([`strongest`]); only their links are held until then, and the chosen ones are read
+    /// again, so a night's memory follows the stories it may join, not how many indexed
+    /// documents share its keys. Every candidate's story comes with them.
     fn linkable(
         docs: &(impl ReadableTable<u32, &'static [u8]> + Sync),
         ghosts: Option<&(impl ReadableTable<u32, &'static [u8]> + Sync)>,
@@ -1022,7 +1031,6 @@ impl Neighbourhood {
         fresh: &[Sketch],
         config: &Plan,
     ) -> Result<Examined> {
-        let mut kept: FxHashMap<u32, Loaded> = FxHashMap::default();
         let mut stories = Vec::with_capacity(by_candidate.len());
         // (fresh document, story, strength, candidate) of every pair that may link.
         let mut links: Vec<(u32, u32, f32, u32)> = Vec::new();
@@ -1041,26 +1049,20 @@ impl Neighbourhood {
                 .flat_map(|(place, pairs)| pairs.iter().map(move |&(_, doc)| (place as u32, doc)))
                 .collect();
             let strengths = strengths(&local, &sketches, fresh, config);
-            let mut linking = vec![false; read.len()];
             for (&(place, doc), strength) in local.iter().zip(strengths) {
                 if let Some(strength) = strength {
                     let (number, loaded) = &read[place as usize];
                     links.push((doc, loaded.story, strength, *number));
-                    linking[place as usize] = true;
                 }
             }
-            kept.extend(
-                read.into_iter()
-                    .zip(linking)
-                    .filter_map(|(record, link)| link.then_some(record)),
-            );
         }
+        // The chosen candidates are read again rather than every linking one held until they
+        // are chosen: a few of them are chosen, and a record is read in microseconds.
         let chosen = strongest(links);
-        // Made anew rather than retained, so that the map holds only what it keeps.
-        let kept: FxHashMap<u32, Loaded> = kept
-            .into_iter()
-            .filter(|(number, _)| chosen.binary_search(number).is_ok())
-            .collect();
+        let kept: FxHashMap<u32, Loaded> = chosen
+            .par_iter()
+            .map(|&number| Ok((number, Loaded::read(docs, ghosts, number)?)))
+            .collect::<Result<_>>()?;
         Ok(Examined {
             linkable: kept,
             stories,
