@@ -61,6 +61,13 @@ pub(crate) struct IndexEntry {
 /// per document a range costs no work of its own (each range makes only its own key numbers).
 pub(super) const INDEX_ENTRIES_PER_RANGE: usize = 1 << 23;
 
+/// Fewest ranges the candidate index is made in (while there are as many keys a document):
+/// a collection whose whole index would fit one range still makes it a quarter at a time, so
+/// the index is never the largest thing a run holds (a night of 100,000 documents joined
+/// with 60,000 indexed ones makes 80 MB of entries, 20 MB a range). Each range makes only
+/// its own keys, so this costs merging a few short lists of pairs.
+pub(super) const MIN_RANGES: usize = 4;
+
 /// Documents whose entries of one part of the key values one task makes.
 pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;
 
@@ -84,7 +91,7 @@ pub(super) fn indexed_pairs(
     let per_document = maker.keys_per_signature().max(1);
     let ranges = (comparable.len() * per_document)
         .div_ceil(per_range.max(1))
-        .max(1);
+        .max(MIN_RANGES.min(per_document));
     let runs = ranges.min(per_document);
     let parts = ranges.div_ceil(runs) as u64;
     let mut pairs: Vec<(u32, u32)> = Vec::new();
