@@ -62,11 +62,11 @@ pub(crate) struct IndexEntry {
 pub(super) const INDEX_ENTRIES_PER_RANGE: usize = 1 << 23;
 
 /// Fewest ranges the candidate index is made in (while there are as many keys a document):
-/// a collection whose whole index would fit one range still makes it a quarter at a time, so
+/// a collection whose whole index would fit one range still makes it an eighth at a time, so
 /// the index is never the largest thing a run holds (a night of 100,000 documents joined
-/// with 60,000 indexed ones makes 80 MB of entries, 20 MB a range). Each range makes only
+/// with 60,000 indexed ones makes 80 MB of entries, 10 MB a range). Each range makes only
 /// its own keys, so this costs merging a few short lists of pairs.
-pub(super) const MIN_RANGES: usize = 4;
+pub(super) const MIN_RANGES: usize = 8;
 
 /// Documents whose entries of one part of the key values one task makes.
 pub(super) const RANGE_CHUNK_DOCUMENTS: usize = 4096;

@@ -421,6 +421,9 @@ fn write_stories(
     clock.lap("index: examining candidates");
     let (near, all, known) = load(t, linkable, fresh, config)?;
     report.loaded = near.numbers.len();
+    // The loaded records' minima, widened into the join's sketches, leave holes in the heap
+    // that the join would not fill: their pages go back too.
+    crate::engine::allocator::give_back_free_pages();
     clock.lap("index: loading candidates");
     let joined = match join_night(&all, sets, &near, config, known, report, cancel) {
         Ok(joined) => joined,

@@ -29,8 +29,10 @@ use crate::sketch::keys::KeyMaker;
 
 /// Memory the database may use for its page cache and its write buffer (half of it at most):
 /// a look-up or an add reads and writes the file through it, so memory does not grow with
-/// the index; the operating system's page cache keeps the file's hot pages.
-const CACHE_BYTES: usize = 32 << 20;
+/// the index; the operating system's page cache keeps the file's hot pages. Eight megabytes
+/// read and write as fast as 32 (a night onto a million, and queries), and a night then
+/// holds about 20 MB less at its peak.
+const CACHE_BYTES: usize = 8 << 20;
 
 /// The first bytes of every redb file.
 const REDB_MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
