@@ -1,10 +1,10 @@
 //! `index add`: a collection sketched as `cluster` sketches it joins the index in one
 //! transaction, written by `prepare` and held as a [`PreparedAdd`] until it is committed or
 //! abandoned. The add goes in named phases: the checks, `look_up` (the postings, then the
-//! night's own segment), `examine`, `load`, `join_night`, `place` and
-//! `write_documents`. Candidates come from the postings of its candidate keys (a bucket of more than
-//! `cluster.max-bucket` indexed documents is boilerplate, as in `cluster`) and from the
-//! collection itself; the indexed candidates and their stories' representatives are loaded,
+//! night's own segment), `examine`, `load`, `join_night`, `place`, then `write_documents`
+//! with `write_postings` on a thread beside it. Candidates come from the postings of its
+//! candidate keys (a bucket of more than `cluster.max-bucket` indexed documents is
+//! boilerplate, as in `cluster`) and from the collection itself; the indexed candidates and their stories' representatives are loaded,
 //! and [`crate::cluster::join()`] decides with those stories already formed, so a pair of
 //! indexed documents is never checked again and a story is never split.
 //!
@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use redb::{ReadTransaction, ReadableTable, WriteTransaction};
+use redb::{ReadTransaction, ReadableTable, Table, WriteTransaction};
 use rustc_hash::FxHashMap;
 
 use crate::cancel::Cancel;
@@ -33,7 +33,7 @@ use crate::engine::{Collection, Timings};
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{paired, strengths, strongest};
 use crate::index::lists::KeyLists;
-use crate::index::postings::LookUp;
+use crate::index::postings::{LookUp, Postings};
 use crate::index::schema::{table, DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, GHOSTS, IDS};
 use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
@@ -212,7 +212,7 @@ impl Clock {
 /// The add of [`prepare`], written into a transaction that is not committed yet (or what gave
 /// it up inside the join: a failed read of the night's shingle sets, or a cancelled run): the checks, then the phases in
 /// turn ([`look_up`], [`examine`], [`load`], [`join_night`], [`place`],
-/// [`write_documents`]).
+/// [`write_documents`] beside [`write_postings`]).
 fn write_add(
     store: &mut Store,
     collection: Collection,
@@ -445,12 +445,48 @@ fn write_stories(
         placements,
         absorbed,
     } = place(t, &joined, &near, &night, report)?;
-    write_documents(t, &night, &near, &placements, report)?;
-    clock.lap("index: writing documents");
+    clock.lap("index: placing");
+    // The documents and the postings go to tables of their own: the night's segment is
+    // written on a thread of its own while the documents are.
     let story_of = |doc: u32| placements[doc as usize].story;
     let posted = Posted::after_merges(posted, &absorbed);
-    report.merged_bytes += write_postings(t, &night_keys, &posted, story_of, first_doc as u32)?;
-    clock.lap("index: writing postings");
+    let Tables {
+        docs,
+        ids: id_table,
+        members,
+        postings,
+        ..
+    } = t;
+    let (documents, segment) = std::thread::scope(|scope| {
+        let segment = scope.spawn(|| {
+            let started = Instant::now();
+            let merged = write_postings(postings, &night_keys, &posted, story_of, first_doc as u32);
+            (merged, started.elapsed())
+        });
+        let documents = write_documents(
+            DocTables {
+                docs,
+                ids: id_table,
+                members,
+            },
+            &night,
+            &near,
+            &placements,
+            report,
+        );
+        let segment = segment
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (documents, segment)
+    });
+    documents?;
+    let (merged, spent) = segment;
+    report.merged_bytes += merged?;
+    clock.lap("index: writing documents and postings");
+    clock
+        .timings
+        .0
+        .push(("index: postings (beside the documents)", spent));
     Ok(Ok(()))
 }
 
@@ -599,9 +635,16 @@ fn join_night(
     Ok(joined)
 }
 
+/// The tables [`write_documents`] writes.
+struct DocTables<'a, 't> {
+    docs: &'a mut Table<'t, u32, &'static [u8]>,
+    ids: &'a mut Table<'t, &'static str, u32>,
+    members: &'a mut Table<'t, (u32, u32), ()>,
+}
+
 /// The write phase: each new document's record, id, story membership and assignment.
 fn write_documents(
-    t: &mut Tables,
+    t: DocTables,
     night: &Night,
     near: &Neighbourhood,
     placements: &[Placement],
@@ -927,7 +970,7 @@ fn capped(night: &[(u32, u32)], posted: &Posted, story_of: impl Fn(u32) -> u32) 
 /// a new segment one key range at a time, its documents numbered from `base`. Returns the
 /// bytes of the segments merged (see [`crate::index::postings::Postings::add_segment_from`]).
 fn write_postings(
-    t: &mut Tables,
+    postings: &mut Postings,
     night: &NightKeys,
     posted: &Posted,
     story_of: impl Fn(u32) -> u32 + Copy,
@@ -935,7 +978,7 @@ fn write_postings(
 ) -> Result<u64> {
     let passes = night.passes();
     let numbered = move |(key, doc): (u32, u32)| (key, base + doc);
-    t.postings.add_segment_from(
+    postings.add_segment_from(
         base,
         (0..passes).flat_map(|pass| {
             capped(&night.pass_pairs(pass, passes), posted, story_of)
