@@ -711,7 +711,7 @@ fn failing_read() -> io::Result<()> {
 }
 
 /// Writes keys (little-endian) at a byte offset.
-fn write_keys(file: &File, offset: u64, keys: &[u32]) -> io::Result<()> {
+pub(crate) fn write_keys(file: &File, offset: u64, keys: &[u32]) -> io::Result<()> {
     if cfg!(target_endian = "little") {
         return write_at(file, bytemuck::cast_slice(keys), offset);
     }
@@ -720,7 +720,7 @@ fn write_keys(file: &File, offset: u64, keys: &[u32]) -> io::Result<()> {
 }
 
 /// Reads `keys.len()` keys (little-endian) from a byte offset.
-fn read_keys(file: &File, offset: u64, keys: &mut [u32]) -> io::Result<()> {
+pub(crate) fn read_keys(file: &File, offset: u64, keys: &mut [u32]) -> io::Result<()> {
     read_at(file, bytemuck::cast_slice_mut(keys), offset)?;
     keys.iter_mut().for_each(|k| *k = u32::from_le(*k));
     Ok(())

@@ -17,7 +17,7 @@ use crate::corpus::boilerplate::Boilerplate;
 use crate::engine::sequences::Sequences;
 use crate::index::boilerplate::{add_passage_boilerplate, KnownBoilerplate};
 use crate::index::error::Result;
-use crate::index::lists::KeyLists;
+use crate::index::lists::{KeyFile, KeyLists};
 use crate::index::postings::LookUp;
 use crate::index::schema::{
     decode_passages, encode_passages, table, META, PASSAGES, PASSAGE_CHUNKS, PASSAGE_DEAD,
@@ -28,8 +28,9 @@ use crate::reuse::texts::mask;
 use crate::reuse::{winnow, Text, MIN_SHARED_FINGERPRINTS};
 
 /// Fingerprint pairs made in one pass of a key range, about, when an add writes its segment:
-/// 16 MiB of pairs at a time (twice that while they are sorted).
-const PASS_PAIRS: usize = 1 << 21;
+/// 8 MiB of pairs at a time (twice that while they are sorted), as the segment is mostly
+/// written while the stories are joined, at the add's peak.
+const PASS_PAIRS: usize = 1 << 20;
 
 /// Documents whose records are encoded together on the worker threads.
 const RECORDS_AT_ONCE: usize = 4096;
@@ -118,10 +119,11 @@ impl PassageWriter<'_> {
     /// `texts` (their shingle keys in text order, on file). The texts are read a chunk at a
     /// time, and each is masked of the passages' boilerplate as `reuse` masks a batch (the
     /// add's own and what earlier adds found). Then its record, and its fingerprints (with the
-    /// index's window) as a new postings segment; the writer holds a chunk of texts and the
-    /// fingerprints. Texts too short to have a shingle get no record. Returns the bytes of
-    /// the postings segments merged; [`crate::Error::Spill`] when the texts' file cannot be
-    /// read, and [`crate::Error::Cancelled`] once `stop` says so (checked between chunks).
+    /// index's window) as a new postings segment; the writer holds a chunk of texts, and the
+    /// fingerprints wait on a temporary file ([`KeyFile`]) until the segment is written.
+    /// Texts too short to have a shingle get no record. Returns the bytes of the postings
+    /// segments merged; [`crate::Error::Spill`] when the texts' or the fingerprints' file
+    /// cannot be written or read, and [`crate::Error::Cancelled`] once `stop` says so (checked between chunks).
     pub(crate) fn write(
         self,
         texts: Sequences,
@@ -133,7 +135,10 @@ impl PassageWriter<'_> {
             first_doc,
             window,
         } = self;
-        let mut fingerprints = KeyLists::with_documents(texts.len());
+        let mut fingerprints = match KeyFile::new() {
+            Ok(file) => file,
+            Err(failed) => return Ok(Err(crate::Error::spill(failed))),
+        };
         for start in (0..texts.len()).step_by(RECORDS_AT_ONCE) {
             if stop() {
                 return Ok(Err(crate::Error::Cancelled));
@@ -153,29 +158,41 @@ impl PassageWriter<'_> {
                     (record, winnow::fingerprints(&text.keys, window))
                 })
                 .collect();
+            let mut own_fingerprints = KeyLists::with_documents(records.len());
             for (i, (record, own)) in records.into_iter().enumerate() {
                 if let Some(record) = record {
                     let number = first_doc + (start + i) as u32;
                     tables.records.insert(number, record.as_slice())?;
                 }
-                fingerprints.push(&own);
+                own_fingerprints.push(&own);
+            }
+            if let Err(failed) = fingerprints.append(&own_fingerprints) {
+                return Ok(Err(crate::Error::spill(failed)));
             }
         }
-        drop(texts);
+        drop((texts, boilerplate));
         let passes = fingerprints.passes(PASS_PAIRS);
         let numbered = move |(fingerprint, doc): (u32, u32)| (fingerprint, first_doc + doc);
-        tables
-            .postings
-            .add_segment_from(
-                first_doc,
-                (0..passes).flat_map(|pass| {
-                    fingerprints
-                        .pass_pairs(pass, passes)
-                        .into_iter()
-                        .map(numbered)
-                }),
-            )
-            .map(Ok)
+        // The first failed read of the fingerprints' file: the segment is then left
+        // unfinished in the transaction, which is dropped.
+        let failure = std::cell::Cell::new(None);
+        let merged = tables.postings.add_segment_from(
+            first_doc,
+            (0..passes).flat_map(|pass| {
+                let pairs = fingerprints
+                    .pass_pairs(pass, passes)
+                    .unwrap_or_else(|failed| {
+                        let first = failure.take();
+                        failure.set(first.or(Some(failed)));
+                        Vec::new()
+                    });
+                pairs.into_iter().map(numbered)
+            }),
+        )?;
+        match failure.take() {
+            Some(failed) => Ok(Err(crate::Error::spill(failed))),
+            None => Ok(Ok(merged)),
+        }
     }
 }
 
