@@ -4,9 +4,10 @@
 //! night's own segment), `examine`, `load`, `join_night`, `place`, then `write_documents`
 //! with `write_postings` on a thread beside it. Candidates come from the postings of its
 //! candidate keys (a bucket of more than `cluster.max-bucket` indexed documents is
-//! boilerplate, as in `cluster`) and from the collection itself; the indexed candidates and their stories' representatives are loaded,
-//! and [`crate::cluster::join()`] decides with those stories already formed, so a pair of
-//! indexed documents is never checked again and a story is never split.
+//! boilerplate, as in `cluster`) and from the collection itself; the indexed candidates and
+//! their stories' representatives are loaded, and [`crate::cluster::join()`] decides with
+//! those stories already formed, so a pair of indexed documents is never checked again and a
+//! story is never split.
 //!
 //! Pairs within the collection are verified as `cluster` verifies them (exactly, from the
 //! shingle sets, by default); pairs with an indexed document from the minima, because the

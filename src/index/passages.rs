@@ -123,7 +123,8 @@ impl PassageWriter<'_> {
     /// fingerprints wait on a temporary file ([`KeyFile`]) until the segment is written.
     /// Texts too short to have a shingle get no record. Returns the bytes of the postings
     /// segments merged; [`crate::Error::Spill`] when the texts' or the fingerprints' file
-    /// cannot be written or read, and [`crate::Error::Cancelled`] once `stop` says so (checked between chunks).
+    /// cannot be written or read, and [`crate::Error::Cancelled`] once `stop` says so
+    /// (checked between chunks).
     pub(crate) fn write(
         self,
         texts: Sequences,
