@@ -2256,3 +2256,35 @@ fn a_letter_from_the_same_template_that_opens_otherwise_does_not_attach() {
     let rows = clusters_of(&dir, docs, &["--set", "cluster.attach-lead=0"]);
     assert_eq!(rows["other"].cluster_size, 3);
 }
+
+#[test]
+fn timings_count_the_candidate_pairs_checked_and_verified() {
+    let dir = temp();
+    let output = megashingle(dir.path())
+        .args(["cluster", news().to_str().unwrap(), "--timings", "-q"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let lines: Vec<String> = stderr_lines(&output)
+        .into_iter()
+        .filter(|l| l.starts_with("megashingle: timings: "))
+        .collect();
+    let [stages, counts] = &lines[..] else {
+        panic!("two lines of timings: {lines:#?}")
+    };
+    assert!(stages.contains("clustering"), "{stages}");
+    assert!(counts.contains("candidate pairs checked"), "{counts}");
+    // "N candidate pairs checked (x a document), M passed verification (y a document)"
+    let numbers: Vec<f64> = counts
+        .strip_prefix("megashingle: timings: ")
+        .unwrap()
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let [candidates, _, verified, _] = numbers[..] else {
+        panic!("four numbers in {counts:?}")
+    };
+    // The news fixtures hold rewrites of one another: pairs are found, and some pass.
+    assert!(verified > 0.0 && verified <= candidates, "{counts}");
+}

@@ -98,6 +98,18 @@ pub struct ClusterStats {
     pub(crate) attached: usize,
 }
 
+impl ClusterStats {
+    /// Distinct candidate pairs checked.
+    pub fn candidate_pairs(&self) -> usize {
+        self.candidate_pairs
+    }
+
+    /// Pairs that passed verification.
+    pub fn verified_pairs(&self) -> usize {
+        self.verified_pairs
+    }
+}
+
 /// Clusters of documents, sketches given in document-number order (by id); `sets` gives the
 /// shingle sets that verification compares, where it is exact.
 pub fn cluster(sketches: &[Sketch], sets: SetsView, config: &Plan) -> (Vec<Cluster>, ClusterStats) {

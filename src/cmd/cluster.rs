@@ -48,6 +48,15 @@ pub fn run(args: ClusterArgs) -> Result<Outcome> {
     bars::clear();
     if args.run.timings {
         eprintln!("megashingle: timings: {}", timings.line());
+        let stats = clusters.stats();
+        let per_document = |pairs: usize| pairs as f64 / clusters.len().max(1) as f64;
+        eprintln!(
+            "megashingle: timings: {} candidate pairs checked ({:.2} a document), {} passed verification ({:.2} a document)",
+            stats.candidate_pairs(),
+            per_document(stats.candidate_pairs()),
+            stats.verified_pairs(),
+            per_document(stats.verified_pairs()),
+        );
     }
     if !args.run.quiet {
         eprintln!("megashingle: {}", summary.line(clusters.elapsed()));
