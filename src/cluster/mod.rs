@@ -740,14 +740,18 @@ mod tests {
             sketch(minima, 100)
         };
         let indexed = sketch(minima, 100);
+        let may_link = |b: &Sketch, attach: f64| {
+            let estimate = estimate_jaccard(&indexed.signature, &b.signature);
+            verifier.may_link_estimated(estimate, &indexed, b, attach)
+        };
         // Estimated Jaccard 1: it passes.
-        assert!(verifier.may_link_estimated(&indexed, &with_shared(84), 0.2));
+        assert!(may_link(&with_shared(84), 0.2));
         // 24 of 84 (0.29, less its margin 0.23): below 0.35, a weak link at 0.2 only.
-        assert!(verifier.may_link_estimated(&indexed, &with_shared(24), 0.2));
-        assert!(!verifier.may_link_estimated(&indexed, &with_shared(24), 0.0));
-        assert!(!verifier.may_link_estimated(&indexed, &with_shared(24), 0.3));
+        assert!(may_link(&with_shared(24), 0.2));
+        assert!(!may_link(&with_shared(24), 0.0));
+        assert!(!may_link(&with_shared(24), 0.3));
         // 4 of 84: below the prefilter.
-        assert!(!verifier.may_link_estimated(&indexed, &with_shared(4), 0.01));
+        assert!(!may_link(&with_shared(4), 0.01));
     }
 
     #[test]

@@ -62,22 +62,32 @@ impl Verifier {
         }
         Some(match sets() {
             Some((x, y)) => exact_jaccard(x, y),
-            None => {
-                let k = a.signature.len() as f64;
-                let error = (estimate * (1.0 - estimate) / k).sqrt();
-                (estimate - self.estimate_margin * error).max(0.0)
-            }
+            None => self.less_margin(estimate, a.signature.len()),
         })
     }
 
+    /// An `estimate` from `minima` minima less `estimate_margin` standard errors.
+    fn less_margin(&self, estimate: f64, minima: usize) -> f64 {
+        let error = (estimate * (1.0 - estimate) / minima as f64).sqrt();
+        (estimate - self.estimate_margin * error).max(0.0)
+    }
+
     /// Whether a pair verified from its minima alone (one of its documents has no shingle
-    /// set, as an indexed document has none) can link its documents in a join: it passes, or
-    /// it is a weak link (its Jaccard at least `attach`, when `attach` is above zero; the
-    /// openings of such a pair are not compared).
-    pub(crate) fn may_link_estimated(&self, a: &Sketch, b: &Sketch, attach: f64) -> bool {
-        let Some(jaccard) = self.jaccard(a, b, || None) else {
+    /// set, as an indexed document has none), `estimate` being its share of equal minima,
+    /// can link its documents in a join: it passes, or it is a weak link (its Jaccard at
+    /// least `attach`, when `attach` is above zero; the openings of such a pair are not
+    /// compared).
+    pub(crate) fn may_link_estimated(
+        &self,
+        estimate: f64,
+        a: &Sketch,
+        b: &Sketch,
+        attach: f64,
+    ) -> bool {
+        if estimate < self.prefilter {
             return false;
-        };
+        }
+        let jaccard = self.less_margin(estimate, a.signature.len());
         self.score_with(jaccard, a, b).is_some() || (attach > 0.0 && jaccard >= attach)
     }
 

@@ -590,6 +590,9 @@ fn examine(
     let docs = txn.open_table(DOCS)?;
     let ghosts = table(txn, GHOSTS)?;
     let examined = Neighbourhood::linkable(&docs, ghosts.as_ref(), &by_candidate, fresh, config)?;
+    // The pairs are let go before the stories that post each key are gathered.
+    drop(by_candidate);
+    drop(pairs);
     let mut joinable: Vec<u32> = examined.linkable.values().map(|l| l.story).collect();
     joinable.par_sort_unstable();
     joinable.dedup();
@@ -651,6 +654,7 @@ fn write_documents(
     placements: &[Placement],
     report: &mut AddReport,
 ) -> Result<()> {
+    let mut members = Vec::with_capacity(night.ids.len());
     for (i, id) in night.ids.iter().enumerate() {
         let local = night.fresh_from + i as u32;
         let number = night.number_of(near, local);
@@ -676,7 +680,7 @@ fn write_documents(
         };
         t.docs.insert(number, record.encode().as_slice())?;
         t.ids.insert(id.as_str(), number)?;
-        t.members.insert((story, number), ())?;
+        members.push((story, number));
         let representative = &night.sketches[representative as usize];
         let similarity = sketch
             .is_comparable()
@@ -692,6 +696,12 @@ fn write_documents(
             similarity,
             status,
         });
+    }
+    // In key order, so that each page of the table is copied and filled once, not once for
+    // each of the night's documents whose story it holds.
+    members.sort_unstable();
+    for member in members {
+        t.members.insert(member, ())?;
     }
     Ok(())
 }
@@ -903,18 +913,19 @@ impl Posted {
     /// not examined (its key was shared by more new documents than `cluster.max-bucket`) is
     /// left out.
     fn of(found: &[(u32, u32)], stories: &[(u32, u32)], joinable: &[u32]) -> Posted {
-        let story_of = |doc: u32| {
-            stories
-                .binary_search_by_key(&doc, |&(d, _)| d)
-                .ok()
-                .map(|at| stories[at].1)
-                .filter(|story| joinable.binary_search(story).is_ok())
-        };
+        let story_of: FxHashMap<u32, u32> = stories
+            .iter()
+            .filter(|(_, story)| joinable.binary_search(story).is_ok())
+            .copied()
+            .collect();
         let mut posted: Vec<(u32, u32)> = found
             .par_iter()
-            .filter_map(|&(key, doc)| story_of(doc).map(|story| (key, story)))
+            .filter_map(|&(key, doc)| story_of.get(&doc).map(|&story| (key, story)))
             .collect();
-        posted.par_sort_unstable();
+        // `found` is sorted by key, so only each key's stories are put in order.
+        posted
+            .par_chunk_by_mut(|a, b| a.0 == b.0)
+            .for_each(|run| run.sort_unstable());
         let mut kept = Vec::with_capacity(posted.len());
         for run in posted.chunk_by(|a, b| a == b) {
             kept.extend_from_slice(&run[..run.len().min(POSTERS_PER_KEY as usize)]);
@@ -946,8 +957,8 @@ fn capped(night: &[(u32, u32)], posted: &Posted, story_of: impl Fn(u32) -> u32) 
     let mut at = 0;
     for run in night.chunk_by(|a, b| a.0 == b.0) {
         let key = run[0].0;
-        at += posted[at..].partition_point(|&(k, _)| k < key);
-        let before = &posted[at..at + posted[at..].partition_point(|&(k, _)| k == key)];
+        at += gallop(&posted[at..], |&(k, _)| k < key);
+        let before = &posted[at..at + gallop(&posted[at..], |&(k, _)| k == key)];
         if before.is_empty() && run.len() <= POSTERS_PER_KEY as usize {
             kept.extend_from_slice(run);
             continue;
@@ -965,6 +976,19 @@ fn capped(night: &[(u32, u32)], posted: &Posted, story_of: impl Fn(u32) -> u32) 
         }
     }
     kept
+}
+
+/// The number of leading `items` for which `below` holds (as `partition_point`), found by
+/// galloping from the start, so that it costs the log of the answer, not of the slice: a
+/// walk through sorted keys reads what it passes over, not a binary search's far probes.
+fn gallop<T>(items: &[T], below: impl Fn(&T) -> bool) -> usize {
+    let mut low = 0;
+    let mut step = 1;
+    while step <= items.len() && below(&items[step - 1]) {
+        low = step;
+        step *= 2;
+    }
+    low + items[low..step.min(items.len())].partition_point(below)
 }
 
 /// The postings phase: the night's posting pairs, capped by story ([`capped`]), written as
@@ -1270,6 +1294,20 @@ mod tests {
                 .flat_map(|pass| night.pass_pairs(pass, passes))
                 .collect();
             assert_eq!(split, whole, "{passes} passes");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn galloping_finds_what_a_binary_search_finds(
+            mut items in proptest::collection::vec(0u32..1000, 0..300),
+            bound in 0u32..1001,
+        ) {
+            items.sort_unstable();
+            proptest::prop_assert_eq!(
+                gallop(&items, |&x| x < bound),
+                items.partition_point(|&x| x < bound)
+            );
         }
     }
 

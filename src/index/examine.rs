@@ -66,8 +66,9 @@ pub(crate) fn strengths(
         .par_iter()
         .map(|&(candidate, doc)| {
             let (a, b) = (&candidates[candidate as usize], &fresh[doc as usize]);
-            (a.is_comparable() && verifier.may_link_estimated(a, b, attach))
-                .then(|| estimate_jaccard(&a.signature, &b.signature) as f32)
+            let estimate = estimate_jaccard(&a.signature, &b.signature);
+            (a.is_comparable() && verifier.may_link_estimated(estimate, a, b, attach))
+                .then_some(estimate as f32)
         })
         .collect()
 }
