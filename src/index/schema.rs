@@ -189,7 +189,7 @@ impl DocRecord {
         let words = r.u32()?;
         let shingles = r.u32()?;
         let minima = r.u16()? as usize;
-        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
+        let signature = r.u16s(minima)?;
         Ok((story, words, shingles, signature))
     }
 
@@ -202,7 +202,7 @@ impl DocRecord {
         let words = r.u32()?;
         let shingles = r.u32()?;
         let minima = r.u16()? as usize;
-        let signature = (0..minima).map(|_| r.u16()).collect::<Result<_>>()?;
+        let signature = r.u16s(minima)?;
         let id = r.rest_str()?;
         Ok(DocRecord {
             id,
@@ -371,6 +371,18 @@ impl Fields<'_> {
     }
     fn u16(&mut self) -> Result<u16> {
         self.take().map(u16::from_le_bytes)
+    }
+    /// `n` values of 16 bits, checked for length once.
+    fn u16s(&mut self, n: usize) -> Result<Vec<u16>> {
+        if self.0.len() < 2 * n {
+            return Err(IndexError::damaged(Damage::Record));
+        }
+        let (head, rest) = self.0.split_at(2 * n);
+        self.0 = rest;
+        Ok(head
+            .chunks_exact(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect())
     }
     fn u32(&mut self) -> Result<u32> {
         self.take().map(u32::from_le_bytes)
