@@ -180,6 +180,27 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_file_that_cannot_be_written_or_read_back_gives_its_error() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("keys");
+        let two = lists(&[&[1, 5, 9], &[2, 3]]);
+        // Opened for writing only: the lists go in, and reading them back fails.
+        let mut write_only = KeyFile {
+            file: File::create(&path).unwrap(),
+            ends: Vec::new(),
+        };
+        write_only.append(&two).unwrap();
+        assert!(write_only.pass_pairs(0, 1).is_err());
+        // Opened for reading only: appending fails, and nothing is counted as written.
+        let mut read_only = KeyFile {
+            file: File::open(&path).unwrap(),
+            ends: Vec::new(),
+        };
+        assert!(read_only.append(&two).is_err());
+        assert_eq!(read_only.len(), 0);
+    }
+
     proptest::proptest! {
         #[test]
         fn passes_split_every_pair_into_key_ranges_in_order(
