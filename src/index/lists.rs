@@ -55,8 +55,16 @@ impl KeyLists {
 
     /// The keys of document `doc`.
     pub fn list(&self, doc: usize) -> &[u32] {
-        let start = if doc == 0 { 0 } else { self.ends[doc - 1] };
-        &self.keys[start as usize..self.ends[doc] as usize]
+        &self.keys[self.start(doc)..self.ends[doc] as usize]
+    }
+
+    /// Where the keys of document `doc` start in `keys` (their end when it is the last).
+    fn start(&self, doc: usize) -> usize {
+        if doc == 0 {
+            0
+        } else {
+            self.ends[doc - 1] as usize
+        }
     }
 
     /// The number of key ranges that hold about `pass_pairs` pairs each.
@@ -90,68 +98,137 @@ fn run_in(list: &[u32], pass: u32, passes: u32) -> &[u32] {
     &list[start..start + len]
 }
 
-/// Keys read back at once by [`KeyFile::pass_pairs`], about (whole lists at a time).
-const READ_KEYS: usize = 1 << 18;
+/// The bits of a key that name its range in a [`KeyFile`] block: each block's pairs are
+/// scattered into `2^RANGE_BITS` fixed key ranges by their keys' top bits, and a pass reads,
+/// of each block, only the ranges that overlap its own.
+const RANGE_BITS: u32 = 12;
+/// The bits of a document's place in its [`KeyFile`] block: with the `32 - RANGE_BITS` bits
+/// of a key below its range, a pair takes 4 bytes on file.
+const BLOCK_BITS: u32 = RANGE_BITS;
 
-/// Key lists as [`KeyLists`] holds them, on an unlinked temporary file (in `TMPDIR`): they
-/// are appended as they are made, and each pass reads the file back a block of lists at a
-/// time, so an add holds only where each list ends. The passages' fingerprints, five times
-/// the keys of the stories' postings, wait there while the stories are joined.
+/// Key lists as [`KeyLists`] holds them, on an unlinked temporary file (in `TMPDIR`), as
+/// `(key, document)` pairs of 4 bytes: the lists are written in blocks of `2^BLOCK_BITS`
+/// documents, each block's pairs scattered into `2^RANGE_BITS` key ranges (in document order
+/// within each), so that a pass reads back only the part of each block that holds its keys,
+/// and the file is read about once over all the passes. An add holds only where each block's
+/// ranges end. The passages' fingerprints, five times the keys of the stories' postings, wait
+/// there while the stories are joined.
 #[derive(Debug)]
 pub(crate) struct KeyFile {
     file: File,
-    /// Where each document's keys end, in keys from the start of the file.
-    ends: Vec<u64>,
+    /// Each block: where its pairs start, in pairs from the start of the file, its first
+    /// document, and where each key range's pairs end within it.
+    blocks: Vec<(u64, u32, Box<[u32]>)>,
+    /// Pairs written.
+    pairs: u64,
+    /// Documents appended.
+    documents: usize,
 }
 
 impl KeyFile {
     /// An empty file.
     pub fn new() -> io::Result<KeyFile> {
-        Ok(KeyFile {
-            file: tempfile::tempfile()?,
-            ends: Vec::new(),
-        })
+        Ok(KeyFile::on(tempfile::tempfile()?))
     }
 
-    /// Appends the lists of `lists`, after those before.
+    fn on(file: File) -> KeyFile {
+        KeyFile {
+            file,
+            blocks: Vec::new(),
+            pairs: 0,
+            documents: 0,
+        }
+    }
+
+    /// Appends the lists of `lists`, after those before, a block at a time.
     pub fn append(&mut self, lists: &KeyLists) -> io::Result<()> {
-        let written = self.ends.last().copied().unwrap_or(0);
-        write_keys(&self.file, written * 4, &lists.keys)?;
-        self.ends
-            .extend(lists.ends.iter().map(|&end| written + u64::from(end)));
+        let (pairs, documents, blocks) = (self.pairs, self.documents, self.blocks.len());
+        for first in (0..lists.len()).step_by(1 << BLOCK_BITS) {
+            let last = lists.len().min(first + (1 << BLOCK_BITS));
+            if let Err(failed) = self.append_block(lists, first..last) {
+                (self.pairs, self.documents) = (pairs, documents);
+                self.blocks.truncate(blocks);
+                return Err(failed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends lists `docs` of `lists` (at most `2^BLOCK_BITS`) as a block.
+    fn append_block(&mut self, lists: &KeyLists, docs: std::ops::Range<usize>) -> io::Result<()> {
+        let range = |key: u32| (key >> (32 - RANGE_BITS)) as usize;
+        let low = |key: u32| key << RANGE_BITS;
+        let mut ends = vec![0u32; 1 << RANGE_BITS];
+        let keys = &lists.keys[lists.start(docs.start)..lists.start(docs.end)];
+        for &key in keys {
+            ends[range(key)] += 1;
+        }
+        let mut next = Vec::with_capacity(ends.len());
+        let mut sum = 0;
+        for count in ends.iter_mut() {
+            next.push(sum);
+            sum += *count;
+            *count = sum;
+        }
+        // A key's bits below its range, then the document's place in the block.
+        let mut scattered = vec![0u32; keys.len()];
+        for (place, doc) in docs.clone().enumerate() {
+            for &key in lists.list(doc) {
+                let at = &mut next[range(key)];
+                scattered[*at as usize] = low(key) | place as u32;
+                *at += 1;
+            }
+        }
+        write_keys(&self.file, self.pairs * 4, &scattered)?;
+        let first_doc = self.documents as u32;
+        self.blocks
+            .push((self.pairs, first_doc, ends.into_boxed_slice()));
+        self.pairs += keys.len() as u64;
+        self.documents += docs.len();
         Ok(())
     }
 
     /// Number of documents.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.documents
     }
 
     /// As [`KeyLists::passes`].
     pub fn passes(&self, pass_pairs: usize) -> u32 {
-        let keys = self.ends.last().copied().unwrap_or(0) as usize;
-        keys.div_ceil(pass_pairs).max(1) as u32
+        (self.pairs as usize).div_ceil(pass_pairs).max(1) as u32
     }
 
-    /// As [`KeyLists::pass_pairs`], the lists read from the file.
+    /// As [`KeyLists::pass_pairs`], the pairs read from the file: of each block, the key
+    /// ranges that overlap the pass's.
     pub fn pass_pairs(&self, pass: u32, passes: u32) -> io::Result<Vec<(u32, u32)>> {
+        // The pass's keys: from the first whose range is `pass` to the last.
+        let first_key = |pass: u32| (u64::from(pass) << 32).div_ceil(u64::from(passes));
+        let (low, high) = (first_key(pass), first_key(pass + 1));
+        if low >= high {
+            return Ok(Vec::new());
+        }
+        let shift = 32 - RANGE_BITS;
+        let (first, last) = ((low >> shift) as usize, ((high - 1) >> shift) as usize);
+        let in_pass = |key: u32| (low..high).contains(&u64::from(key));
+        let place_mask = (1 << BLOCK_BITS) - 1;
         let mut pairs = Vec::new();
-        let mut keys = Vec::new();
-        let (mut doc, mut start) = (0, 0u64);
-        while doc < self.len() {
-            // Whole lists up to about READ_KEYS keys, and at least one.
-            let last =
-                doc + self.ends[doc..].partition_point(|&end| end - start <= READ_KEYS as u64);
-            let last = last.max(doc + 1);
-            let end = self.ends[last - 1];
-            keys.resize((end - start) as usize, 0);
-            read_keys(&self.file, start * 4, &mut keys)?;
-            for d in doc..last {
-                let from = if d == 0 { 0 } else { self.ends[d - 1] } - start;
-                let list = &keys[from as usize..(self.ends[d] - start) as usize];
-                pairs.extend(run_in(list, pass, passes).iter().map(|&k| (k, d as u32)));
+        let mut read = Vec::new();
+        for (start, first_doc, ends) in &self.blocks {
+            let from = if first == 0 { 0 } else { ends[first - 1] };
+            read.resize((ends[last] - from) as usize, 0);
+            read_keys(&self.file, (start + u64::from(from)) * 4, &mut read)?;
+            let mut at = 0;
+            for range in first..=last {
+                let top = (range as u32) << shift;
+                let count = (ends[range] - from) as usize - at;
+                pairs.extend(
+                    (read[at..at + count].iter())
+                        .map(|&pair| (top | pair >> BLOCK_BITS, first_doc + (pair & place_mask)))
+                        .filter(|&(key, _)| in_pass(key)),
+                );
+                at += count;
             }
-            (doc, start) = (last, end);
         }
         radsort::sort_by_key(&mut pairs, |pair| pair.0);
         Ok(pairs)
@@ -186,19 +263,39 @@ mod tests {
         let path = folder.path().join("keys");
         let two = lists(&[&[1, 5, 9], &[2, 3]]);
         // Opened for writing only: the lists go in, and reading them back fails.
-        let mut write_only = KeyFile {
-            file: File::create(&path).unwrap(),
-            ends: Vec::new(),
-        };
+        let mut write_only = KeyFile::on(File::create(&path).unwrap());
         write_only.append(&two).unwrap();
         assert!(write_only.pass_pairs(0, 1).is_err());
         // Opened for reading only: appending fails, and nothing is counted as written.
-        let mut read_only = KeyFile {
-            file: File::open(&path).unwrap(),
-            ends: Vec::new(),
-        };
+        let mut read_only = KeyFile::on(File::open(&path).unwrap());
         assert!(read_only.append(&two).is_err());
         assert_eq!(read_only.len(), 0);
+    }
+
+    #[test]
+    fn lists_longer_than_a_block_come_back_in_order() {
+        // 9,000 lists in two appends: each takes more than one block on file.
+        let of: Vec<Vec<u32>> = (0..9_000u32)
+            .map(|doc| {
+                let mut keys: Vec<u32> = (0..4)
+                    .map(|i| (doc * 4 + i).wrapping_mul(0x9E37_79B1))
+                    .collect();
+                keys.sort_unstable();
+                keys
+            })
+            .collect();
+        let refs: Vec<&[u32]> = of.iter().map(Vec::as_slice).collect();
+        let in_memory = lists(&refs);
+        let mut file = KeyFile::new().unwrap();
+        file.append(&lists(&refs[..5_000])).unwrap();
+        file.append(&lists(&refs[5_000..])).unwrap();
+        assert_eq!(file.len(), 9_000);
+        for pass in 0..3 {
+            assert_eq!(
+                file.pass_pairs(pass, 3).unwrap(),
+                in_memory.pass_pairs(pass, 3)
+            );
+        }
     }
 
     proptest::proptest! {
@@ -208,7 +305,7 @@ mod tests {
                 proptest::collection::btree_set(proptest::prelude::any::<u32>(), 0..20),
                 0..30,
             ),
-            passes in 1u32..6,
+            passes in proptest::prop_oneof![1u32..6, 1500u32..1600],
         ) {
             let of: Vec<Vec<u32>> = of.into_iter().map(|s| s.into_iter().collect()).collect();
             let refs: Vec<&[u32]> = of.iter().map(Vec::as_slice).collect();
