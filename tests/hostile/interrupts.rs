@@ -267,9 +267,14 @@ fn an_interrupted_run_writes_nothing_and_leaves_no_temporary_file() {
         "no signal came while an output was written"
     );
 
-    // A first add, interrupted, leaves neither an index nor its lock file.
+    // A first add, interrupted a quarter of the way through, leaves neither an index nor its
+    // lock file.
+    let timer = Instant::now();
+    let full = start(root, &["index", "add", "-q", "--db", "whole.db", "big.csv"]);
+    assert_eq!(full.wait_with_output().unwrap().status.code(), Some(0));
+    let full_time = timer.elapsed();
     let child = start(root, &["index", "add", "-q", "--db", "new.db", "big.csv"]);
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(full_time / 4);
     send(&child, "INT");
     let out = child.wait_with_output().unwrap();
     assert_eq!(check_ended(&out, "INT", 130, "first add"), Ended::Early);
