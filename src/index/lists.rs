@@ -27,6 +27,14 @@ impl KeyLists {
         }
     }
 
+    /// Forgets every list, keeping the room they took: an add that makes its lists a chunk
+    /// at a time reuses the memory of the chunk before, where new memory is first cleared
+    /// by the system, a page at a time.
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.ends.clear();
+    }
+
     /// Adds the next document's keys, sorted and distinct.
     pub fn push(&mut self, list: &[u32]) {
         debug_assert!(list.windows(2).all(|w| w[0] < w[1]), "keys not sorted");
@@ -123,6 +131,8 @@ pub(crate) struct KeyFile {
     pairs: u64,
     /// Documents appended.
     documents: usize,
+    /// The pairs of the block being appended, kept for the next.
+    scattered: Vec<u32>,
 }
 
 impl KeyFile {
@@ -137,6 +147,7 @@ impl KeyFile {
             blocks: Vec::new(),
             pairs: 0,
             documents: 0,
+            scattered: Vec::new(),
         }
     }
 
@@ -171,7 +182,8 @@ impl KeyFile {
             *count = sum;
         }
         // A key's bits below its range, then the document's place in the block.
-        let mut scattered = vec![0u32; keys.len()];
+        let scattered = &mut self.scattered;
+        scattered.resize(keys.len(), 0);
         for (place, doc) in docs.clone().enumerate() {
             for &key in lists.list(doc) {
                 let at = &mut next[range(key)];
@@ -179,7 +191,7 @@ impl KeyFile {
                 *at += 1;
             }
         }
-        write_keys(&self.file, self.pairs * 4, &scattered)?;
+        write_keys(&self.file, self.pairs * 4, scattered)?;
         let first_doc = self.documents as u32;
         self.blocks
             .push((self.pairs, first_doc, ends.into_boxed_slice()));

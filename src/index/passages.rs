@@ -140,6 +140,7 @@ impl PassageWriter<'_> {
             Ok(file) => file,
             Err(failed) => return Ok(Err(crate::Error::spill(failed))),
         };
+        let mut own_fingerprints = KeyLists::with_documents(RECORDS_AT_ONCE);
         for start in (0..texts.len()).step_by(RECORDS_AT_ONCE) {
             if stop() {
                 return Ok(Err(crate::Error::Cancelled));
@@ -159,7 +160,7 @@ impl PassageWriter<'_> {
                     (record, winnow::fingerprints(&text.keys, window))
                 })
                 .collect();
-            let mut own_fingerprints = KeyLists::with_documents(records.len());
+            own_fingerprints.clear();
             for (i, (record, own)) in records.into_iter().enumerate() {
                 if let Some(record) = record {
                     let number = first_doc + (start + i) as u32;
@@ -171,7 +172,7 @@ impl PassageWriter<'_> {
                 return Ok(Err(crate::Error::spill(failed)));
             }
         }
-        drop((texts, boilerplate));
+        drop((texts, boilerplate, own_fingerprints));
         let passes = fingerprints.passes(PASS_PAIRS);
         let numbered = move |(fingerprint, doc): (u32, u32)| (fingerprint, first_doc + doc);
         // The first failed read of the fingerprints' file: the segment is then left
