@@ -100,10 +100,14 @@ impl KeyLists {
 /// The run of sorted `list` whose keys fall in range `pass` of `passes` equal ranges of the
 /// key space.
 fn run_in(list: &[u32], pass: u32, passes: u32) -> &[u32] {
-    let range_of = |key: u32| ((u64::from(key) * u64::from(passes)) >> 32) as u32;
-    let start = list.partition_point(|&k| range_of(k) < pass);
-    let len = list[start..].partition_point(|&k| range_of(k) == pass);
+    let start = list.partition_point(|&k| pass_of(k, passes) < pass);
+    let len = list[start..].partition_point(|&k| pass_of(k, passes) == pass);
     &list[start..start + len]
+}
+
+/// The pass of `passes` equal ranges of the key space whose range holds `key`.
+fn pass_of(key: u32, passes: u32) -> u32 {
+    ((u64::from(key) * u64::from(passes)) >> 32) as u32
 }
 
 /// The bits of a key that name its range in a [`KeyFile`] block: each block's pairs are
@@ -124,15 +128,25 @@ const BLOCK_BITS: u32 = RANGE_BITS;
 #[derive(Debug)]
 pub(crate) struct KeyFile {
     file: File,
-    /// Each block: where its pairs start, in pairs from the start of the file, its first
-    /// document, and where each key range's pairs end within it.
-    blocks: Vec<(u64, u32, Box<[u32]>)>,
+    /// The blocks written, in order.
+    blocks: Vec<Block>,
     /// Pairs written.
     pairs: u64,
     /// Documents appended.
     documents: usize,
     /// The pairs of the block being appended, kept for the next.
     scattered: Vec<u32>,
+}
+
+/// A block of a [`KeyFile`].
+#[derive(Debug)]
+struct Block {
+    /// Where its pairs start, in pairs from the start of the file.
+    start: u64,
+    /// Its first document.
+    first_doc: u32,
+    /// Where each key range's pairs end, in pairs from `start`.
+    range_ends: Box<[u32]>,
 }
 
 impl KeyFile {
@@ -192,9 +206,11 @@ impl KeyFile {
             }
         }
         write_keys(&self.file, self.pairs * 4, scattered)?;
-        let first_doc = self.documents as u32;
-        self.blocks
-            .push((self.pairs, first_doc, ends.into_boxed_slice()));
+        self.blocks.push(Block {
+            start: self.pairs,
+            first_doc: self.documents as u32,
+            range_ends: ends.into_boxed_slice(),
+        });
         self.pairs += keys.len() as u64;
         self.documents += docs.len();
         Ok(())
@@ -214,30 +230,33 @@ impl KeyFile {
     /// As [`KeyLists::pass_pairs`], the pairs read from the file: of each block, the key
     /// ranges that overlap the pass's.
     pub fn pass_pairs(&self, pass: u32, passes: u32) -> io::Result<Vec<(u32, u32)>> {
-        // The pass's keys: from the first whose range is `pass` to the last.
+        // The file's ranges that hold the pass's keys: from that of its first key (the
+        // smallest whose pass is `pass`) to that of its last (one below the next pass's first).
         let first_key = |pass: u32| (u64::from(pass) << 32).div_ceil(u64::from(passes));
-        let (low, high) = (first_key(pass), first_key(pass + 1));
-        if low >= high {
-            return Ok(Vec::new());
-        }
         let shift = 32 - RANGE_BITS;
-        let (first, last) = ((low >> shift) as usize, ((high - 1) >> shift) as usize);
-        let in_pass = |key: u32| (low..high).contains(&u64::from(key));
+        let first = (first_key(pass) >> shift) as usize;
+        let last = ((first_key(pass + 1) - 1) >> shift) as usize;
         let place_mask = (1 << BLOCK_BITS) - 1;
         let mut pairs = Vec::new();
         let mut read = Vec::new();
-        for (start, first_doc, ends) in &self.blocks {
+        for block in &self.blocks {
+            let ends = &block.range_ends;
             let from = if first == 0 { 0 } else { ends[first - 1] };
             read.resize((ends[last] - from) as usize, 0);
-            read_keys(&self.file, (start + u64::from(from)) * 4, &mut read)?;
+            read_keys(&self.file, (block.start + u64::from(from)) * 4, &mut read)?;
             let mut at = 0;
             for range in first..=last {
                 let top = (range as u32) << shift;
                 let count = (ends[range] - from) as usize - at;
                 pairs.extend(
                     (read[at..at + count].iter())
-                        .map(|&pair| (top | pair >> BLOCK_BITS, first_doc + (pair & place_mask)))
-                        .filter(|&(key, _)| in_pass(key)),
+                        .map(|&pair| {
+                            (
+                                top | pair >> BLOCK_BITS,
+                                block.first_doc + (pair & place_mask),
+                            )
+                        })
+                        .filter(|&(key, _)| pass_of(key, passes) == pass),
                 );
                 at += count;
             }
