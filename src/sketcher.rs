@@ -79,6 +79,19 @@ impl DocumentSketcher {
         self
     }
 
+    /// Leaves these shingles out even of a text kept whole (one that would keep less than a
+    /// fifth of its shingles without its boilerplate), and out of every sketch as boilerplate
+    /// too: those that story frequency found in the documents of at least
+    /// `boilerplate.min-documents` stories (and `min-stories`). Given after
+    /// [`DocumentSketcher::with_boilerplate`].
+    pub fn with_spread(mut self, shingles: impl IntoIterator<Item = u32>) -> Self {
+        let spread: Vec<u32> = shingles.into_iter().collect();
+        let mut boilerplate = std::mem::take(&mut self.boilerplate);
+        boilerplate.add(spread.iter().copied());
+        self.boilerplate = boilerplate.with_spread(spread);
+        self
+    }
+
     /// Sketches batches on this many threads; 0 for one per core.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
@@ -389,6 +402,24 @@ mod tests {
         assert_eq!(filtered.shingles.len() + 3, plain.shingles.len());
         assert!(some.iter().all(|s| !filtered.shingles.contains(s)));
         assert_ne!(filtered.minima, plain.minima);
+    }
+
+    #[test]
+    fn a_text_kept_whole_leaves_out_the_spread_shingles_given() {
+        let config = Config::default();
+        let plain = DocumentSketcher::new(&config).unwrap().sketch(STORY);
+        let all = plain.shingles.clone();
+        let sketcher = || {
+            DocumentSketcher::new(&config)
+                .unwrap()
+                .with_boilerplate(all.clone())
+        };
+        // All of it is boilerplate: kept whole.
+        assert_eq!(sketcher().sketch(STORY), plain);
+        let kept = sketcher().with_spread(all[..3].to_vec()).sketch(STORY);
+        assert_eq!(kept.shingles, all[3..]);
+        let made = Sketcher::new(&Plan::try_from(&config).unwrap());
+        assert_eq!(kept.minima, made.signature(&all[3..]));
     }
 
     #[test]

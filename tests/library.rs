@@ -78,6 +78,52 @@ fn facade_gives_the_binary_table_on_the_news_fixtures() {
 }
 
 #[test]
+fn wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories() {
+    // fixtures/README.md: two wire stories copied whole by four sites each, headline pages and
+    // articles of their own, all under one disclaimer.
+    let input = root().join("fixtures").join("wire-copies.csv");
+    let mut reader = csv::Reader::from_path(&input).expect("the fixture reads");
+    let documents: Vec<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.expect("a record");
+            (r[0].to_owned(), r[1].to_owned())
+        })
+        .collect();
+    let mut config = shipped();
+    config.boilerplate.min_documents = 4;
+    config.boilerplate.min_stories = 2;
+    let table = facade_table(&config, documents);
+    let stories: Vec<(&str, &str)> = table
+        .lines()
+        .skip(1)
+        .map(|row| {
+            let mut fields = row.split(',');
+            (fields.next().unwrap(), fields.next().unwrap())
+        })
+        .collect();
+    let story_of = |id: &str| stories.iter().find(|s| s.0 == id).expect("a row").1;
+    for id in ["w1-1", "w1-2", "w1-3"] {
+        assert_eq!(story_of(id), story_of("w1-0"), "{table}");
+    }
+    for id in ["w2-1", "w2-2", "w2-3"] {
+        assert_eq!(story_of(id), story_of("w2-0"), "{table}");
+    }
+    assert_ne!(story_of("w1-0"), story_of("w2-0"), "{table}");
+    for id in ["head-0", "head-1", "head-2", "own-0"] {
+        assert_eq!(story_of(id), id, "{table}");
+    }
+    let output = megashingle(&root())
+        .args(["cluster", "--quiet", "--set", "boilerplate.min-documents=4"])
+        .args(["--set", "boilerplate.min-stories=2"])
+        .arg(&input)
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout_of(&output), table);
+}
+
+#[test]
 fn facade_gives_the_binary_table_on_the_dev_benchmark() {
     let Some(docs) = dev_benchmark_docs("facade_gives_the_binary_table_on_the_dev_benchmark")
     else {

@@ -214,7 +214,7 @@ def _check_ids(ids: Any, strict: bool, where: str, keeps: str = "the first") -> 
     return ids
 
 
-def _check_boilerplate(boilerplate: Any) -> Any:
+def _check_boilerplate(boilerplate: Any, name: str = "boilerplate") -> Any:
     import numpy as np
 
     values = np.asarray(boilerplate)
@@ -222,11 +222,11 @@ def _check_boilerplate(boilerplate: Any) -> Any:
         return np.zeros(0, dtype=np.uint32)
     if values.ndim != 1 or values.dtype.kind not in "iu":
         raise TypeError(
-            "boilerplate must be a one-dimensional array of shingle keys (unsigned 32-bit "
+            f"{name} must be a one-dimensional array of shingle keys (unsigned 32-bit "
             f"integers), not {values.dtype} of shape {values.shape}"
         )
     if values.min() < 0 or values.max() > 0xFFFFFFFF:
-        raise ValueError("boilerplate: shingle keys are unsigned 32-bit integers (0 to 4294967295)")
+        raise ValueError(f"{name}: shingle keys are unsigned 32-bit integers (0 to 4294967295)")
     return np.ascontiguousarray(values, dtype=np.uint32)
 
 
@@ -340,14 +340,19 @@ class Sketcher:
     (supershingles or megashingles), shingle set, lead and status.
 
     ``boilerplate`` (optional) is an array of shingle keys left out of every sketch, as corpus
-    statistics computed elsewhere found them (see :meth:`page_sets`). ``threads=0`` uses one
-    thread per core for batches.
+    statistics computed elsewhere found them (see :meth:`page_sets`). A text that would keep
+    less than a fifth of its shingles without them keeps them all (it is itself widely copied
+    text), but for those of ``spread`` (optional, boilerplate too): the shingles found in the
+    documents of at least ``boilerplate.min-documents`` stories, such as a disclaimer.
+    ``threads=0`` uses one thread per core for batches.
     """
 
-    def __init__(self, config: Optional[Config] = None, boilerplate: Any = None, threads: int = 0):
+    def __init__(self, config: Optional[Config] = None, boilerplate: Any = None, threads: int = 0, spread: Any = None):
         if boilerplate is not None:
             boilerplate = _check_boilerplate(boilerplate)
-        self._inner = _megashingle.Sketcher(config, boilerplate, _threads(threads, "megashingle.Sketcher"))
+        if spread is not None:
+            spread = _check_boilerplate(spread, "spread")
+        self._inner = _megashingle.Sketcher(config, boilerplate, _threads(threads, "megashingle.Sketcher"), spread)
 
     def sketch(self, text: str) -> Sketch:
         """The sketch of one text."""

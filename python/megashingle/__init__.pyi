@@ -107,7 +107,11 @@ class Sketch:
 class Sketcher:
     _inner: Any
     def __init__(
-        self, config: Optional[Config] = None, boilerplate: Optional[npt.ArrayLike] = None, threads: int = 0
+        self,
+        config: Optional[Config] = None,
+        boilerplate: Optional[npt.ArrayLike] = None,
+        threads: int = 0,
+        spread: Optional[npt.ArrayLike] = None,
     ) -> None: ...
     def sketch(self, text: str) -> Sketch: ...
     def sketch_batch(self, texts: Iterable[str]) -> dict[str, npt.NDArray[Any]]: ...

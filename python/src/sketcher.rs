@@ -67,11 +67,12 @@ pub struct PySketcher {
 #[pymethods]
 impl PySketcher {
     #[new]
-    #[pyo3(signature = (config=None, boilerplate=None, threads=0))]
+    #[pyo3(signature = (config=None, boilerplate=None, threads=0, spread=None))]
     fn new(
         config: Option<PyRef<'_, PyConfig>>,
         boilerplate: Option<PyReadonlyArray1<'_, u32>>,
         threads: usize,
+        spread: Option<PyReadonlyArray1<'_, u32>>,
     ) -> PyResult<PySketcher> {
         let config = config_or_default(config);
         let mut sketcher = DocumentSketcher::new(&config)
@@ -79,6 +80,9 @@ impl PySketcher {
             .with_threads(threads);
         if let Some(keys) = boilerplate {
             sketcher = sketcher.with_boilerplate(keys.as_array().iter().copied());
+        }
+        if let Some(keys) = spread {
+            sketcher = sketcher.with_spread(keys.as_array().iter().copied());
         }
         Ok(PySketcher { sketcher, config })
     }

@@ -207,6 +207,18 @@ def test_boilerplate_given_changes_the_sketch():
     assert not np.array_equal(filtered.minima, plain.minima)
 
 
+def test_a_text_kept_whole_leaves_out_only_the_spread_shingles():
+    plain = megashingle.Sketcher().sketch(STORY)
+    # Every shingle is boilerplate: the text is kept whole, but for the spread ones.
+    whole = megashingle.Sketcher(boilerplate=plain.shingles).sketch(STORY)
+    assert np.array_equal(whole.shingles, plain.shingles)
+    spread = plain.shingles[:3]
+    kept = megashingle.Sketcher(boilerplate=plain.shingles, spread=spread).sketch(STORY)
+    assert np.array_equal(kept.shingles, plain.shingles[3:])
+    # Spread shingles are boilerplate too, given or not.
+    assert np.array_equal(megashingle.Sketcher(spread=spread).sketch(STORY).shingles, plain.shingles[3:])
+
+
 def test_index_add_query_export(tmp_path):
     path = tmp_path / "stories.db"
     index = megashingle.Index(path)
@@ -324,6 +336,8 @@ def test_sketcher_boilerplate_must_be_32_bit_keys():
     with pytest.raises(TypeError, match="one-dimensional array of shingle keys"):
         megashingle.Sketcher(boilerplate=[0.5, 1.5])
     assert megashingle.Sketcher(boilerplate=[]).sketch(STORY).status == "ok"
+    with pytest.raises(ValueError, match="spread: shingle keys are unsigned 32-bit integers"):
+        megashingle.Sketcher(spread=[-1])
 
 
 def test_other_entry_points_reject_wrong_types():

@@ -10,7 +10,10 @@
 //!   thread counts a share of the stories with a (last story, count) pair per number.
 //!
 //! Where leaving out boilerplate would leave a document with less than a fifth of its shingles,
-//! the document is itself common text and keeps all of them.
+//! the document is itself common text (a wire story copied by many sites) and keeps all of
+//! them but the shingles spread across stories: text found in the pages of many different
+//! stories is a template (a disclaimer, a byline) whatever else the document is, and a
+//! document kept whole with it would be contained in every other one that keeps it.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -164,6 +167,52 @@ pub(crate) fn stories_per_shingle(
         )
 }
 
+/// How many stories' documents a shingle is found in for it to be boilerplate, and to be left
+/// out even of a document kept whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MinStories {
+    /// `boilerplate.min-stories`; 0 counts no stories.
+    pub boilerplate: usize,
+    /// The larger of `boilerplate.min-stories` and `boilerplate.min-documents`: a document
+    /// kept whole is a widely copied text, whose own copies the first clustering may have cut
+    /// into several stories, so only text found across as many stories as boilerplate is
+    /// found in documents is taken out of it (a disclaimer, a byline, a site's template).
+    pub kept_whole: usize,
+}
+
+impl MinStories {
+    /// The thresholds of a configuration.
+    pub fn of(config: &crate::config::BoilerplateConfig) -> MinStories {
+        MinStories {
+            boilerplate: config.min_stories,
+            kept_whole: config.min_stories.max(config.min_documents),
+        }
+    }
+}
+
+/// Shingles spread across stories, as counted: each sorted.
+#[derive(Debug, Default)]
+pub(crate) struct SpreadShingles {
+    /// Found in documents of `min_stories.boilerplate` stories or more.
+    pub boilerplate: Vec<u32>,
+    /// Found in documents of `min_stories.kept_whole` stories or more.
+    pub kept_whole: Vec<u32>,
+}
+
+impl SpreadShingles {
+    /// Adds the `keys` (sorted, above those added before) whose `stories` reach a threshold.
+    pub fn extend(&mut self, keys: &[u32], stories: &[u32], min_stories: MinStories) {
+        for (&key, &n) in keys.iter().zip(stories) {
+            if n as usize >= min_stories.boilerplate {
+                self.boilerplate.push(key);
+                if n as usize >= min_stories.kept_whole {
+                    self.kept_whole.push(key);
+                }
+            }
+        }
+    }
+}
+
 /// The shingles that count as boilerplate in one collection: those found in it, over those
 /// known before it (an index's, found by earlier collections), which are shared, not copied.
 #[derive(Debug, Default, Clone)]
@@ -172,6 +221,9 @@ pub struct Boilerplate {
     common: KeySet,
     /// Known before it; a boilerplate of its own, with nothing known under it.
     known: Option<Arc<Boilerplate>>,
+    /// Found in the main sets of documents of [`MinStories::kept_whole`] stories or more, all
+    /// of them boilerplate: left out even of a document kept whole.
+    spread: KeySet,
 }
 
 impl Boilerplate {
@@ -198,13 +250,14 @@ impl Boilerplate {
             .collect();
         Boilerplate {
             common,
-            known: None,
+            ..Boilerplate::default()
         }
     }
 
-    /// Adds the shingles found in documents of at least `min_stories` different stories;
-    /// `story_of[d]` is the story of the document whose set is `sets[d]`. Nothing when
-    /// `min_stories` is 0. Returns the shingles that were not boilerplate before.
+    /// Adds the shingles found in documents of at least `min_stories.boilerplate` different
+    /// stories; `story_of[d]` is the story of the document whose main set is `sets[d]` (its
+    /// keys in any order, each once). Nothing when that is 0. Returns the shingles that were
+    /// not boilerplate before (see [`Boilerplate::add_spread`]).
     ///
     /// Only the shingles in `frequent` (distinct) are counted, to keep this cheap: a shingle in
     /// pages of `min_stories` stories is in at least that many pages, so `frequent` can be the
@@ -215,24 +268,32 @@ impl Boilerplate {
         &mut self,
         sets: &[&[u32]],
         story_of: &[u32],
-        min_stories: usize,
+        min_stories: MinStories,
         frequent: &[u32],
     ) -> Boilerplate {
-        if min_stories == 0 {
+        if min_stories.boilerplate == 0 {
             return Boilerplate::none();
         }
         let frequent = NumberedKeys::new(frequent.to_vec());
         let order = story_order(story_of);
         let number_of = |s| frequent.number(s);
         let stories = stories_per_shingle(sets, story_of, &order, frequent.len(), number_of);
-        self.add(
-            frequent
-                .keys()
-                .iter()
-                .zip(stories)
-                .filter(|&(_, n)| n as usize >= min_stories)
-                .map(|(&s, _)| s),
-        )
+        let mut spread = SpreadShingles::default();
+        spread.extend(frequent.keys(), &stories, min_stories);
+        self.add_spread(spread)
+    }
+
+    /// Adds the shingles found in the main sets of documents of many stories to the
+    /// boilerplate, and those of even more stories to the shingles that a document kept whole
+    /// leaves out; returns the boilerplate that was not boilerplate before, with all of the
+    /// latter (those that were boilerplate already too).
+    pub(crate) fn add_spread(&mut self, spread: SpreadShingles) -> Boilerplate {
+        let added = self.add(spread.boilerplate.into_iter());
+        self.spread = self.spread.union(&spread.kept_whole.into_iter().collect());
+        Boilerplate {
+            spread: self.spread.clone(),
+            ..added
+        }
     }
 
     /// Adds shingles to the boilerplate; returns those that were not boilerplate before.
@@ -241,7 +302,7 @@ impl Boilerplate {
         self.common = self.common.union(&added);
         Boilerplate {
             common: added,
-            known: None,
+            ..Boilerplate::default()
         }
     }
 
@@ -249,8 +310,15 @@ impl Boilerplate {
     pub(crate) fn from_keys(keys: impl IntoIterator<Item = u32>) -> Boilerplate {
         Boilerplate {
             common: keys.into_iter().collect(),
-            known: None,
+            ..Boilerplate::default()
         }
+    }
+
+    /// These shingles, found in documents of many stories, are left out even of a document
+    /// kept whole (see [`Boilerplate::add_spread`]); they must be boilerplate already.
+    pub(crate) fn with_spread(mut self, spread: impl IntoIterator<Item = u32>) -> Boilerplate {
+        self.spread = spread.into_iter().collect();
+        self
     }
 
     /// This boilerplate over `known` (found by earlier collections, with nothing known under
@@ -269,6 +337,7 @@ impl Boilerplate {
         Boilerplate {
             common,
             known: Some(Arc::clone(known)),
+            spread: self.spread,
         }
     }
 
@@ -306,9 +375,10 @@ impl Boilerplate {
         self.common.keys()
     }
 
-    /// True when the set holds a boilerplate shingle.
+    /// True when the set holds a boilerplate shingle or one spread across stories.
     pub(crate) fn touches(&self, set: &[u32]) -> bool {
-        !self.is_empty() && set.iter().any(|&s| self.contains(s))
+        (!self.is_empty() && set.iter().any(|&s| self.contains(s)))
+            || (!self.spread.is_empty() && set.iter().any(|&s| self.spread.contains(s)))
     }
 
     /// Number of boilerplate shingles.
@@ -324,8 +394,9 @@ impl Boilerplate {
     /// [`Boilerplate::filter`] into two lists: appends the keys of a sorted shingle set that are
     /// not boilerplate to `kept` and those that are to `taken`, both sorted. The set may be
     /// what is left of a main set once `left_out` of its keys were taken out as boilerplate
-    /// before. When less than a fifth of the main set would remain, the whole set goes to
-    /// `kept`, nothing to `taken`, and false is returned: the main set is then kept whole.
+    /// before. When less than a fifth of the main set would remain, the set is kept whole (all
+    /// but its keys spread across stories go to `kept`, those to `taken`) and false is
+    /// returned: the main set is then kept whole.
     pub fn split(
         &self,
         set: &[u32],
@@ -352,15 +423,39 @@ impl Boilerplate {
         let left = kept.len() - kept_from;
         if removed + left_out > 0 && leaves_too_little(left, left + removed + left_out) {
             kept.truncate(kept_from);
-            kept.extend_from_slice(set);
             taken.truncate(taken_from);
+            self.keep_whole(set, kept, taken);
             return false;
         }
         true
     }
 
+    /// What a document kept whole keeps of its main set `main` (sorted): appends to `kept` its
+    /// keys that are not spread across stories, and those that are to `taken`, both sorted;
+    /// or all of `main` to `kept` when every key of it is spread (a page of nothing but a
+    /// template is compared whole).
+    pub(crate) fn keep_whole(&self, main: &[u32], kept: &mut Vec<u32>, taken: &mut Vec<u32>) {
+        let (kept_from, taken_from) = (kept.len(), taken.len());
+        if !self.spread.is_empty() {
+            for &s in main {
+                if self.spread.contains(s) {
+                    taken.push(s);
+                } else {
+                    kept.push(s);
+                }
+            }
+            if kept.len() > kept_from {
+                return;
+            }
+        }
+        kept.truncate(kept_from);
+        taken.truncate(taken_from);
+        kept.extend_from_slice(main);
+    }
+
     /// The boilerplate keys of a sorted shingle set, sorted: what [`Boilerplate::filter`]
-    /// takes out of it (none when less than a fifth of the set would remain).
+    /// takes out of it (only the keys spread across stories when less than a fifth of the set
+    /// would remain).
     pub(crate) fn taken(&self, set: &[u32]) -> Vec<u32> {
         let mut taken = Vec::new();
         if self.is_empty() {
@@ -376,19 +471,28 @@ impl Boilerplate {
         }
         if leaves_too_little(set.len() - taken.len(), set.len()) {
             taken.clear();
+            self.keep_whole(set, &mut Vec::new(), &mut taken);
         }
         taken
     }
 
-    /// A shingle set without its boilerplate, or the whole set when less than a fifth of it
-    /// would remain.
+    /// A shingle set without its boilerplate, or when less than a fifth of it would remain,
+    /// what a document kept whole keeps: all but its shingles spread across stories.
     pub fn filter<'a>(&self, set: &'a [u32]) -> Cow<'a, [u32]> {
         if self.is_empty() {
             return Cow::Borrowed(set);
         }
         let kept: Vec<u32> = set.iter().copied().filter(|&s| !self.contains(s)).collect();
-        if kept.len() == set.len() || leaves_too_little(kept.len(), set.len()) {
+        if kept.len() == set.len() {
             Cow::Borrowed(set)
+        } else if leaves_too_little(kept.len(), set.len()) {
+            let mut kept = Vec::new();
+            self.keep_whole(set, &mut kept, &mut Vec::new());
+            if kept.len() == set.len() {
+                Cow::Borrowed(set)
+            } else {
+                Cow::Owned(kept)
+            }
         } else {
             Cow::Owned(kept)
         }
@@ -481,14 +585,70 @@ mod tests {
         assert!(boilerplate.is_empty());
         let frequent: Vec<u32> = document_counts(&sets, 2).into_keys().collect();
         assert_eq!(frequent.len(), 3);
-        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 3, &frequent);
+        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], both(3), &frequent);
         assert_eq!(boilerplate.len(), 1);
         assert!(added.touches(&pages[2]) && !added.touches(&[1, 2]));
         assert_eq!(boilerplate.filter(&pages[0]).as_ref(), &[1, 2]);
         // The story's own text, on two pages of one story, stays.
-        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], 2, &frequent);
+        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], both(2), &frequent);
         assert_eq!(boilerplate.len(), 1);
         assert!(added.is_empty());
+    }
+
+    /// Story thresholds of `n` stories for boilerplate and for documents kept whole alike.
+    fn both(n: usize) -> MinStories {
+        MinStories {
+            boilerplate: n,
+            kept_whole: n,
+        }
+    }
+
+    #[test]
+    fn a_document_kept_whole_leaves_out_text_spread_across_stories() {
+        // Keys 1..=10: a wire story's text, copied by many sites, so common by document
+        // frequency; 90..=99: a disclaimer found in the pages of many stories.
+        let story: Vec<u32> = (1..=10).collect();
+        let disclaimer: Vec<u32> = (90..=99).collect();
+        let copy: Vec<u32> = story.iter().chain(&disclaimer).copied().collect();
+        let common = Boilerplate::from_keys(copy.iter().copied());
+        // Without counts of stories, the copy is kept whole: all its text is common.
+        assert_eq!(common.filter(&copy).as_ref(), copy.as_slice());
+        let mut spread = common.clone();
+        spread.add_spread(SpreadShingles {
+            boilerplate: disclaimer.clone(),
+            kept_whole: disclaimer.clone(),
+        });
+        assert_eq!(spread.filter(&copy).as_ref(), story.as_slice());
+        assert_eq!(spread.taken(&copy), disclaimer);
+        let (mut kept, mut taken) = (vec![0], vec![0]);
+        assert!(!spread.split(&copy, &mut kept, &mut taken, 0));
+        assert_eq!(
+            (&kept[1..], &taken[1..]),
+            (story.as_slice(), disclaimer.as_slice())
+        );
+        // A page of nothing but the disclaimer has nothing else to compare: it is kept whole.
+        assert_eq!(spread.filter(&disclaimer).as_ref(), disclaimer.as_slice());
+        // Text found across fewer stories than `kept_whole` (a story the first clustering
+        // cut in parts) stays in a document kept whole.
+        let mut cut = common;
+        cut.add_spread(SpreadShingles {
+            boilerplate: copy.clone(),
+            kept_whole: Vec::new(),
+        });
+        assert_eq!(cut.filter(&copy).as_ref(), copy.as_slice());
+    }
+
+    #[test]
+    fn spread_shingles_are_sorted_by_their_thresholds() {
+        let mut spread = SpreadShingles::default();
+        let min_stories = MinStories {
+            boilerplate: 8,
+            kept_whole: 30,
+        };
+        spread.extend(&[1, 2, 3, 4], &[7, 8, 29, 30], min_stories);
+        spread.extend(&[5], &[100], min_stories);
+        assert_eq!(spread.boilerplate, [2, 3, 4, 5]);
+        assert_eq!(spread.kept_whole, [4, 5]);
     }
 
     /// Sorted sets of keys spread over the whole key space, many of them shared.
@@ -557,7 +717,12 @@ mod tests {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
                 let mut boilerplate = Boilerplate::none();
                 let added = pool.unwrap().install(|| {
-                    boilerplate.add_spread_across_stories(&refs, &story_of, min_stories, &frequent)
+                    boilerplate.add_spread_across_stories(
+                        &refs,
+                        &story_of,
+                        both(min_stories),
+                        &frequent,
+                    )
                 });
                 assert_eq!(
                     added.keys().iter().copied().collect::<FxHashSet<u32>>(),

@@ -229,6 +229,22 @@ impl SetStore {
             .collect()
     }
 
+    /// Each document's set with its second list after it (the keys that a sketching pass left
+    /// out of the main set, when it has them): its whole main set, in two sorted runs, when
+    /// every block is in memory.
+    pub(crate) fn in_memory_main_sets(&self) -> Option<Vec<&[u32]>> {
+        self.places
+            .iter()
+            .map(|&p| match &self.blocks[p.block as usize] {
+                Held::Memory(keys) => {
+                    let start = p.start as usize;
+                    Some(&keys[start..start + p.len as usize + p.second as usize])
+                }
+                Held::File { .. } => None,
+            })
+            .collect()
+    }
+
     /// Keys in all the sets that corpus statistics count (see [`SetStore::in_memory_sets`]).
     pub(crate) fn page_keys(&self) -> usize {
         self.places

@@ -15,6 +15,7 @@ use crate::cluster::cluster_with_links;
 use crate::config::Plan;
 use crate::corpus::boilerplate::{
     document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
+    MinStories, SpreadShingles,
 };
 use crate::corpus::lookup::NumberedKeys;
 use crate::corpus::set_store::{SetStore, SetsView};
@@ -99,12 +100,14 @@ pub(super) fn sketch_with_statistics(
         let stories = timings.time("first clustering", || {
             preliminary_stories(&sketches, config, cancel)
         })?;
-        // A set's left-out keys are boilerplate already and cannot be found again, so only the
-        // sets are counted, and of them only the frequent shingles. Sets on file are gathered
-        // and counted in parts of the key space, like document frequency, but of half the
-        // budget: every sketch is held by now, and on copies most keys are frequent.
+        // Each main set is counted, its left-out keys too (they are boilerplate already, but
+        // a document kept whole leaves out those spread across enough stories), and of it
+        // only the frequent shingles. Sets on file are gathered and counted in parts of the key
+        // space, like document frequency, but of half the budget: every sketch is held by now,
+        // and on copies most keys are frequent.
+        let min_stories = MinStories::of(&config.boilerplate);
         let added = timings.time("story frequency", || {
-            if let Some(sets) = store.in_memory_sets(false) {
+            if let Some(sets) = store.in_memory_main_sets() {
                 return boilerplate.add_spread_across_stories(
                     &sets,
                     &stories,
@@ -191,7 +194,8 @@ fn page_counts_in_parts(
 
 /// The `frequent` shingles spread across at least `min_stories` of the `stories` (the story of
 /// each document), counted in the main sets of a store on file in parts of about `part_keys`
-/// keys, and added to the boilerplate; returns those that were not boilerplate before. Each
+/// keys, and added to the boilerplate (see [`Boilerplate::add_spread`]); returns those that
+/// were not boilerplate before, with the shingles a document kept whole leaves out. Each
 /// part of the key space is gathered as the numbers of the frequent shingles its sets hold
 /// (the frequent shingles numbered in key order), so the counting looks nothing up again. The
 /// shingles found are added once all parts are counted, when what the count held is let go.
@@ -199,7 +203,7 @@ fn spread_on_file(
     store: &SetStore,
     stories: &[u32],
     frequent: Vec<u32>,
-    min_stories: usize,
+    min_stories: MinStories,
     boilerplate: &mut Boilerplate,
     part_keys: usize,
 ) -> Boilerplate {
@@ -207,14 +211,23 @@ fn spread_on_file(
     let order = story_order(stories);
     let parts = key_parts(store.set_keys(), part_keys);
     let below = |bound: u64| move |&k: &u32| u64::from(k) < bound;
-    let mut spread: Vec<u32> = Vec::new();
+    let mut spread = SpreadShingles::default();
     store.gather_parts(
         parts.len(),
-        |part, main, _page, out| {
+        |part, set, second, out| {
+            // A document's main set is its set and the boilerplate it left out (its second
+            // list, when it has one).
             let (low, high) = parts[part];
-            let keys = &main[main.partition_point(below(low))..];
-            let keys = &keys[..keys.partition_point(below(high))];
-            out.extend(keys.iter().filter_map(|&k| frequent.number(k)));
+            let left_out = if std::ptr::eq(second, set) {
+                &[]
+            } else {
+                second
+            };
+            for keys in [set, left_out] {
+                let keys = &keys[keys.partition_point(below(low))..];
+                let keys = &keys[..keys.partition_point(below(high))];
+                out.extend(keys.iter().filter_map(|&k| frequent.number(k)));
+            }
         },
         |part, gathered| {
             // The part's shingles are counted from its first.
@@ -228,17 +241,11 @@ fn spread_on_file(
             let counts = stories_per_shingle(&numbered, stories, &order, end - first, |n| {
                 Some(n - first as u32)
             });
-            spread.extend(
-                keys[first..end]
-                    .iter()
-                    .zip(counts)
-                    .filter(|&(_, n)| n as usize >= min_stories)
-                    .map(|(&k, _)| k),
-            );
+            spread.extend(&keys[first..end], &counts, min_stories);
         },
     );
     drop((frequent, order));
-    boilerplate.add(spread.into_iter())
+    boilerplate.add_spread(spread)
 }
 
 /// Most keys of the sets on file gathered in memory at once: about the store's memory budget,
@@ -303,7 +310,8 @@ mod tests {
     fn sketches_with_statistics_are_those_of_the_whole_sets() {
         let template = 1_000_000;
         // X shares one half with Y and the other with Z, each of another story, so story
-        // frequency takes most of X: X is then kept whole, with the template it had left out.
+        // frequency takes most of X: X is then kept whole, but for the template it had left
+        // out, which is found in the documents of four stories (at least `min-documents`).
         let documents = vec![
             shingles([template].into_iter().chain(10..30).chain(100..105)),
             shingles((10..20).chain(1000..1100)),
@@ -365,7 +373,7 @@ mod tests {
                 assert_eq!(sketch, &expected);
                 assert_eq!(store.set(d as u32, &mut buffer), &*set);
             }
-            assert_eq!(sketches[0].shingles, 26);
+            assert_eq!(sketches[0].shingles, 25);
             assert_eq!(sketches[1].shingles, 100);
         }
     }
@@ -419,7 +427,7 @@ mod tests {
 
     #[test]
     fn statistics_of_sets_on_file_counted_in_parts_are_those_in_memory() {
-        let (in_memory, on_file) = stores();
+        let (mut in_memory, mut on_file) = stores();
         // Parts of 40 keys: the counts of sets on file are made in many parts.
         let part_keys = 40;
         assert!(key_parts(on_file.page_keys(), part_keys).len() > 10);
@@ -430,23 +438,53 @@ mod tests {
         assert_eq!(counts[&50u32.wrapping_mul(0x9E37_79B9)], 15);
         assert_eq!(counts[&200u32.wrapping_mul(0x9E37_79B9)], 3);
         assert_eq!(counts.len(), 40 + 10 + 5);
+        // As the sketching pass leaves them: each main set without ten of the shared keys
+        // (boilerplate by document frequency), which follow it as its second list.
+        let left_out: Vec<u32> = (0..10u32).map(|k| k.wrapping_mul(0x9E37_79B9)).collect();
+        for store in [&mut in_memory, &mut on_file] {
+            store.rewrite(&mut [(); 30], |_, main, _page, out| {
+                let start = out.len();
+                out.extend(main.iter().filter(|k| !left_out.contains(k)));
+                let set = out.len() - start;
+                out.extend(main.iter().filter(|k| left_out.contains(k)));
+                (out.len() - start - set) as u32
+            });
+        }
         let stories: Vec<u32> = (0..30).map(|d| d / 3).collect();
         let frequent: Vec<u32> = counts.into_keys().collect();
         let mut expected = Boilerplate::none();
-        let sets = in_memory.in_memory_sets(false).unwrap();
-        let added = expected.add_spread_across_stories(&sets, &stories, 4, &frequent);
+        let sets = in_memory.in_memory_main_sets().unwrap();
+        let min_stories = MinStories {
+            boilerplate: 4,
+            kept_whole: 4,
+        };
+        let added = expected.add_spread_across_stories(&sets, &stories, min_stories, &frequent);
         let mut boilerplate = Boilerplate::from_keys([7]);
         let found = spread_on_file(
             &on_file,
             &stories,
             frequent.clone(),
-            4,
+            min_stories,
             &mut boilerplate,
             part_keys,
         );
         assert_eq!(found.keys(), added.keys());
-        // The keys shared across stories; not the furniture (in no main set) nor a story's key.
+        // The keys shared across stories, those left out of the sets too; not the furniture
+        // (in no main set) nor a story's key.
         assert_eq!(added.len(), 40);
+        // A set of the shared keys and one more is kept whole but for the shared keys, which
+        // both counts found across enough stories for that.
+        let own = 100_000u32.wrapping_mul(0x9E37_79B9);
+        let mut whole: Vec<u32> = frequent
+            .iter()
+            .copied()
+            .filter(|k| added.contains(*k))
+            .collect();
+        whole.push(own);
+        whole.sort_unstable();
+        for found in [&added, &found, &expected, &boilerplate] {
+            assert_eq!(found.filter(&whole).as_ref(), &[own]);
+        }
         let expected = expected.over(&Arc::new(Boilerplate::from_keys([7])));
         assert_eq!(boilerplate.keys(), expected.keys());
         assert!(on_file.take_failure().is_none());

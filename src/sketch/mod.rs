@@ -384,10 +384,16 @@ impl Sketcher {
                 left_out,
                 "keeping a main set whole needs its keys"
             );
-            let mut whole = out.split_off(start);
+            out.truncate(start);
+            let mut whole = set.to_vec();
             merge_disjoint(&mut whole, rest);
             self.minhasher.lower(&mut sketch.signature, rest);
-            out.extend_from_slice(&whole);
+            removed.clear();
+            boilerplate.keep_whole(&whole, out, &mut removed);
+            if !removed.is_empty() {
+                self.minhasher
+                    .remove(&mut sketch.signature, &out[start..], &removed);
+            }
         }
         sketch.shingles = (out.len() - start) as u32;
     }

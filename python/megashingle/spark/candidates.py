@@ -44,10 +44,11 @@ def _sketch_schema():
     )
 
 
-def _sketches(documents, config_toml: str, boilerplate: np.ndarray, with_sets: bool = True):
+def _sketches(documents, config_toml: str, boilerplate: np.ndarray, with_sets: bool = True, spread=None):
     """Each document's number, id, packed sketch and candidate keys, made from its read sets
-    without the shingles of ``boilerplate`` (sent with the function); without its shingle set
-    (its size kept) unless ``with_sets``, for estimated verification."""
+    without the shingles of ``boilerplate`` (sent with the function; a document kept whole
+    leaves out those of ``spread``); without its shingle set (its size kept) unless
+    ``with_sets``, for estimated verification."""
     import pyarrow as pa
 
     list_of = lambda t: pa.list_(pa.field("element", t, False))  # noqa: E731
@@ -70,6 +71,7 @@ def _sketches(documents, config_toml: str, boilerplate: np.ndarray, with_sets: b
             megashingle._config_from_toml(config_toml),
             boilerplate=boilerplate,
             threads=1,
+            spread=spread,
         )
         for batch in batches:
             if batch.num_rows == 0:

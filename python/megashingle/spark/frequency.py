@@ -1,7 +1,8 @@
 """Pass 2 and 3, boilerplate: document frequency (each batch's page sets counted, the counts
 summed a range of the key space at a time) and story frequency (the frequent shingles found
 in the main sets of documents of at least ``boilerplate.min-stories`` stories of a first
-clustering).
+clustering, and those of at least ``boilerplate.min-documents`` stories, which a document
+kept whole leaves out too).
 """
 
 from __future__ import annotations
@@ -84,12 +85,12 @@ def _main_frequent(sets, frequent: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return values[hit], owner[hit]
 
 
-def _story_frequency(spark, documents, frequent: np.ndarray, components, min_stories: int) -> np.ndarray:
-    """The shingles of ``frequent`` (sent to the executors with the functions) found in the main sets of documents of at least
-    ``min_stories`` stories, where a story is a connected component of the first clustering's
-    links (a document in no link is a story of its own). A document's set as the first
-    clustering sketched it differs from its main set only by boilerplate, which is not among
-    the frequent shingles. Each batch sends its distinct (shingle, story) pairs a range of
+def _story_frequency(spark, documents, frequent: np.ndarray, components, min_stories: int, kept_whole: int) -> tuple:
+    """The shingles of ``frequent`` (sent to the executors with the functions) found in the
+    main sets of documents of at least ``min_stories`` stories, and of them those found in
+    documents of at least ``kept_whole`` stories, as two sorted arrays; a story is a
+    connected component of the first clustering's links (a document in no link is a story of
+    its own). Each batch sends its distinct (shingle, story) pairs a range of
     shingles a row (``_by_range``); each shingle's stories are counted where its range arrives.
     ``components`` are sorted arrays (num, root) on the driver, sent with the functions too
     (on Spark Connect, when they are small: see ``_shipped``), or a DataFrame (num, root)."""
@@ -139,12 +140,21 @@ def _story_frequency(spark, documents, frequent: np.ndarray, components, min_sto
             return
         shingle, _ = _distinct_pairs(*gathered)
         keys, n = np.unique(shingle, return_counts=True)
-        spread = keys[n >= min_stories].view(np.int32)
-        yield pa.RecordBatch.from_arrays([pa.array(spread)], names=["shingle"])
+        spread = n >= min_stories
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(keys[spread].view(np.int32)), pa.array(n[spread] >= kept_whole)], names=["shingle", "kept_whole"]
+        )
 
     spread = _to_arrow(
         story_rows.repartition(len(starts), "range").mapInArrow(
-            count, T.StructType([T.StructField("shingle", T.IntegerType(), False)])
+            count,
+            T.StructType(
+                [T.StructField("shingle", T.IntegerType(), False), T.StructField("kept_whole", T.BooleanType(), False)]
+            ),
         )
     )
-    return spread.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
+    shingles = spread.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
+    whole = spread.column("kept_whole").to_numpy(zero_copy_only=False).astype(bool)
+    order = np.argsort(shingles, kind="stable")
+    shingles, whole = shingles[order], whole[order]
+    return shingles, shingles[whole]

@@ -142,11 +142,13 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
     _phase(spark, "document frequency")
     shingles, counts = _page_counts(documents, floor) if floor > 0 else (np.zeros(0, np.uint32),) * 2
     boilerplate = shingles[counts >= min_documents] if min_documents > 0 else np.zeros(0, np.uint32)
-    # Story frequency can only add shingles found in `min-stories` pages that are not
-    # boilerplate already.
-    frequent = np.sort(shingles[(counts >= min_stories) & ((counts < min_documents) | (min_documents == 0))])
+    # Story frequency counts the shingles of `min-stories` pages or more: those not boilerplate
+    # yet may become boilerplate, and those found across `min-documents` stories or more are
+    # left out even of a document kept whole (a disclaimer beside a widely copied story).
+    frequent = np.sort(shingles[counts >= min_stories])
+    spread_whole = np.zeros(0, np.uint32)
     log.info(
-        "%d boilerplate shingles by document frequency; %d more in %d pages or more, for story frequency",
+        "%d boilerplate shingles by document frequency; %d shingles in %d pages or more, for story frequency",
         len(boilerplate),
         len(frequent),
         min_stories,
@@ -162,13 +164,18 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
             if not isinstance(frame, tuple):
                 frame.unpersist()
         _phase(spark, "story frequency")
-        spread = _story_frequency(spark, documents, frequent, stories, min_stories)
+        spread, spread_whole = _story_frequency(
+            spark, documents, frequent, stories, min_stories, max(min_stories, min_documents)
+        )
         if not isinstance(stories, tuple):
             stories.unpersist()
+        log.info(
+            "%d boilerplate shingles by story frequency",
+            len(np.setdiff1d(spread, boilerplate, assume_unique=True)),
+        )
         boilerplate = np.union1d(boilerplate, spread)
-        log.info("%d boilerplate shingles by story frequency", len(spread))
     _phase(spark, "sketches")
-    sketches = _sketches(documents, _config_toml(config), boilerplate)
+    sketches = _sketches(documents, _config_toml(config), boilerplate, spread=spread_whole)
     times = documents.select("num", "time") if dedup and "time" in documents.columns else None
     placed, _ = _stories(spark, sketches, config, max_local_pairs, max_group, dedup=dedup, times=times)
     return placed
