@@ -2,7 +2,8 @@
 //! a CSV file with the same reader design as `megashingle cluster` (one reader thread running
 //! the crate's readers into a bounded channel of batches, rayon workers). Each worker canonicalizes
 //! every text (`Canonicalizer::for_each_word`), hashes each word once and each shingle window
-//! once, and keeps nothing: no sets, no signatures, no clustering.
+//! once, and keeps the text's signature (the minima of its shingle keys under the configured
+//! functions, `signature.minima` of them): no sets, no boilerplate, no clustering.
 //!
 //!     FLOOR_CSV=corpus.csv [FLOOR_THREADS=2] cargo bench --bench floor
 //!
@@ -20,7 +21,8 @@ use megashingle::canonicalize::stream::WordStream;
 use megashingle::canonicalize::Canonicalizer;
 use megashingle::config::Config;
 use megashingle::io::read::{read_inputs, ReadItem, ReadOptions, Record};
-use megashingle::sketch::shingle::ShingleHasher;
+use megashingle::sketch::shingle::{key, ShingleHasher};
+use megashingle::sketch::signature::MinHasher;
 
 /// Records per batch sent to the workers, as in the crate's pipeline.
 const BATCH_RECORDS: usize = 256;
@@ -92,6 +94,7 @@ fn main() {
     let config = config();
     let canonicalizer = Canonicalizer::new(&config.canonicalize);
     let hasher = ShingleHasher::new(config.signature.seed);
+    let minhasher = MinHasher::new(config.signature.minima, config.signature.seed);
     let k = config.shingle.size;
     let started = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -124,8 +127,8 @@ fn main() {
                 .into_iter()
                 .par_bridge()
                 .map_init(
-                    || (WordStream::default(), Vec::<u64>::new()),
-                    |(buffer, words), batch| {
+                    || (WordStream::default(), Vec::<u64>::new(), Vec::<u32>::new()),
+                    |(buffer, words, keys), batch| {
                         let mut c = Counts::default();
                         for record in batch {
                             words.clear();
@@ -135,10 +138,11 @@ fn main() {
                             c.documents += 1;
                             c.text_bytes += record.text.len() as u64;
                             c.words += words.len() as u64;
-                            for window in words.windows(k) {
-                                c.checksum ^= hasher.window(window);
-                                c.windows += 1;
-                            }
+                            keys.clear();
+                            keys.extend(words.windows(k).map(|w| key(hasher.window(w))));
+                            c.windows += keys.len() as u64;
+                            let signature = minhasher.signature(keys);
+                            c.checksum ^= signature.iter().fold(0, |h, &m| h ^ u64::from(m));
                         }
                         c
                     },

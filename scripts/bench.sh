@@ -8,8 +8,8 @@
 # 2. Generates target/bench/corpus-N.csv with scripts/gen-corpus (seed 1) unless it exists.
 # 3. Measures, one after the other on a warm page cache:
 #    - the floor (benches/floor.rs, via `cargo bench --bench floor`): the same CSV reader design
-#      as the pipeline, canonicalization and one hash per word and per shingle window on 2
-#      threads, nothing else;
+#      as the pipeline, canonicalization, one hash per word and per shingle window and each
+#      text's 84 minima on 2 threads, nothing else;
 #    - `megashingle cluster CORPUS --quiet` under GNU time (wall time, peak RSS) with the
 #      default threads (one per core), then with -j 1 and -j 2. The output goes to stdout,
 #      redirected to /dev/null: `-o /dev/null` is never used, because -o writes a temporary
