@@ -214,15 +214,19 @@ impl SetStore {
         }
     }
 
-    /// Each document's main set, or with `page` the set that corpus statistics count (its
-    /// page set, else its main set), when every block is in memory.
+    /// Each document's main set, or with `page` the set that corpus statistics count (see
+    /// [`counted_set`]), when every block is in memory.
     pub(crate) fn in_memory_sets(&self, page: bool) -> Option<Vec<&[u32]>> {
         self.places
             .iter()
             .map(|&p| match &self.blocks[p.block as usize] {
                 Held::Memory(keys) => {
-                    let (main, page_set) = split(keys, p);
-                    Some(if page { page_set } else { main })
+                    let (main, second) = split(keys, p);
+                    Some(if page {
+                        counted_set(main, second)
+                    } else {
+                        main
+                    })
                 }
                 Held::File { .. } => None,
             })
@@ -280,9 +284,9 @@ impl SetStore {
         by_block
     }
 
-    /// A store in memory made of part of each document's sets: `take(main, page, out)` appends
-    /// the keys kept of one document's main set and page set (the main set again when the page
-    /// had no furniture) to `out`. Blocks on file are read one at a time.
+    /// A store in memory made of part of each document's sets: `take(main, second, out)`
+    /// appends the keys kept of one document's main set and second list (its page set as read,
+    /// empty when the page had no furniture) to `out`. Blocks on file are read one at a time.
     pub(crate) fn gather(&self, take: impl Fn(&[u32], &[u32], &mut Vec<u32>) + Sync) -> SetStore {
         let by_block = self.documents_by_block();
         let blocks: Vec<Rewritten<Vec<u32>>> = by_block
@@ -296,8 +300,8 @@ impl SetStore {
                     docs,
                     &self.places,
                     Vec::new(),
-                    |_, main, page, out| {
-                        take(main, page, out);
+                    |_, main, second, out| {
+                        take(main, second, out);
                         0
                     },
                 );
@@ -323,7 +327,7 @@ impl SetStore {
     }
 
     /// [`SetStore::gather`] in `parts` numbered parts, for a pass that cannot hold all it
-    /// gathers at once: `take(part, main, page, out)` appends the keys kept of one document's
+    /// gathers at once: `take(part, main, second, out)` appends the keys kept of one document's
     /// sets for that part, and `each(part, store)` gets the store gathered for each part in
     /// turn, from the first.
     ///
@@ -342,7 +346,7 @@ impl SetStore {
             for part in 0..parts {
                 each(
                     part,
-                    self.gather(|main, page, out| take(part, main, page, out)),
+                    self.gather(|main, second, out| take(part, main, second, out)),
                 );
             }
             return;
@@ -387,10 +391,10 @@ impl SetStore {
                         lengths.clear();
                     });
                     for &doc in docs {
-                        let (main, page) = split(keys, self.places[doc as usize]);
+                        let (main, second) = split(keys, self.places[doc as usize]);
                         for (part, (keys, lengths)) in pieces.iter_mut().enumerate() {
                             let before = keys.len();
-                            take(part, main, page, keys);
+                            take(part, main, second, keys);
                             push_length(lengths, (keys.len() - before) as u32);
                         }
                     }
@@ -477,9 +481,9 @@ impl SetStore {
         self.keys(block as u32, 0, room as u32, buffer)
     }
 
-    /// Rewrites every document's sets, block by block on all threads: `each(item, main, page,
+    /// Rewrites every document's sets, block by block on all threads: `each(item, main, second,
     /// out)` gets the document's item (`items` is by document number), its main set and its
-    /// second list (the page set as read; the main set again when there is none), and appends
+    /// second list (the page set as read, or what the last rewrite kept; empty when none), and appends
     /// the document's new main set to `out`, then optionally a new second list of keys kept
     /// with it, whose length it returns (0 for none). Keys of blocks that no document has
     /// (dropped records) are dropped.
@@ -532,9 +536,9 @@ impl SetStore {
                 // remake_block visits the documents in the order of `docs`.
                 let mut items = items.into_iter();
                 let (mut out, new_places) =
-                    remake_block(block, keys, &docs, places, out, |_, main, page, out| {
+                    remake_block(block, keys, &docs, places, out, |_, main, second, out| {
                         let item = items.next().expect("an item per document");
-                        each(item, main, page, out)
+                        each(item, main, second, out)
                     });
                 let held = match held {
                     Held::Memory(_) => {
@@ -621,7 +625,7 @@ fn extend_le(bytes: &mut Vec<u8>, keys: &[u32]) {
     }
 }
 
-/// Makes a block anew: `each(doc, main, page, out)` appends the new set of each of the block's
+/// Makes a block anew: `each(doc, main, second, out)` appends the new set of each of the block's
 /// documents `docs` (in the order of their sets in `keys`) to `out`, then a second list whose
 /// length it returns. Returns the new keys and each document's new place.
 fn remake_block(
@@ -635,9 +639,9 @@ fn remake_block(
     let new_places = docs
         .iter()
         .map(|&doc| {
-            let (main, page) = split(keys, places[doc as usize]);
+            let (main, second_list) = split(keys, places[doc as usize]);
             let start = out.len();
-            let second = each(doc, main, page, &mut out);
+            let second = each(doc, main, second_list, &mut out);
             let place = Place {
                 block: block as u32,
                 start: start as u32,
@@ -650,17 +654,24 @@ fn remake_block(
     (out, new_places)
 }
 
-/// A document's main set and page set (the main set again when it has none) in its block.
+/// A document's main set and second list (empty when it has none) in its block.
 fn split(keys: &[u32], p: Place) -> (&[u32], &[u32]) {
     let start = p.start as usize;
     let main_end = start + p.len as usize;
-    let main = &keys[start..main_end];
-    let page = if p.second > 0 {
-        &keys[main_end..main_end + p.second as usize]
-    } else {
+    (
+        &keys[start..main_end],
+        &keys[main_end..main_end + p.second as usize],
+    )
+}
+
+/// The set of a document that corpus statistics count, from its main set and second list as
+/// read: its page set, else its main set.
+pub(crate) fn counted_set<'a>(main: &'a [u32], second: &'a [u32]) -> &'a [u32] {
+    if second.is_empty() {
         main
-    };
-    (main, page)
+    } else {
+        second
+    }
 }
 
 /// Where clustering finds the sets of documents: document `d` of a clustering is document
@@ -888,7 +899,8 @@ mod tests {
             assert!(mixed.spilled());
             assert!(mixed.in_memory_sets(false).is_none());
             assert_eq!(all(&mixed), expected);
-            let odd = |_: &[u32], page: &[u32], out: &mut Vec<u32>| {
+            let odd = |main: &[u32], second: &[u32], out: &mut Vec<u32>| {
+                let page = counted_set(main, second);
                 out.extend(page.iter().filter(|&&k| k % 2 == 1));
             };
             let gathered = mixed.gather(odd);
@@ -907,12 +919,13 @@ mod tests {
         let in_memory = store(&sets, usize::MAX);
         // Part p takes the keys of the page set (the main set when none) equal to p modulo 3,
         // and part 3 takes none.
-        let take = |part: usize, _main: &[u32], page: &[u32], out: &mut Vec<u32>| {
+        let take = |part: usize, main: &[u32], second: &[u32], out: &mut Vec<u32>| {
+            let page = counted_set(main, second);
             out.extend(page.iter().filter(|&&k| k as usize % 3 == part));
         };
         let expected: Vec<Vec<Vec<u32>>> = (0..4)
             .map(|part| {
-                let gathered = in_memory.gather(|main, page, out| take(part, main, page, out));
+                let gathered = in_memory.gather(|main, second, out| take(part, main, second, out));
                 let sets = gathered.in_memory_sets(false).unwrap();
                 sets.into_iter().map(<[u32]>::to_vec).collect()
             })
@@ -954,8 +967,8 @@ mod tests {
             let mut sizes = vec![0usize; store.len()];
             // Each set loses its odd keys, but document 6 (the first read, alone in a short
             // block) takes ten keys more than its block had: its block moves on file.
-            store.rewrite(&mut sizes, |size, main, page, out| {
-                if main.first() == Some(&0) || main.is_empty() && page.is_empty() {
+            store.rewrite(&mut sizes, |size, main, second, out| {
+                if main.first() == Some(&0) || counted_set(main, second).is_empty() {
                     out.extend(0..10);
                 } else {
                     out.extend(main.iter().filter(|&&k| k % 2 == 0));

@@ -18,7 +18,7 @@ use crate::corpus::boilerplate::{
     MinStories, SpreadShingles,
 };
 use crate::corpus::lookup::NumberedKeys;
-use crate::corpus::set_store::{SetStore, SetsView};
+use crate::corpus::set_store::{counted_set, SetStore, SetsView};
 use crate::error::Error;
 use crate::progress::{Progress, Stage};
 use crate::sketch::{Sketch, Sketcher, TextOutline};
@@ -175,8 +175,9 @@ fn page_counts_in_parts(
     let mut counts = FxHashMap::default();
     store.gather_parts(
         parts.len(),
-        |part, _main, page, out| {
+        |part, main, second, out| {
             let (low, high) = parts[part];
+            let page = counted_set(main, second);
             let from = page.partition_point(|&k| u64::from(k) < low);
             let to = page.partition_point(|&k| u64::from(k) < high);
             out.extend_from_slice(&page[from..to]);
@@ -216,14 +217,9 @@ fn spread_on_file(
         parts.len(),
         |part, set, second, out| {
             // A document's main set is its set and the boilerplate it left out (its second
-            // list, when it has one).
+            // list).
             let (low, high) = parts[part];
-            let left_out = if std::ptr::eq(second, set) {
-                &[]
-            } else {
-                second
-            };
-            for keys in [set, left_out] {
+            for keys in [set, second] {
                 let keys = &keys[keys.partition_point(below(low))..];
                 let keys = &keys[..keys.partition_point(below(high))];
                 out.extend(keys.iter().filter_map(|&k| frequent.number(k)));
