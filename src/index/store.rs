@@ -403,6 +403,12 @@ struct Lock {
     made: bool,
 }
 
+/// How many times, 10 ms apart, taking a lock that this process is named as holding is tried
+/// again: a file descriptor is copied into every child process started while it is open, and
+/// the copy holds the lock until the child runs its program (or exits), so a lock let go
+/// of may stay held for a moment when another thread starts a child.
+const OWN_LOCK_WAITS: u32 = 100;
+
 /// The lock file of the index at `index`: `<index>.lock`.
 pub fn lock_path(index: &Path) -> PathBuf {
     let mut name = index.as_os_str().to_owned();
@@ -430,31 +436,39 @@ impl Lock {
             ),
             Err(e) => return Err(IndexError::io(&path, "cannot make the lock file", e)),
         };
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = holder.trim();
-                let holder = if holder.is_empty() {
-                    "another process"
-                } else {
-                    holder
-                };
-                return Err(IndexError::Locked {
-                    path: index.display().to_string(),
-                    holder: Some(holder.to_owned()),
-                });
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(IndexError::io(&path, "cannot lock", e));
+        let pid = format!("(pid {})", std::process::id());
+        let mut waited = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let mut holder = String::new();
+                    let _ = file.rewind();
+                    let _ = file.read_to_string(&mut holder);
+                    let holder = holder.trim();
+                    // A lock this process let go of a moment ago is still held by a child
+                    // that another thread is starting, until it runs its program.
+                    if holder.contains(&pid) && waited < OWN_LOCK_WAITS {
+                        waited += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                        continue;
+                    }
+                    let holder = if holder.is_empty() {
+                        "another process"
+                    } else {
+                        holder
+                    };
+                    return Err(IndexError::Locked {
+                        path: index.display().to_string(),
+                        holder: Some(holder.to_owned()),
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(IndexError::io(&path, "cannot lock", e));
+                }
             }
         }
-        let holder = format!(
-            "megashingle {command} (pid {}) since {}\n",
-            std::process::id(),
-            format_time(now())
-        );
+        let holder = format!("megashingle {command} {pid} since {}\n", format_time(now()));
         let write = |file: &mut File| -> std::io::Result<()> {
             file.set_len(0)?;
             file.rewind()?;
