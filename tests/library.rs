@@ -124,6 +124,43 @@ fn wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories() {
 }
 
 #[test]
+fn rewrites_of_a_story_copied_by_many_documents_join_it() {
+    // fixtures/README.md: a story copied whole by six sites, so that all its text is common,
+    // and two rewrites that keep it and add a paragraph of their own.
+    let input = root().join("fixtures").join("running-story.csv");
+    let mut reader = csv::Reader::from_path(&input).expect("the fixture reads");
+    let documents: Vec<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.expect("a record");
+            (r[0].to_owned(), r[1].to_owned())
+        })
+        .collect();
+    let mut config = shipped();
+    config.boilerplate.min_documents = 4;
+    config.boilerplate.min_stories = 2;
+    let table = facade_table(&config, documents);
+    let story_of = |id: &str| {
+        let row = table.lines().find(|row| row.starts_with(&format!("{id},")));
+        row.expect("a row").split(',').nth(1).unwrap().to_owned()
+    };
+    for id in ["copy-1", "copy-5", "rewrite-0", "rewrite-1"] {
+        assert_eq!(story_of(id), story_of("copy-0"), "{table}");
+    }
+    for id in ["other-0", "other-1"] {
+        assert_eq!(story_of(id), id, "{table}");
+    }
+    let output = megashingle(&root())
+        .args(["cluster", "--quiet", "--set", "boilerplate.min-documents=4"])
+        .args(["--set", "boilerplate.min-stories=2"])
+        .arg(&input)
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout_of(&output), table);
+}
+
+#[test]
 fn facade_gives_the_binary_table_on_the_dev_benchmark() {
     let Some(docs) = dev_benchmark_docs("facade_gives_the_binary_table_on_the_dev_benchmark")
     else {

@@ -190,6 +190,22 @@ def test_wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories(spa
     assert _rows(got) == _rows(expected)
 
 
+def test_rewrites_of_a_story_copied_by_many_documents_join_it(spark):
+    # fixtures/README.md: all of a story's text is common (six copies), and most documents
+    # that hold it are one story, so it is not boilerplate: the rewrites join the copies.
+    path = os.path.join(ROOT, "fixtures", "running-story.csv")
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    ids, texts = [r["id"] for r in rows], [r["text"] for r in rows]
+    config = megashingle.Config({"boilerplate.min-documents": 4, "boilerplate.min-stories": 2})
+    expected = megashingle.cluster(ids, texts, config)
+    story = {r["doc_id"]: r["cluster_id"] for r in expected}
+    assert story["rewrite-0"] == story["rewrite-1"] == story["copy-0"] != story["other-0"]
+    df = spark.createDataFrame(list(zip(ids, texts)), ["id", "text"])
+    got = [r.asDict() for r in megashingle.spark.cluster(df, config=config).collect()]
+    assert _rows(got) == _rows(expected)
+
+
 @pytest.mark.parametrize("max_local_pairs, max_group", [(0, 200_000), (1_000, 2), (0, 2)])
 def test_distributed_groups_and_split_large_groups_give_the_same_stories(spark, max_local_pairs, max_group):
     # Groups found in distributed rounds (no pair on the driver), and groups larger than

@@ -7,7 +7,13 @@
 //!   even on a small site. Stories here are a first clustering made with the boilerplate found
 //!   by document frequency; a wire story copied by a thousand sites is one story, so its text
 //!   is never taken for boilerplate this way. The frequent shingles are numbered, and each
-//!   thread counts a share of the stories with a (last story, count) pair per number.
+//!   thread counts a share of the stories, in story order, with a few counters per number.
+//!
+//! The second count also gives back what the first took from a story: a shingle most of whose
+//! documents are one story of the first clustering is that story's own text, found in many
+//! documents because they copied it, and it is not boilerplate (unless it is found across as
+//! many stories as a template that documents kept whole leave out). The rewrites of a wire
+//! story copied by more sites than `min-documents` keep the story's text, and join it.
 //!
 //! Where leaving out boilerplate would leave a document with less than a fifth of its shingles,
 //! the document is itself common text (a wire story copied by many sites) and keeps all of
@@ -116,20 +122,58 @@ pub(crate) fn story_order(story_of: &[u32]) -> Vec<u32> {
     order
 }
 
-/// How many different stories hold each of `shingles` numbered shingles: `number_of(key)` is
-/// the number of a key of `sets` that is counted (`None` for the others), `story_of[d]` is the
-/// story of the document whose set is `sets[d]`, and `order` is [`story_order`] of `story_of`.
+/// How the documents that hold a shingle fall into stories (see [`stories_per_shingle`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct StoryCounts {
+    /// Different stories whose documents hold the shingle.
+    pub stories: u32,
+    /// Documents that hold it.
+    pub documents: u32,
+    /// Documents of the one story that holds it most.
+    pub largest: u32,
+}
+
+impl StoryCounts {
+    /// True when most of the documents that hold the shingle are one story's: it is that
+    /// story's own text, copied by its members (a wire story on hundreds of sites, whose
+    /// rewrites the first clustering left alone), never a template, however many documents or
+    /// stories hold it.
+    pub fn one_story(&self) -> bool {
+        u64::from(self.largest) * 2 > u64::from(self.documents)
+    }
+}
+
+/// How the documents that hold each of `shingles` numbered shingles fall into stories:
+/// `number_of(key)` is the number of a key of `sets` that is counted (`None` for the others),
+/// `story_of[d]` is the story of the document whose set is `sets[d]`, and `order` is
+/// [`story_order`] of `story_of`.
 ///
 /// The sets are visited in story order, cut into one piece per thread at story boundaries: a
-/// story is counted once per shingle within its piece, and pieces hold different stories. Each
-/// thread keeps, per shingle, its count and the last story seen side by side.
+/// story's documents are counted one after another within its piece, and pieces hold
+/// different stories. Each thread keeps, per shingle, the last story seen and where its run of
+/// documents began, beside the counts.
 pub(crate) fn stories_per_shingle(
     sets: &[&[u32]],
     story_of: &[u32],
     order: &[u32],
     shingles: usize,
     number_of: impl Fn(u32) -> Option<u32> + Sync,
-) -> Vec<u32> {
+) -> Vec<StoryCounts> {
+    /// One shingle's counts within a piece, and the last story seen with the documents
+    /// counted before it.
+    #[derive(Clone, Copy)]
+    struct Seen {
+        story: u32,
+        before: u32,
+        counts: StoryCounts,
+    }
+    impl Seen {
+        /// Closes the run of the last story seen.
+        fn close(&mut self) {
+            let run = self.counts.documents - self.before;
+            self.counts.largest = self.counts.largest.max(run);
+        }
+    }
     let story = |i: usize| story_of[order[i] as usize];
     let pieces = rayon::current_num_threads().max(1);
     let mut cuts: Vec<usize> = (0..=pieces).map(|p| p * order.len() / pieces).collect();
@@ -139,29 +183,44 @@ pub(crate) fn stories_per_shingle(
             cuts[i] += 1;
         }
     }
+    let unseen = Seen {
+        story: u32::MAX,
+        before: 0,
+        counts: StoryCounts::default(),
+    };
     cuts.par_windows(2)
         .map(|cut| {
-            // Per shingle: (the last story seen, the number of stories).
-            let mut seen = vec![(u32::MAX, 0u32); shingles];
+            let mut seen = vec![unseen; shingles];
             for &d in &order[cut[0]..cut[1].max(cut[0])] {
                 let story = story_of[d as usize];
                 for &s in sets[d as usize] {
                     if let Some(i) = number_of(s) {
                         let entry = &mut seen[i as usize];
-                        if entry.0 != story {
-                            *entry = (story, entry.1 + 1);
+                        if entry.story != story {
+                            entry.close();
+                            entry.story = story;
+                            entry.before = entry.counts.documents;
+                            entry.counts.stories += 1;
                         }
+                        entry.counts.documents += 1;
                     }
                 }
             }
             seen.into_iter()
-                .map(|(_, count)| count)
-                .collect::<Vec<u32>>()
+                .map(|mut entry| {
+                    entry.close();
+                    entry.counts
+                })
+                .collect::<Vec<StoryCounts>>()
         })
         .reduce(
-            || vec![0u32; shingles],
+            || vec![StoryCounts::default(); shingles],
             |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a.iter_mut().zip(b).for_each(|(x, y)| {
+                    x.stories += y.stories;
+                    x.documents += y.documents;
+                    x.largest = x.largest.max(y.largest);
+                });
                 a
             },
         )
@@ -190,27 +249,46 @@ impl MinStories {
     }
 }
 
-/// Shingles spread across stories, as counted: each sorted.
+/// Shingles spread across stories, and those of one story, as counted: each sorted.
 #[derive(Debug, Default)]
 pub(crate) struct SpreadShingles {
     /// Found in documents of `min_stories.boilerplate` stories or more.
     pub boilerplate: Vec<u32>,
     /// Found in documents of `min_stories.kept_whole` stories or more.
     pub kept_whole: Vec<u32>,
+    /// Found in documents most of which are one story's (see [`StoryCounts::one_story`]), of
+    /// fewer than `min_stories.kept_whole` stories: never boilerplate, by either count. Text
+    /// found across that many stories is a template whatever else: a first clustering may
+    /// have joined most of its documents into one story through it (pages of a headline and
+    /// a disclaimer, kept whole, contained in every copy that carries the disclaimer).
+    pub one_story: Vec<u32>,
 }
 
 impl SpreadShingles {
-    /// Adds the `keys` (sorted, above those added before) whose `stories` reach a threshold.
-    pub fn extend(&mut self, keys: &[u32], stories: &[u32], min_stories: MinStories) {
-        for (&key, &n) in keys.iter().zip(stories) {
-            if n as usize >= min_stories.boilerplate {
+    /// Adds the `keys` (sorted, above those added before) by their `counts`.
+    pub fn extend(&mut self, keys: &[u32], counts: &[StoryCounts], min_stories: MinStories) {
+        for (&key, counts) in keys.iter().zip(counts) {
+            let n = counts.stories as usize;
+            if counts.one_story() && n < min_stories.kept_whole {
+                self.one_story.push(key);
+            } else if n >= min_stories.boilerplate {
                 self.boilerplate.push(key);
-                if n as usize >= min_stories.kept_whole {
+                if n >= min_stories.kept_whole {
                     self.kept_whole.push(key);
                 }
             }
         }
     }
+}
+
+/// What story frequency changed in a collection's boilerplate (see [`Boilerplate::add_spread`]).
+#[derive(Debug, Default)]
+pub(crate) struct SpreadChange {
+    /// The shingles that were not boilerplate before, with all those that a document kept whole
+    /// leaves out (boilerplate before too).
+    pub added: Boilerplate,
+    /// The shingles of one story that were boilerplate by document frequency and are no longer.
+    pub returned: KeySet,
 }
 
 /// The shingles that count as boilerplate in one collection: those found in it, over those
@@ -256,8 +334,8 @@ impl Boilerplate {
 
     /// Adds the shingles found in documents of at least `min_stories.boilerplate` different
     /// stories; `story_of[d]` is the story of the document whose main set is `sets[d]` (its
-    /// keys in any order, each once). Nothing when that is 0. Returns the shingles that were
-    /// not boilerplate before (see [`Boilerplate::add_spread`]).
+    /// keys in any order, each once). Nothing when that is 0. Returns what changed (see
+    /// [`Boilerplate::add_spread`]).
     ///
     /// Only the shingles in `frequent` (distinct) are counted, to keep this cheap: a shingle in
     /// pages of `min_stories` stories is in at least that many pages, so `frequent` can be the
@@ -270,9 +348,9 @@ impl Boilerplate {
         story_of: &[u32],
         min_stories: MinStories,
         frequent: &[u32],
-    ) -> Boilerplate {
+    ) -> SpreadChange {
         if min_stories.boilerplate == 0 {
-            return Boilerplate::none();
+            return SpreadChange::default();
         }
         let frequent = NumberedKeys::new(frequent.to_vec());
         let order = story_order(story_of);
@@ -285,14 +363,26 @@ impl Boilerplate {
 
     /// Adds the shingles found in the main sets of documents of many stories to the
     /// boilerplate, and those of even more stories to the shingles that a document kept whole
-    /// leaves out; returns the boilerplate that was not boilerplate before, with all of the
-    /// latter (those that were boilerplate already too).
-    pub(crate) fn add_spread(&mut self, spread: SpreadShingles) -> Boilerplate {
+    /// leaves out, and takes out of the boilerplate found in this collection the shingles of
+    /// one story (its own text, found in many documents only because it was copied).
+    pub(crate) fn add_spread(&mut self, spread: SpreadShingles) -> SpreadChange {
+        let returned: KeySet = spread
+            .one_story
+            .into_iter()
+            .filter(|&s| self.common.contains(s))
+            .collect();
+        if !returned.is_empty() {
+            let common = self.common.keys().into_iter();
+            self.common = common.filter(|&s| !returned.contains(s)).collect();
+        }
         let added = self.add(spread.boilerplate.into_iter());
         self.spread = self.spread.union(&spread.kept_whole.into_iter().collect());
-        Boilerplate {
-            spread: self.spread.clone(),
-            ..added
+        SpreadChange {
+            added: Boilerplate {
+                spread: self.spread.clone(),
+                ..added
+            },
+            returned,
         }
     }
 
@@ -585,14 +675,17 @@ mod tests {
         assert!(boilerplate.is_empty());
         let frequent: Vec<u32> = document_counts(&sets, 2).into_keys().collect();
         assert_eq!(frequent.len(), 3);
-        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], both(3), &frequent);
+        let added = boilerplate
+            .add_spread_across_stories(&sets, &[0, 0, 1, 2], both(3), &frequent)
+            .added;
         assert_eq!(boilerplate.len(), 1);
         assert!(added.touches(&pages[2]) && !added.touches(&[1, 2]));
         assert_eq!(boilerplate.filter(&pages[0]).as_ref(), &[1, 2]);
         // The story's own text, on two pages of one story, stays.
-        let added = boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], both(2), &frequent);
+        let change =
+            boilerplate.add_spread_across_stories(&sets, &[0, 0, 1, 2], both(2), &frequent);
         assert_eq!(boilerplate.len(), 1);
-        assert!(added.is_empty());
+        assert!(change.added.is_empty() && change.returned.is_empty());
     }
 
     /// Story thresholds of `n` stories for boilerplate and for documents kept whole alike.
@@ -617,6 +710,7 @@ mod tests {
         spread.add_spread(SpreadShingles {
             boilerplate: disclaimer.clone(),
             kept_whole: disclaimer.clone(),
+            one_story: Vec::new(),
         });
         assert_eq!(spread.filter(&copy).as_ref(), story.as_slice());
         assert_eq!(spread.taken(&copy), disclaimer);
@@ -634,6 +728,7 @@ mod tests {
         cut.add_spread(SpreadShingles {
             boilerplate: copy.clone(),
             kept_whole: Vec::new(),
+            one_story: Vec::new(),
         });
         assert_eq!(cut.filter(&copy).as_ref(), copy.as_slice());
     }
@@ -645,10 +740,73 @@ mod tests {
             boilerplate: 8,
             kept_whole: 30,
         };
-        spread.extend(&[1, 2, 3, 4], &[7, 8, 29, 30], min_stories);
-        spread.extend(&[5], &[100], min_stories);
-        assert_eq!(spread.boilerplate, [2, 3, 4, 5]);
-        assert_eq!(spread.kept_whole, [4, 5]);
+        // Each document a story of its own.
+        let across = |n: u32| StoryCounts {
+            stories: n,
+            documents: n,
+            largest: 1,
+        };
+        let counts = [7, 8, 29, 30].map(across);
+        spread.extend(&[1, 2, 3, 4], &counts, min_stories);
+        spread.extend(&[5], &[across(100)], min_stories);
+        // Most documents of one story: its own text, unless found across as many stories as
+        // a template left out of documents kept whole.
+        let one_story = |stories: u32| StoryCounts {
+            stories,
+            documents: 300 + stories,
+            largest: 300,
+        };
+        let counts = [one_story(1), one_story(29), one_story(30)];
+        spread.extend(&[6, 7, 8], &counts, min_stories);
+        let half = StoryCounts {
+            stories: 11,
+            documents: 20,
+            largest: 10,
+        };
+        spread.extend(&[9], &[half], min_stories);
+        assert_eq!(spread.boilerplate, [2, 3, 4, 5, 8, 9]);
+        assert_eq!(spread.kept_whole, [4, 5, 8]);
+        assert_eq!(spread.one_story, [6, 7]);
+    }
+
+    #[test]
+    fn a_story_copied_by_many_documents_keeps_its_text_but_a_template_does_not() {
+        // Keys 1..=20: a story's text, on six copies (story 0) and two rewrites that add as
+        // much of their own (stories 1 and 2); 90..=94: a footer on five articles of their own
+        // (stories 3 to 7); 95: a line on the copies and on those articles.
+        let story: Vec<u32> = (1..=20).collect();
+        let copy: Vec<u32> = story.iter().copied().chain([95]).collect();
+        let mut documents: Vec<Vec<u32>> = vec![copy.clone(); 6];
+        for own in [100, 200] {
+            documents.push(story.iter().copied().chain(own..own + 20).collect());
+        }
+        for own in (300..800).step_by(100) {
+            documents.push((90..=95).chain(own..own + 10).collect());
+        }
+        let story_of: Vec<u32> = [0; 6].into_iter().chain(1..8).collect();
+        let sets: Vec<&[u32]> = documents.iter().map(Vec::as_slice).collect();
+        let mut boilerplate = Boilerplate::from_sets(&sets, 5);
+        assert_eq!(boilerplate.len(), 26);
+        let rewrite = documents[6].clone();
+        assert_eq!(boilerplate.filter(&rewrite).as_ref(), &rewrite[20..]);
+        let frequent: Vec<u32> = document_counts(&sets, 2).into_keys().collect();
+        let min_stories = MinStories {
+            boilerplate: 2,
+            kept_whole: 5,
+        };
+        let change =
+            boilerplate.add_spread_across_stories(&sets, &story_of, min_stories, &frequent);
+        assert_eq!(change.returned.keys(), story);
+        assert!(change.added.is_empty());
+        assert_eq!(boilerplate.len(), 6);
+        assert_eq!(boilerplate.filter(&rewrite).as_ref(), rewrite.as_slice());
+        assert_eq!(
+            boilerplate.filter(&documents[8]).as_ref(),
+            &documents[8][6..]
+        );
+        // Line 95 is on six documents of one story out of eleven, but across six stories:
+        // the copies leave it out.
+        assert_eq!(boilerplate.filter(&copy).as_ref(), story.as_slice());
     }
 
     /// Sorted sets of keys spread over the whole key space, many of them shared.
@@ -716,7 +874,7 @@ mod tests {
             for threads in [1, 5] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
                 let mut boilerplate = Boilerplate::none();
-                let added = pool.unwrap().install(|| {
+                let change = pool.unwrap().install(|| {
                     boilerplate.add_spread_across_stories(
                         &refs,
                         &story_of,
@@ -725,7 +883,12 @@ mod tests {
                     )
                 });
                 assert_eq!(
-                    added.keys().iter().copied().collect::<FxHashSet<u32>>(),
+                    change
+                        .added
+                        .keys()
+                        .iter()
+                        .copied()
+                        .collect::<FxHashSet<u32>>(),
                     expected
                 );
             }
@@ -744,11 +907,22 @@ mod tests {
         let order = story_order(&story_of);
         let counts = stories_per_shingle(&refs, &story_of, &order, frequent.len(), Some);
         for (s, count) in frequent.iter().zip(counts) {
-            assert_eq!(
-                count as usize,
-                stories.get(s).map_or(0, |st| st.len()),
-                "{s}"
-            );
+            let holders: Vec<u32> = sets
+                .iter()
+                .zip(&story_of)
+                .filter(|(set, _)| set.contains(s))
+                .map(|(_, &story)| story)
+                .collect();
+            let largest = holders
+                .iter()
+                .map(|a| holders.iter().filter(|&b| b == a).count())
+                .max();
+            let expected = StoryCounts {
+                stories: stories.get(s).map_or(0, |st| st.len()) as u32,
+                documents: holders.len() as u32,
+                largest: largest.unwrap_or(0) as u32,
+            };
+            assert_eq!(count, expected, "{s}");
         }
     }
 

@@ -2,7 +2,7 @@
 //! then story frequency over a first clustering, each counted in parts of the key space when
 //! the sets are on file (the file read once a count, however many parts); the boilerplate
 //! they find is left out of every document's set and signature, and the sketches are made
-//! (and mended once story frequency adds more).
+//! (and mended once story frequency adds more, or gives back a story's own text).
 
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use crate::cluster::cluster_with_links;
 use crate::config::Plan;
 use crate::corpus::boilerplate::{
     document_counts, document_counts_within, stories_per_shingle, story_order, Boilerplate,
-    MinStories, SpreadShingles,
+    MinStories, SpreadChange, SpreadShingles,
 };
 use crate::corpus::lookup::NumberedKeys;
 use crate::corpus::set_store::{counted_set, SetStore, SetsView};
@@ -106,7 +106,7 @@ pub(super) fn sketch_with_statistics(
         // space, like document frequency, but of half the budget: every sketch is held by now,
         // and on copies most keys are frequent.
         let min_stories = MinStories::of(&config.boilerplate);
-        let added = timings.time("story frequency", || {
+        let change = timings.time("story frequency", || {
             if let Some(sets) = store.in_memory_main_sets() {
                 return boilerplate.add_spread_across_stories(
                     &sets,
@@ -125,9 +125,14 @@ pub(super) fn sketch_with_statistics(
             )
         });
         cancel.check()?;
-        // Only the documents that hold a newly found boilerplate shingle change. A set that left
-        // keys out holds no earlier boilerplate, so only the new shingles are looked for in it;
-        // a set kept whole, or one that left nothing out, is checked against all of them.
+        // Only the documents that hold a newly found boilerplate shingle, or one returned,
+        // change. A set that left keys out holds no earlier boilerplate, so only the new
+        // shingles are looked for in it; a set kept whole, or one that left nothing out, is
+        // checked against all of them. A document that left out a shingle now returned is
+        // sketched again from its whole main set.
+        let SpreadChange { added, returned } = change;
+        let holds_returned =
+            |keys: &[u32]| !returned.is_empty() && keys.iter().any(|&s| returned.contains(s));
         timings.time("sketching", || {
             let mut documents: Vec<(&mut Sketch, u32)> =
                 sketches.iter_mut().zip(left_outs).collect();
@@ -136,9 +141,11 @@ pub(super) fn sketch_with_statistics(
                     return 0;
                 }
                 let left_out = *left_out as usize;
-                if left_out > 0 {
+                if left_out > 0 && holds_returned(rest) {
+                    sketcher.resketch_whole(sketch, set, rest, &boilerplate, out);
+                } else if left_out > 0 {
                     sketcher.resketch(sketch, set, rest, left_out, &added, out);
-                } else if added.touches(set) {
+                } else if added.touches(set) || holds_returned(set) {
                     sketcher.resketch(sketch, set, &[], 0, &boilerplate, out);
                 } else {
                     out.extend_from_slice(set);
@@ -194,9 +201,9 @@ fn page_counts_in_parts(
 }
 
 /// The `frequent` shingles spread across at least `min_stories` of the `stories` (the story of
-/// each document), counted in the main sets of a store on file in parts of about `part_keys`
-/// keys, and added to the boilerplate (see [`Boilerplate::add_spread`]); returns those that
-/// were not boilerplate before, with the shingles a document kept whole leaves out. Each
+/// each document), and those of one story, counted in the main sets of a store on file in
+/// parts of about `part_keys` keys, and added to (or taken from) the boilerplate (see
+/// [`Boilerplate::add_spread`]); returns what changed. Each
 /// part of the key space is gathered as the numbers of the frequent shingles its sets hold
 /// (the frequent shingles numbered in key order), so the counting looks nothing up again. The
 /// shingles found are added once all parts are counted, when what the count held is let go.
@@ -207,7 +214,7 @@ fn spread_on_file(
     min_stories: MinStories,
     boilerplate: &mut Boilerplate,
     part_keys: usize,
-) -> Boilerplate {
+) -> SpreadChange {
     let frequent = NumberedKeys::new(frequent);
     let order = story_order(stories);
     let parts = key_parts(store.set_keys(), part_keys);
@@ -303,6 +310,79 @@ mod tests {
     }
 
     #[test]
+    fn a_rewrite_of_a_story_copied_by_many_documents_gets_its_text_back() {
+        // Keys 10..40: a story's text, copied whole by four documents and kept by a rewrite
+        // that adds 20 keys of its own; the template is on three articles of their own.
+        let template = 1_000_000;
+        let story = || 10..40;
+        let mut documents = vec![shingles(story()); 4];
+        documents.push(shingles(story().chain(500..520)));
+        for own in [3000, 4000, 5000] {
+            documents.push(shingles([template].into_iter().chain(own..own + 50)));
+        }
+        let sets: Vec<Vec<u32>> = documents.iter().map(|d| d.set.clone()).collect();
+        for (verify, on_file) in [
+            (Verify::Exact, false),
+            (Verify::Exact, true),
+            (Verify::Estimate, false),
+        ] {
+            let mut config = Config::default();
+            config.boilerplate.min_documents = 3;
+            config.boilerplate.min_stories = 2;
+            config.cluster.verify = verify;
+            let plan = Plan::try_from(&config).unwrap();
+            let sketcher = Sketcher::new(&plan);
+            let mut store = store_of(&sets, on_file);
+            let (boilerplate, sketches) = sketch_with_statistics(
+                &mut store,
+                documents.iter().map(|d| d.outline.clone()).collect(),
+                &sketcher,
+                &plan,
+                &Arc::new(Boilerplate::none()),
+                &crate::progress::Quiet,
+                &Cancel::default(),
+                &mut Timings::default(),
+                None,
+            )
+            .unwrap();
+            assert_eq!(boilerplate.keys(), [template]);
+            let mut buffer = Vec::new();
+            for (d, (sketch, document)) in sketches.iter().zip(&documents).enumerate() {
+                let (expected, set) = sketcher.sketch_shingles(document, &boilerplate);
+                assert_eq!(sketch, &expected);
+                assert_eq!(store.set(d as u32, &mut buffer), &*set);
+            }
+            assert_eq!(sketches[4].shingles, 50);
+            assert_eq!(sketches[5].shingles, 50);
+        }
+    }
+
+    /// A store of the sets, in memory or on file.
+    fn store_of(sets: &[Vec<u32>], on_file: bool) -> SetStore {
+        if !on_file {
+            return SetStore::of_sets(sets);
+        }
+        let mut store = SetStore::new(0);
+        store.push_block(sets.concat()).unwrap();
+        let mut start = 0;
+        let places = sets
+            .iter()
+            .map(|s| {
+                start += s.len() as u32;
+                Place {
+                    block: 0,
+                    start: start - s.len() as u32,
+                    len: s.len() as u32,
+                    second: 0,
+                }
+            })
+            .collect();
+        store.set_places(places);
+        assert!(store.spilled());
+        store
+    }
+
+    #[test]
     fn sketches_with_statistics_are_those_of_the_whole_sets() {
         let template = 1_000_000;
         // X shares one half with Y and the other with Z, each of another story, so story
@@ -328,28 +408,7 @@ mod tests {
             config.boilerplate.min_stories = 2;
             config.cluster.verify = verify;
             let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
-            let mut store = if on_file {
-                let mut store = SetStore::new(0);
-                store.push_block(sets.concat()).unwrap();
-                let mut start = 0;
-                let places = sets
-                    .iter()
-                    .map(|s| {
-                        start += s.len() as u32;
-                        Place {
-                            block: 0,
-                            start: start - s.len() as u32,
-                            len: s.len() as u32,
-                            second: 0,
-                        }
-                    })
-                    .collect();
-                store.set_places(places);
-                assert!(store.spilled());
-                store
-            } else {
-                SetStore::of_sets(&sets)
-            };
+            let mut store = store_of(&sets, on_file);
             let (boilerplate, sketches) = sketch_with_statistics(
                 &mut store,
                 outlines.clone(),
@@ -454,7 +513,8 @@ mod tests {
             boilerplate: 4,
             kept_whole: 4,
         };
-        let added = expected.add_spread_across_stories(&sets, &stories, min_stories, &frequent);
+        let SpreadChange { added, returned } =
+            expected.add_spread_across_stories(&sets, &stories, min_stories, &frequent);
         let mut boilerplate = Boilerplate::from_keys([7]);
         let found = spread_on_file(
             &on_file,
@@ -464,7 +524,9 @@ mod tests {
             &mut boilerplate,
             part_keys,
         );
-        assert_eq!(found.keys(), added.keys());
+        assert_eq!(found.added.keys(), added.keys());
+        assert_eq!(found.returned.keys(), returned.keys());
+        let found = found.added;
         // The keys shared across stories, those left out of the sets too; not the furniture
         // (in no main set) nor a story's key.
         assert_eq!(added.len(), 40);

@@ -398,6 +398,23 @@ impl Sketcher {
         sketch.shingles = (out.len() - start) as u32;
     }
 
+    /// Sketches a document of [`Sketcher::sketch_set`] again from its whole main set: its set
+    /// `set` and the keys `rest` left out of it (some no longer boilerplate). The new set is
+    /// appended to `out`, and the sketch becomes the one `sketch_set` makes of the main set.
+    pub(crate) fn resketch_whole(
+        &self,
+        sketch: &mut Sketch,
+        set: &[u32],
+        rest: &[u32],
+        boilerplate: &Boilerplate,
+        out: &mut Vec<u32>,
+    ) {
+        let mut main = set.to_vec();
+        merge_disjoint(&mut main, rest);
+        self.minhasher.lower(&mut sketch.signature, rest);
+        self.resketch(sketch, &main, &[], 0, boilerplate, out);
+    }
+
     /// The sketch of one text, every shingle counted.
     pub fn sketch(&self, text: &str, scratch: &mut SketchBuffers) -> Sketch {
         self.sketch_shingles(&self.shingles(text, scratch, false), &Boilerplate::none())

@@ -2,19 +2,20 @@
 summed a range of the key space at a time) and story frequency (the frequent shingles found
 in the main sets of documents of at least ``boilerplate.min-stories`` stories of a first
 clustering, and those of at least ``boilerplate.min-documents`` stories, which a document
-kept whole leaves out too).
+kept whole leaves out too; and the common shingles most of whose documents are one story's,
+which are its text, not boilerplate).
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Tuple
+from typing import Iterator, Optional, Tuple
 
 import numpy as np
 
 import megashingle
 
 from .common import _binary_buffers, _shipped, _to_arrow
-from .ranges import _by_range, _by_range_schema, _distinct_pairs, _gathered, _range_starts
+from .ranges import _by_range, _by_range_schema, _gathered, _range_starts
 
 
 def _page_counts(documents, at_least: int) -> tuple:
@@ -85,15 +86,22 @@ def _main_frequent(sets, frequent: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return values[hit], owner[hit]
 
 
-def _story_frequency(spark, documents, frequent: np.ndarray, components, min_stories: int, kept_whole: int) -> tuple:
-    """The shingles of ``frequent`` (sent to the executors with the functions) found in the
-    main sets of documents of at least ``min_stories`` stories, and of them those found in
-    documents of at least ``kept_whole`` stories, as two sorted arrays; a story is a
-    connected component of the first clustering's links (a document in no link is a story of
-    its own). Each batch sends its distinct (shingle, story) pairs a range of
-    shingles a row (``_by_range``); each shingle's stories are counted where its range arrives.
-    ``components`` are sorted arrays (num, root) on the driver, sent with the functions too
-    (on Spark Connect, when they are small: see ``_shipped``), or a DataFrame (num, root)."""
+def _story_frequency(
+    spark, documents, frequent: np.ndarray, common: np.ndarray, components, min_stories: int, kept_whole: int
+) -> tuple:
+    """How the documents that hold each shingle of ``frequent`` (sent to the executors with the
+    functions) fall into stories, and what follows, as three sorted arrays: the shingles found
+    in the main sets of documents of at least ``min_stories`` stories (boilerplate); of them,
+    those of at least ``kept_whole`` stories, which a document kept whole leaves out too; and
+    the shingles of ``common`` (the boilerplate by document frequency, ``frequent``'s
+    shingles where the mask is true) most of whose documents are one story's, found across
+    fewer than ``kept_whole`` stories: that story's own text, copied, which is not
+    boilerplate. A story is a connected component of the first clustering's links (a
+    document in no link is a story of its own). Each batch sends its distinct (shingle,
+    story) pairs with their documents a range of shingles a row (``_by_range``); each
+    shingle's stories are counted where its range arrives. ``components`` are sorted arrays
+    (num, root) on the driver, sent with the functions too (on Spark Connect, when they are
+    small: see ``_shipped``), or a DataFrame (num, root)."""
     import pyarrow as pa
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -103,8 +111,10 @@ def _story_frequency(spark, documents, frequent: np.ndarray, components, min_sto
 
     def distinct_rows(story: np.ndarray, sets) -> "pa.RecordBatch":
         values, owner = _main_frequent(sets, frequent)
-        shingle, story = _distinct_pairs(values, story[owner].astype(np.int64))
-        return _by_range(shingle, story, starts)
+        shingle, story, n = _pair_counts(values, story[owner].astype(np.int64))
+        held = np.empty(len(shingle), _STORY_DOCUMENTS)
+        held["story"], held["documents"] = story, n
+        return _by_range(shingle, held, starts)
 
     if isinstance(components, tuple) and not _shipped(spark, *components):
         from .components import _components_frame
@@ -135,26 +145,62 @@ def _story_frequency(spark, documents, frequent: np.ndarray, components, min_sto
         )
 
     def count(batches: Iterator) -> Iterator:
-        gathered = _gathered(batches, np.int64)
+        gathered = _gathered(batches, _STORY_DOCUMENTS)
         if gathered is None:
             return
-        shingle, _ = _distinct_pairs(*gathered)
-        keys, n = np.unique(shingle, return_counts=True)
-        spread = n >= min_stories
+        keys, held = gathered
+        # Each (shingle, story) pair's documents summed over the batches, then each shingle's.
+        shingle, _, n = _pair_counts(keys, held["story"], held["documents"].astype(np.int64))
+        first = np.flatnonzero(np.r_[True, shingle[1:] != shingle[:-1]])
+        keys = shingle[first]
+        stories = np.diff(np.append(first, len(shingle)))
+        documents = np.add.reduceat(n, first)
+        largest = np.maximum.reduceat(n, first)
+        is_common = common[np.searchsorted(frequent, keys)]
+        one_story = (largest * 2 > documents) & (stories < kept_whole)
+        spread = ~one_story & (stories >= min_stories)
+        kept = spread | (one_story & is_common)
         yield pa.RecordBatch.from_arrays(
-            [pa.array(keys[spread].view(np.int32)), pa.array(n[spread] >= kept_whole)], names=["shingle", "kept_whole"]
+            [
+                pa.array(keys[kept].view(np.int32)),
+                pa.array((stories >= kept_whole)[kept]),
+                pa.array(one_story[kept]),
+            ],
+            names=["shingle", "kept_whole", "one_story"],
         )
 
-    spread = _to_arrow(
+    found = _to_arrow(
         story_rows.repartition(len(starts), "range").mapInArrow(
             count,
             T.StructType(
-                [T.StructField("shingle", T.IntegerType(), False), T.StructField("kept_whole", T.BooleanType(), False)]
+                [
+                    T.StructField("shingle", T.IntegerType(), False),
+                    T.StructField("kept_whole", T.BooleanType(), False),
+                    T.StructField("one_story", T.BooleanType(), False),
+                ]
             ),
         )
     )
-    shingles = spread.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
-    whole = spread.column("kept_whole").to_numpy(zero_copy_only=False).astype(bool)
+    shingles = found.column("shingle").to_numpy().astype(np.int32).view(np.uint32)
+    whole = found.column("kept_whole").to_numpy(zero_copy_only=False).astype(bool)
+    one_story = found.column("one_story").to_numpy(zero_copy_only=False).astype(bool)
     order = np.argsort(shingles, kind="stable")
-    shingles, whole = shingles[order], whole[order]
-    return shingles, shingles[whole]
+    shingles, whole, one_story = shingles[order], whole[order], one_story[order]
+    return shingles[~one_story], shingles[~one_story & whole], shingles[one_story]
+
+
+# A (story, documents) pair as the story frequency's shuffle carries it beside a shingle.
+_STORY_DOCUMENTS = np.dtype([("story", "<i8"), ("documents", "<u4")])
+
+
+def _pair_counts(x: np.ndarray, y: np.ndarray, n: Optional[np.ndarray] = None) -> tuple:
+    """The distinct (x, y) pairs of two aligned arrays, sorted by x, then y, and how many times
+    each is found (the sum of its ``n``, as int64, when given)."""
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    first = np.flatnonzero(np.r_[True, (x[1:] != x[:-1]) | (y[1:] != y[:-1])]) if len(x) else np.zeros(0, np.intp)
+    if n is None:
+        counts = np.diff(np.append(first, len(x))).astype(np.int64)
+    else:
+        counts = np.add.reduceat(n[order], first) if len(first) else np.zeros(0, np.int64)
+    return x[first], y[first], counts

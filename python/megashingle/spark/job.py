@@ -164,16 +164,18 @@ def _cluster_documents(spark, documents, config: Config, max_local_pairs: int, m
             if not isinstance(frame, tuple):
                 frame.unpersist()
         _phase(spark, "story frequency")
-        spread, spread_whole = _story_frequency(
-            spark, documents, frequent, stories, min_stories, max(min_stories, min_documents)
+        common = np.isin(frequent, boilerplate, assume_unique=True)
+        spread, spread_whole, one_story = _story_frequency(
+            spark, documents, frequent, common, stories, min_stories, max(min_stories, min_documents)
         )
         if not isinstance(stories, tuple):
             stories.unpersist()
         log.info(
-            "%d boilerplate shingles by story frequency",
+            "%d boilerplate shingles by story frequency; %d given back as one story's own text",
             len(np.setdiff1d(spread, boilerplate, assume_unique=True)),
+            len(one_story),
         )
-        boilerplate = np.union1d(boilerplate, spread)
+        boilerplate = np.union1d(np.setdiff1d(boilerplate, one_story, assume_unique=True), spread)
     _phase(spark, "sketches")
     sketches = _sketches(documents, _config_toml(config), boilerplate, spread=spread_whole)
     times = documents.select("num", "time") if dedup and "time" in documents.columns else None
