@@ -257,7 +257,8 @@ pub(crate) struct SpreadShingles {
     /// Found in documents of `min_stories.kept_whole` stories or more.
     pub kept_whole: Vec<u32>,
     /// Found in documents most of which are one story's (see [`StoryCounts::one_story`]), of
-    /// fewer than `min_stories.kept_whole` stories: never boilerplate, by either count. Text
+    /// fewer than `min_stories.kept_whole` stories, and boilerplate by document frequency:
+    /// taken out of it, and never added by story frequency. Text
     /// found across that many stories is a template whatever else: a first clustering may
     /// have joined most of its documents into one story through it (pages of a headline and
     /// a disclaimer, kept whole, contained in every copy that carries the disclaimer).
@@ -265,12 +266,21 @@ pub(crate) struct SpreadShingles {
 }
 
 impl SpreadShingles {
-    /// Adds the `keys` (sorted, above those added before) by their `counts`.
-    pub fn extend(&mut self, keys: &[u32], counts: &[StoryCounts], min_stories: MinStories) {
+    /// Adds the `keys` (sorted, above those added before) by their `counts`; `common` tells
+    /// the boilerplate found by document frequency (only those of one story are kept).
+    pub fn extend(
+        &mut self,
+        keys: &[u32],
+        counts: &[StoryCounts],
+        min_stories: MinStories,
+        common: impl Fn(u32) -> bool,
+    ) {
         for (&key, counts) in keys.iter().zip(counts) {
             let n = counts.stories as usize;
             if counts.one_story() && n < min_stories.kept_whole {
-                self.one_story.push(key);
+                if common(key) {
+                    self.one_story.push(key);
+                }
             } else if n >= min_stories.boilerplate {
                 self.boilerplate.push(key);
                 if n >= min_stories.kept_whole {
@@ -357,7 +367,9 @@ impl Boilerplate {
         let number_of = |s| frequent.number(s);
         let stories = stories_per_shingle(sets, story_of, &order, frequent.len(), number_of);
         let mut spread = SpreadShingles::default();
-        spread.extend(frequent.keys(), &stories, min_stories);
+        spread.extend(frequent.keys(), &stories, min_stories, |s| {
+            self.common.contains(s)
+        });
         self.add_spread(spread)
     }
 
@@ -747,26 +759,28 @@ mod tests {
             largest: 1,
         };
         let counts = [7, 8, 29, 30].map(across);
-        spread.extend(&[1, 2, 3, 4], &counts, min_stories);
-        spread.extend(&[5], &[across(100)], min_stories);
+        let common = |key: u32| key != 7;
+        spread.extend(&[1, 2, 3, 4], &counts, min_stories, common);
+        spread.extend(&[5], &[across(100)], min_stories, common);
         // Most documents of one story: its own text, unless found across as many stories as
-        // a template left out of documents kept whole.
+        // a template left out of documents kept whole; kept only when common by document
+        // frequency (7 is not).
         let one_story = |stories: u32| StoryCounts {
             stories,
             documents: 300 + stories,
             largest: 300,
         };
-        let counts = [one_story(1), one_story(29), one_story(30)];
-        spread.extend(&[6, 7, 8], &counts, min_stories);
+        let counts = [one_story(1), one_story(1), one_story(29), one_story(30)];
+        spread.extend(&[6, 7, 8, 9], &counts, min_stories, common);
         let half = StoryCounts {
             stories: 11,
             documents: 20,
             largest: 10,
         };
-        spread.extend(&[9], &[half], min_stories);
-        assert_eq!(spread.boilerplate, [2, 3, 4, 5, 8, 9]);
-        assert_eq!(spread.kept_whole, [4, 5, 8]);
-        assert_eq!(spread.one_story, [6, 7]);
+        spread.extend(&[10], &[half], min_stories, common);
+        assert_eq!(spread.boilerplate, [2, 3, 4, 5, 9, 10]);
+        assert_eq!(spread.kept_whole, [4, 5, 9]);
+        assert_eq!(spread.one_story, [6, 8]);
     }
 
     #[test]

@@ -244,7 +244,9 @@ fn spread_on_file(
             let counts = stories_per_shingle(&numbered, stories, &order, end - first, |n| {
                 Some(n - first as u32)
             });
-            spread.extend(&keys[first..end], &counts, min_stories);
+            spread.extend(&keys[first..end], &counts, min_stories, |s| {
+                boilerplate.contains(s)
+            });
         },
     );
     drop((frequent, order));
