@@ -7,7 +7,7 @@
 //!   even on a small site. Stories here are a first clustering made with the boilerplate found
 //!   by document frequency; a wire story copied by a thousand sites is one story, so its text
 //!   is never taken for boilerplate this way. The frequent shingles are numbered, and each
-//!   thread counts a share of the stories, in story order, with a few counters per number.
+//!   thread counts a share of the stories, one story at a time, with three counters a number.
 //!
 //! The second count also gives back what the first took from a story: a shingle most of whose
 //! documents are one story of the first clustering is that story's own text, found in many
@@ -148,10 +148,10 @@ impl StoryCounts {
 /// `story_of[d]` is the story of the document whose set is `sets[d]`, and `order` is
 /// [`story_order`] of `story_of`.
 ///
-/// The sets are visited in story order, cut into one piece per thread at story boundaries: a
-/// story's documents are counted one after another within its piece, and pieces hold
-/// different stories. Each thread keeps, per shingle, the last story seen and where its run of
-/// documents began, beside the counts.
+/// The sets are visited in story order, cut into one piece per thread at story boundaries, so
+/// pieces hold different stories. A story's documents are counted together: the numbers of
+/// their frequent shingles gathered and sorted (a document alone needs no sort: a set holds
+/// each key once), and each number's run counted once for the story.
 pub(crate) fn stories_per_shingle(
     sets: &[&[u32]],
     story_of: &[u32],
@@ -159,21 +159,6 @@ pub(crate) fn stories_per_shingle(
     shingles: usize,
     number_of: impl Fn(u32) -> Option<u32> + Sync,
 ) -> Vec<StoryCounts> {
-    /// One shingle's counts within a piece, and the last story seen with the documents
-    /// counted before it.
-    #[derive(Clone, Copy)]
-    struct Seen {
-        story: u32,
-        before: u32,
-        counts: StoryCounts,
-    }
-    impl Seen {
-        /// Closes the run of the last story seen.
-        fn close(&mut self) {
-            let run = self.counts.documents - self.before;
-            self.counts.largest = self.counts.largest.max(run);
-        }
-    }
     let story = |i: usize| story_of[order[i] as usize];
     let pieces = rayon::current_num_threads().max(1);
     let mut cuts: Vec<usize> = (0..=pieces).map(|p| p * order.len() / pieces).collect();
@@ -183,47 +168,38 @@ pub(crate) fn stories_per_shingle(
             cuts[i] += 1;
         }
     }
-    let unseen = Seen {
-        story: u32::MAX,
-        before: 0,
-        counts: StoryCounts::default(),
-    };
     cuts.par_windows(2)
         .map(|cut| {
-            let mut seen = vec![unseen; shingles];
-            for &d in &order[cut[0]..cut[1].max(cut[0])] {
-                let story = story_of[d as usize];
-                for &s in sets[d as usize] {
-                    if let Some(i) = number_of(s) {
-                        let entry = &mut seen[i as usize];
-                        if entry.story != story {
-                            entry.close();
-                            entry.story = story;
-                            entry.before = entry.counts.documents;
-                            entry.counts.stories += 1;
-                        }
-                        entry.counts.documents += 1;
-                    }
+            let mut counts = vec![StoryCounts::default(); shingles];
+            let mut numbers: Vec<u32> = Vec::new();
+            let documents = &order[cut[0]..cut[1].max(cut[0])];
+            for story in documents.chunk_by(|&a, &b| story_of[a as usize] == story_of[b as usize]) {
+                numbers.clear();
+                for &d in story {
+                    numbers.extend(sets[d as usize].iter().filter_map(|&s| number_of(s)));
+                }
+                if story.len() > 1 {
+                    radsort::sort(&mut numbers);
+                }
+                for run in numbers.chunk_by(|a, b| a == b) {
+                    let entry = &mut counts[run[0] as usize];
+                    let held = run.len() as u32;
+                    entry.stories += 1;
+                    entry.documents += held;
+                    entry.largest = entry.largest.max(held);
                 }
             }
-            seen.into_iter()
-                .map(|mut entry| {
-                    entry.close();
-                    entry.counts
-                })
-                .collect::<Vec<StoryCounts>>()
+            counts
         })
-        .reduce(
-            || vec![StoryCounts::default(); shingles],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| {
-                    x.stories += y.stories;
-                    x.documents += y.documents;
-                    x.largest = x.largest.max(y.largest);
-                });
-                a
-            },
-        )
+        .reduce_with(|mut a, b| {
+            a.iter_mut().zip(b).for_each(|(x, y)| {
+                x.stories += y.stories;
+                x.documents += y.documents;
+                x.largest = x.largest.max(y.largest);
+            });
+            a
+        })
+        .unwrap_or_else(|| vec![StoryCounts::default(); shingles])
 }
 
 /// How many stories' documents a shingle is found in for it to be boilerplate, and to be left
