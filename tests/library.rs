@@ -77,11 +77,11 @@ fn facade_gives_the_binary_table_on_the_news_fixtures() {
     assert!(table.lines().count() > 40, "{table}");
 }
 
-#[test]
-fn wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories() {
-    // fixtures/README.md: two wire stories copied whole by four sites each, headline pages and
-    // articles of their own, all under one disclaimer.
-    let input = root().join("fixtures").join("wire-copies.csv");
+/// The facade's table of a fixture of `fixtures/` clustered with `boilerplate.min-documents` 4
+/// and `min-stories` 2 (thresholds a fixture of a few documents reaches), checked to be the
+/// binary's table with the same settings.
+fn small_fixture_table(name: &str) -> String {
+    let input = root().join("fixtures").join(name);
     let mut reader = csv::Reader::from_path(&input).expect("the fixture reads");
     let documents: Vec<(String, String)> = reader
         .records()
@@ -94,6 +94,22 @@ fn wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories() {
     config.boilerplate.min_documents = 4;
     config.boilerplate.min_stories = 2;
     let table = facade_table(&config, documents);
+    let output = megashingle(&root())
+        .args(["cluster", "--quiet", "--set", "boilerplate.min-documents=4"])
+        .args(["--set", "boilerplate.min-stories=2"])
+        .arg(&input)
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout_of(&output), table);
+    table
+}
+
+#[test]
+fn wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories() {
+    // fixtures/README.md: two wire stories copied whole by four sites each, headline pages and
+    // articles of their own, all under one disclaimer.
+    let table = small_fixture_table("wire-copies.csv");
     let stories: Vec<(&str, &str)> = table
         .lines()
         .skip(1)
@@ -113,33 +129,13 @@ fn wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories() {
     for id in ["head-0", "head-1", "head-2", "own-0"] {
         assert_eq!(story_of(id), id, "{table}");
     }
-    let output = megashingle(&root())
-        .args(["cluster", "--quiet", "--set", "boilerplate.min-documents=4"])
-        .args(["--set", "boilerplate.min-stories=2"])
-        .arg(&input)
-        .output()
-        .expect("the binary runs");
-    assert!(output.status.success(), "{output:?}");
-    assert_eq!(stdout_of(&output), table);
 }
 
 #[test]
 fn rewrites_of_a_story_copied_by_many_documents_join_it() {
     // fixtures/README.md: a story copied whole by six sites, so that all its text is common,
     // and two rewrites that keep it and add a paragraph of their own.
-    let input = root().join("fixtures").join("running-story.csv");
-    let mut reader = csv::Reader::from_path(&input).expect("the fixture reads");
-    let documents: Vec<(String, String)> = reader
-        .records()
-        .map(|r| {
-            let r = r.expect("a record");
-            (r[0].to_owned(), r[1].to_owned())
-        })
-        .collect();
-    let mut config = shipped();
-    config.boilerplate.min_documents = 4;
-    config.boilerplate.min_stories = 2;
-    let table = facade_table(&config, documents);
+    let table = small_fixture_table("running-story.csv");
     let story_of = |id: &str| {
         let row = table.lines().find(|row| row.starts_with(&format!("{id},")));
         row.expect("a row").split(',').nth(1).unwrap().to_owned()
@@ -150,14 +146,6 @@ fn rewrites_of_a_story_copied_by_many_documents_join_it() {
     for id in ["other-0", "other-1"] {
         assert_eq!(story_of(id), id, "{table}");
     }
-    let output = megashingle(&root())
-        .args(["cluster", "--quiet", "--set", "boilerplate.min-documents=4"])
-        .args(["--set", "boilerplate.min-stories=2"])
-        .arg(&input)
-        .output()
-        .expect("the binary runs");
-    assert!(output.status.success(), "{output:?}");
-    assert_eq!(stdout_of(&output), table);
 }
 
 #[test]

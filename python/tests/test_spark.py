@@ -173,37 +173,34 @@ def test_story_frequency_finds_a_footer_shared_by_stories(spark):
     assert _rows(got) == _rows(without)
 
 
-def test_wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories(spark):
-    # fixtures/README.md: wire copies kept whole (all their text is common) leave out the
-    # disclaimer that the documents of many stories carry, as the command does.
-    path = os.path.join(ROOT, "fixtures", "wire-copies.csv")
+def _small_fixture_stories(spark, name):
+    """The stories of a fixture clustered by the package with `min-documents` 4 and `min-stories` 2
+    (thresholds a fixture of a few documents reaches), checked to be those of the Spark job."""
+    path = os.path.join(ROOT, "fixtures", name)
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     ids, texts = [r["id"] for r in rows], [r["text"] for r in rows]
     config = megashingle.Config({"boilerplate.min-documents": 4, "boilerplate.min-stories": 2})
     expected = megashingle.cluster(ids, texts, config)
-    story = {r["doc_id"]: r["cluster_id"] for r in expected}
-    assert story["w1-3"] == story["w1-0"] != story["w2-0"] == story["w2-3"]
-    assert [story[f"head-{i}"] for i in range(3)] == ["head-0", "head-1", "head-2"]
     df = spark.createDataFrame(list(zip(ids, texts)), ["id", "text"])
     got = [r.asDict() for r in megashingle.spark.cluster(df, config=config).collect()]
     assert _rows(got) == _rows(expected)
+    return {r["doc_id"]: r["cluster_id"] for r in expected}
+
+
+def test_wire_copies_kept_whole_leave_out_a_disclaimer_spread_across_stories(spark):
+    # fixtures/README.md: wire copies kept whole (all their text is common) leave out the
+    # disclaimer that the documents of many stories carry, as the command does.
+    story = _small_fixture_stories(spark, "wire-copies.csv")
+    assert story["w1-3"] == story["w1-0"] != story["w2-0"] == story["w2-3"]
+    assert [story[f"head-{i}"] for i in range(3)] == ["head-0", "head-1", "head-2"]
 
 
 def test_rewrites_of_a_story_copied_by_many_documents_join_it(spark):
     # fixtures/README.md: all of a story's text is common (six copies), and most documents
     # that hold it are one story, so it is not boilerplate: the rewrites join the copies.
-    path = os.path.join(ROOT, "fixtures", "running-story.csv")
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    ids, texts = [r["id"] for r in rows], [r["text"] for r in rows]
-    config = megashingle.Config({"boilerplate.min-documents": 4, "boilerplate.min-stories": 2})
-    expected = megashingle.cluster(ids, texts, config)
-    story = {r["doc_id"]: r["cluster_id"] for r in expected}
+    story = _small_fixture_stories(spark, "running-story.csv")
     assert story["rewrite-0"] == story["rewrite-1"] == story["copy-0"] != story["other-0"]
-    df = spark.createDataFrame(list(zip(ids, texts)), ["id", "text"])
-    got = [r.asDict() for r in megashingle.spark.cluster(df, config=config).collect()]
-    assert _rows(got) == _rows(expected)
 
 
 @pytest.mark.parametrize("max_local_pairs, max_group", [(0, 200_000), (1_000, 2), (0, 2)])

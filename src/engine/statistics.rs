@@ -322,41 +322,54 @@ mod tests {
         for own in [3000, 4000, 5000] {
             documents.push(shingles([template].into_iter().chain(own..own + 50)));
         }
-        let sets: Vec<Vec<u32>> = documents.iter().map(|d| d.set.clone()).collect();
-        for (verify, on_file) in [
-            (Verify::Exact, false),
-            (Verify::Exact, true),
-            (Verify::Estimate, false),
-        ] {
-            let mut config = Config::default();
-            config.boilerplate.min_documents = 3;
-            config.boilerplate.min_stories = 2;
-            config.cluster.verify = verify;
-            let plan = Plan::try_from(&config).unwrap();
-            let sketcher = Sketcher::new(&plan);
-            let mut store = store_of(&sets, on_file);
-            let (boilerplate, sketches) = sketch_with_statistics(
-                &mut store,
-                documents.iter().map(|d| d.outline.clone()).collect(),
-                &sketcher,
-                &plan,
-                &Arc::new(Boilerplate::none()),
-                &crate::progress::Quiet,
-                &Cancel::default(),
-                &mut Timings::default(),
-                None,
-            )
-            .unwrap();
+        for (boilerplate, sketches) in statistics_in_every_mode(&documents) {
             assert_eq!(boilerplate.keys(), [template]);
-            let mut buffer = Vec::new();
-            for (d, (sketch, document)) in sketches.iter().zip(&documents).enumerate() {
-                let (expected, set) = sketcher.sketch_shingles(document, &boilerplate);
-                assert_eq!(sketch, &expected);
-                assert_eq!(store.set(d as u32, &mut buffer), &*set);
-            }
             assert_eq!(sketches[4].shingles, 50);
             assert_eq!(sketches[5].shingles, 50);
         }
+    }
+
+    /// The boilerplate and sketches of `documents` with statistics (`min-documents` 3,
+    /// `min-stories` 2), the sets in memory and on file, verified exactly and by estimate; each
+    /// sketch and stored set checked against those made from the document's whole set.
+    fn statistics_in_every_mode(documents: &[ShingleSets]) -> Vec<(Boilerplate, Vec<Sketch>)> {
+        let sets: Vec<Vec<u32>> = documents.iter().map(|d| d.set.clone()).collect();
+        let modes = [
+            (Verify::Exact, false),
+            (Verify::Exact, true),
+            (Verify::Estimate, false),
+        ];
+        modes
+            .into_iter()
+            .map(|(verify, on_file)| {
+                let mut config = Config::default();
+                config.boilerplate.min_documents = 3;
+                config.boilerplate.min_stories = 2;
+                config.cluster.verify = verify;
+                let plan = Plan::try_from(&config).unwrap();
+                let sketcher = Sketcher::new(&plan);
+                let mut store = store_of(&sets, on_file);
+                let (boilerplate, sketches) = sketch_with_statistics(
+                    &mut store,
+                    documents.iter().map(|d| d.outline.clone()).collect(),
+                    &sketcher,
+                    &plan,
+                    &Arc::new(Boilerplate::none()),
+                    &crate::progress::Quiet,
+                    &Cancel::default(),
+                    &mut Timings::default(),
+                    None,
+                )
+                .unwrap();
+                let mut buffer = Vec::new();
+                for (d, (sketch, document)) in sketches.iter().zip(documents).enumerate() {
+                    let (expected, set) = sketcher.sketch_shingles(document, &boilerplate);
+                    assert_eq!(sketch, &expected);
+                    assert_eq!(store.set(d as u32, &mut buffer), &*set);
+                }
+                (boilerplate, sketches)
+            })
+            .collect()
     }
 
     /// A store of the sets, in memory or on file.
@@ -398,38 +411,8 @@ mod tests {
             shingles([template].into_iter().chain(4000..4050)),
             shingles([template].into_iter().chain(5000..5050)),
         ];
-        let outlines: Vec<TextOutline> = documents.iter().map(|d| d.outline.clone()).collect();
-        let sets: Vec<Vec<u32>> = documents.iter().map(|d| d.set.clone()).collect();
-        for (verify, on_file) in [
-            (Verify::Exact, false),
-            (Verify::Exact, true),
-            (Verify::Estimate, false),
-        ] {
-            let mut config = Config::default();
-            config.boilerplate.min_documents = 3;
-            config.boilerplate.min_stories = 2;
-            config.cluster.verify = verify;
-            let sketcher = Sketcher::new(&Plan::try_from(&config).unwrap());
-            let mut store = store_of(&sets, on_file);
-            let (boilerplate, sketches) = sketch_with_statistics(
-                &mut store,
-                outlines.clone(),
-                &sketcher,
-                &Plan::try_from(&config).unwrap(),
-                &Arc::new(Boilerplate::none()),
-                &crate::progress::Quiet,
-                &Cancel::default(),
-                &mut Timings::default(),
-                None,
-            )
-            .unwrap();
+        for (boilerplate, sketches) in statistics_in_every_mode(&documents) {
             assert_eq!(boilerplate.len(), 21);
-            let mut buffer = Vec::new();
-            for (d, (sketch, document)) in sketches.iter().zip(&documents).enumerate() {
-                let (expected, set) = sketcher.sketch_shingles(document, &boilerplate);
-                assert_eq!(sketch, &expected);
-                assert_eq!(store.set(d as u32, &mut buffer), &*set);
-            }
             assert_eq!(sketches[0].shingles, 25);
             assert_eq!(sketches[1].shingles, 100);
         }
