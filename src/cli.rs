@@ -129,8 +129,8 @@ pub enum Command {
     /// A persistent story index on disk that each night's documents join.
     ///
     /// `index add` puts new documents into the stories of the index (or new ones); story ids
-    /// stay the same across nights. The index keeps each document's id, sketch, times and
-    /// story (under 1 KB a document) and, for `index query --reuse`, its shingle keys in text
+    /// stay the same across nights. The index keeps each document's id, sketch, times, story
+    /// and opening shingle keys (under 1 KB a document) and, for `index query --reuse`, its shingle keys in text
     /// order and their winnowed fingerprints (about 5 bytes a word), never its text. It is one redb file, changed in one
     /// transaction per command: a command that fails or is killed leaves it as it was. While
     /// a command has it open, `<index>.lock` holds it and names that command; others are

@@ -2227,23 +2227,29 @@ fn a_heavy_rewrite_attaches_to_its_story_but_two_lone_documents_stay_apart() {
     assert_eq!(rows["s-original"].cluster_size, 4);
 }
 
-#[test]
-fn a_letter_from_the_same_template_that_opens_otherwise_does_not_attach() {
-    let dir = temp();
-    // A story: one letter, in two copies.
+/// A story of one letter in two copies (words 0..200), and another letter from the same
+/// template: an opening of its own (sender, bank, sums), then `rest`, the template's phrases
+/// past the letter's opening with some of them filled in otherwise. Checked to make a weak
+/// link with the letter.
+fn letters_from_one_template(dir: &TempDir, rest: impl IntoIterator<Item = usize>) -> [String; 3] {
     let letter: Vec<usize> = (0..200).collect();
     let copy = with_words_replaced(&letter, &[100], 9000);
-    // Another letter from the same template: an opening of its own (sender, bank, sums), then
-    // the template's phrases with every other run of 16 words filled in otherwise.
-    let other: Vec<usize> = (3000..3030)
-        .chain(heavy_rewrite(&letter[30..], 16, 8, 5000))
-        .collect();
+    let other: Vec<usize> = (3000..3030).chain(rest).collect();
     let texts = [prose(&letter), prose(&copy), prose(&other)];
     let (estimated, exact) = compare_texts(dir.path(), &texts[0], &texts[2]);
     assert!(
         (0.2..0.35).contains(&exact),
         "a weak link: estimated {estimated}, exact {exact}"
     );
+    texts
+}
+
+#[test]
+fn a_letter_from_the_same_template_that_opens_otherwise_does_not_attach() {
+    let dir = temp();
+    // Every other run of 16 words past the opening filled in otherwise.
+    let rest: Vec<usize> = (30..200).collect();
+    let texts = letters_from_one_template(&dir, heavy_rewrite(&rest, 16, 8, 5000));
     let docs = csv_of([
         ("letter", texts[0].as_str()),
         ("letter-copy", texts[1].as_str()),
@@ -2255,6 +2261,52 @@ fn a_letter_from_the_same_template_that_opens_otherwise_does_not_attach() {
     // The lead check is what keeps it apart: without it, the weak link attaches it.
     let rows = clusters_of(&dir, docs, &["--set", "cluster.attach-lead=0"]);
     assert_eq!(rows["other"].cluster_size, 3);
+}
+
+#[test]
+fn a_letter_from_the_same_template_added_a_night_later_does_not_attach_either() {
+    // The index keeps each document's lead, so a weak link with an indexed document is
+    // checked as `cluster` checks one in a batch.
+    let dir = temp();
+    // 16 of every 24 words past the opening kept: a weak link by the estimate the index
+    // makes from the minima it keeps too.
+    let rest = (30..200).map(|i| if i % 24 < 16 { i } else { 5000 + i });
+    let texts = letters_from_one_template(&dir, rest);
+    let docs = [
+        ("letter", texts[0].as_str()),
+        ("letter-copy", texts[1].as_str()),
+        ("other", texts[2].as_str()),
+    ];
+    let rows = clusters_of(&dir, csv_of(docs), &[]);
+    assert_eq!(rows["other"].cluster_size, 1, "apart in one batch");
+    write(&dir, "night-1.csv", csv_of(docs[..2].iter().copied()));
+    write(&dir, "night-2.csv", csv_of(docs[2..].iter().copied()));
+    let story_size_of_other = |name: &str, extra: &[&str]| {
+        let db = format!("{name}.db");
+        for night in ["night-1.csv", "night-2.csv"] {
+            megashingle(dir.path())
+                .args(["index", "add", "-q", "--db", &db, night, "-o", "/dev/null"])
+                .args(extra)
+                .assert()
+                .code(0);
+        }
+        let export = megashingle(dir.path())
+            .args(["index", "export", "--db", &db])
+            .assert()
+            .code(0);
+        let rows = stdout_of(export.get_output());
+        let row = rows
+            .lines()
+            .find(|line| line.starts_with("other,"))
+            .unwrap_or_else(|| panic!("no row of other: {rows}"))
+            .to_owned();
+        let fields: Vec<&str> = row.split(',').collect();
+        (fields[1].to_owned(), fields[2].parse::<usize>().unwrap())
+    };
+    assert_eq!(story_size_of_other("checked", &[]), ("other".into(), 1));
+    // The lead check is what keeps it apart: without it, the weak link attaches it.
+    let (story, size) = story_size_of_other("unchecked", &["--set", "cluster.attach-lead=0"]);
+    assert_eq!((story.as_str(), size), ("letter", 3));
 }
 
 #[test]

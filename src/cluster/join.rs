@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::candidates::{indexed_pairs, Bucketing, INDEX_ENTRIES_PER_RANGE};
 use super::copies::find_copies;
-use super::verify::{open_alike, Buffers, KeptSets};
+use super::verify::{Buffers, KeptSets};
 use super::{Cluster, ClusterStats};
 use crate::config::Plan;
 use crate::corpus::set_store::SetsView;
@@ -388,7 +388,7 @@ fn score_pairs(
                 let weak = attach > 0.0
                     && jaccard >= attach
                     && (score.is_some()
-                        || open_alike(sa, sb, buffers.sets(shingles, a, b), attach_lead));
+                        || buffers.open_alike(shingles, (a, sa), (b, sb), attach_lead));
                 (score.is_some() || weak).then_some((jaccard, score, weak))
             })
             .collect();

@@ -129,6 +129,45 @@ pub(crate) fn open_alike(a: &Sketch, b: &Sketch, sets: PairSets, min_share: f64)
     }
 }
 
+/// [`open_alike`] of a pair one of whose documents was read from an index (`indexed`: no set,
+/// and its lead is the low 16 bits of the keys of its lead in its own set, as the index keeps
+/// it) while the other (`fresh`) has its set: the share of the indexed lead found in the fresh
+/// set, or else the share of the fresh lead's content found in the indexed lead (never more
+/// than its share in the indexed document's whole set, so the check is at most stricter than
+/// `cluster`'s), keys compared by their low 16 bits. Yes when the index kept no lead of the
+/// document.
+pub(crate) fn opens_like_indexed(
+    indexed: &Sketch,
+    fresh: &Sketch,
+    fresh_set: &[u32],
+    min_share: f64,
+) -> bool {
+    let opening = indexed.lead.keys();
+    if min_share <= 0.0 || opening.is_empty() {
+        return true;
+    }
+    let low = |keys: &mut dyn Iterator<Item = u32>| {
+        let mut low: Vec<u16> = keys.map(|k| k as u16).collect();
+        low.sort_unstable();
+        low
+    };
+    let in_fresh = low(&mut fresh_set.iter().copied());
+    let found = opening
+        .iter()
+        .filter(|&&k| in_fresh.binary_search(&(k as u16)).is_ok())
+        .count();
+    if found as f64 / opening.len() as f64 >= min_share {
+        return true;
+    }
+    let in_opening = low(&mut opening.iter().copied());
+    let content = fresh.lead.content_in(fresh_set);
+    let found = content
+        .iter()
+        .filter(|&&k| in_opening.binary_search(&(k as u16)).is_ok())
+        .count();
+    !content.is_empty() && found as f64 / content.len() as f64 >= min_share
+}
+
 /// The shingle sets of a pair, when verification can compare them exactly.
 pub(crate) type PairSets<'s> = Option<(&'s [u32], &'s [u32])>;
 
@@ -190,6 +229,25 @@ impl Buffers {
         let Buffers { first, second } = self;
         first.get(sets, a).zip(second.get(sets, b))
     }
+
+    /// Whether documents `a` and `b` (with sketches `sa` and `sb`) open alike: [`open_alike`]
+    /// when both have a set, [`opens_like_indexed`] when one was read from an index; yes when
+    /// neither has a set (their similarity is estimated).
+    pub(super) fn open_alike(
+        &mut self,
+        sets: SetsView,
+        (a, sa): (u32, &Sketch),
+        (b, sb): (u32, &Sketch),
+        min_share: f64,
+    ) -> bool {
+        let Buffers { first, second } = self;
+        match (first.get(sets, a), second.get(sets, b)) {
+            (Some(x), Some(y)) => open_alike(sa, sb, Some((x, y)), min_share),
+            (Some(x), None) => opens_like_indexed(sb, sa, x, min_share),
+            (None, Some(y)) => opens_like_indexed(sa, sb, y, min_share),
+            (None, None) => true,
+        }
+    }
 }
 
 /// Most keys of sets read from file that [`KeptSets`] keeps: 16 MiB, held while the verified
@@ -225,5 +283,61 @@ impl KeptSets {
             }
         }
         Some((&self.sets[&a], &self.sets[&b]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::set_store::SetStore;
+    use crate::sketch::shingle::Lead;
+
+    fn with_lead(keys: impl IntoIterator<Item = u32>) -> Sketch {
+        Sketch {
+            lead: Lead::of(&keys.into_iter().collect::<Vec<u32>>()),
+            ..Sketch::default()
+        }
+    }
+
+    #[test]
+    fn a_weak_link_with_an_indexed_document_checks_the_lead_the_index_keeps() {
+        // The fresh text shares 0..40 with the indexed one and adds 1000..1080, and 500..505
+        // opens it after a header (3000..3027) left out of its set as boilerplate.
+        let fresh_set: Vec<u32> = (0..40).chain(500..505).chain(1000..1080).collect();
+        let fresh = with_lead((500..505).chain(3000..3027));
+        let opens =
+            |indexed: &Sketch, share| opens_like_indexed(indexed, &fresh, &fresh_set, share);
+        // The indexed opening found in the fresh text...
+        assert!(opens(&with_lead(8..40), 0.2));
+        // ...or the fresh text's opening (without its header) found in the indexed one: 5 of
+        // the 32 keys of the indexed lead are in the fresh set, all 5 of the fresh content.
+        let fresh_opening_inside = with_lead((500..505).chain(2000..2027));
+        assert!(opens(&fresh_opening_inside, 0.2));
+        assert!(!opens(&fresh_opening_inside, 1.01));
+        // Phrases shared further in, but neither opening: apart.
+        assert!(!opens(&with_lead(60..92), 0.2));
+        // Unless the check is off, or the index kept no lead of the document.
+        assert!(opens(&with_lead(60..92), 0.0));
+        assert!(opens(&Sketch::default(), 0.2));
+    }
+
+    #[test]
+    fn a_pair_opens_alike_by_its_sets_by_the_indexed_lead_or_unchecked() {
+        // Document 0 is indexed (no set); 1 and 2 have sets.
+        let store = SetStore::of_sets(&[(0..40).collect(), (1000..1080).collect()]);
+        let sets = SetsView::of(&store, 1);
+        let indexed = with_lead(60..92);
+        let (one, two) = (with_lead(0..32), with_lead(1000..1032));
+        let mut buffers = Buffers::default();
+        let mut check = |(a, sa), (b, sb)| buffers.open_alike(sets, (a, sa), (b, sb), 0.2);
+        // Both sets: the batch's check.
+        assert!(!check((1, &one), (2, &two)));
+        // One indexed, either way round: its kept lead against the other's set.
+        assert!(!check((0, &indexed), (1, &one)));
+        assert!(!check((1, &one), (0, &indexed)));
+        assert!(check((0, &with_lead(8..40)), (1, &one)));
+        // No sets at all (estimated): unchecked.
+        let mut buffers = Buffers::default();
+        assert!(buffers.open_alike(SetsView::none(), (1, &one), (2, &two), 0.2));
     }
 }

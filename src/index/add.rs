@@ -35,7 +35,10 @@ use crate::index::error::{Damage, IndexError, Result};
 use crate::index::examine::{paired, strengths, strongest};
 use crate::index::lists::KeyLists;
 use crate::index::postings::{LookUp, Postings};
-use crate::index::schema::{table, DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, GHOSTS, IDS};
+use crate::index::schema::{
+    decode_lead, encode_lead, table, DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, GHOSTS,
+    IDS, LEADS,
+};
 use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -415,18 +418,20 @@ fn write_stories(
             *m = u32::from(*m as u16);
         }
     });
-    let (linkable, posted) = examine(before, looked_up, &fresh, config, report)?;
+    let (linkable, posted) = examine(before.as_ref(), looked_up, &fresh, config, report)?;
     // The look-up's pairs, the records examined and the index's pages read for them are let
     // go: their pages go back before the join takes its own.
     crate::engine::allocator::give_back_free_pages();
     clock.lap("index: examining candidates");
-    let (near, all, known) = load(t, linkable, fresh, config)?;
+    let (near, all, known) = load(t, before.as_ref(), linkable, fresh, config)?;
+    // The index as it was is let go: the join takes its own pages.
+    drop(before);
     report.loaded = near.numbers.len();
     // The loaded records' minima, widened into the join's sketches, leave holes in the heap
     // that the join would not fill: their pages go back too.
     crate::engine::allocator::give_back_free_pages();
     clock.lap("index: loading candidates");
-    let joined = match join_night(&all, sets, &near, config, known, report, cancel) {
+    let (joined, leads) = match join_night(&all, sets, &near, config, known, report, cancel) {
         Ok(joined) => joined,
         // The transaction is dropped uncommitted.
         Err(failed_or_cancelled) => return Ok(Err(failed_or_cancelled)),
@@ -447,21 +452,26 @@ fn write_stories(
         absorbed,
     } = place(t, &joined, &near, &night, report)?;
     clock.lap("index: placing");
-    // The documents and the postings go to tables of their own: the night's segment is
-    // written on a thread of its own while the documents are.
+    // The documents and the postings go to tables of their own: the night's segment, then
+    // the leads, are written on a thread of their own while the documents are.
     let story_of = |doc: u32| placements[doc as usize].story;
     let posted = Posted::after_merges(posted, &absorbed);
     let Tables {
         docs,
         ids: id_table,
         members,
+        leads: lead_table,
         postings,
         ..
     } = t;
     let (documents, segment) = std::thread::scope(|scope| {
         let segment = scope.spawn(|| {
             let started = Instant::now();
-            let merged = write_postings(postings, &night_keys, &posted, story_of, first_doc as u32);
+            let merged = write_postings(postings, &night_keys, &posted, story_of, first_doc as u32)
+                .and_then(|merged| {
+                    write_leads(lead_table, &night, &leads)?;
+                    Ok(merged)
+                });
             (merged, started.elapsed())
         });
         let documents = write_documents(
@@ -487,7 +497,7 @@ fn write_stories(
     clock
         .timings
         .0
-        .push(("index: postings (beside the documents)", spent));
+        .push(("index: postings and leads (beside the documents)", spent));
     Ok(Ok(()))
 }
 
@@ -572,7 +582,7 @@ fn look_up(
 /// it was before this add (`before`, `None` for a new index), which is then let go; and
 /// the stories that post each of the night's keys already ([`Posted`]).
 fn examine(
-    before: Option<ReadTransaction>,
+    before: Option<&ReadTransaction>,
     looked_up: LookedUp,
     fresh: &[Sketch],
     config: &Plan,
@@ -584,7 +594,7 @@ fn examine(
     report.examined = by_candidate.len();
     // Candidates are indexed before this add, and their records unchanged so far: they
     // are read from the index as it was, which threads can read at once.
-    let Some(txn) = &before else {
+    let Some(txn) = before else {
         return Ok((FxHashMap::default(), Posted::default()));
     };
     let docs = txn.open_table(DOCS)?;
@@ -605,11 +615,15 @@ fn examine(
 /// night's) and the stories it starts from.
 fn load(
     t: &Tables,
+    before: Option<&ReadTransaction>,
     linkable: FxHashMap<u32, Loaded>,
     fresh: Vec<Sketch>,
     config: &Plan,
 ) -> Result<(Neighbourhood, Vec<Sketch>, Known)> {
     let mut near = Neighbourhood::load(t, linkable)?;
+    if let Some(leads) = before.map(|txn| table(txn, LEADS)).transpose()?.flatten() {
+        near.read_leads(&leads)?;
+    }
     let mut all = near.sketches(config.signature.minima);
     all.extend(fresh);
     let known = near.known();
@@ -617,9 +631,10 @@ fn load(
 }
 
 /// The join phase: [`join`] of the loaded and new documents, the stories they were in
-/// already known; the night's shingle sets are let go after it. Fails when the sets' temporary
-/// file could not be read back (the join made of keys of zeros is dropped), and when `cancel`
-/// is cancelled during the join.
+/// already known, and what the index keeps of each new document's lead (empty when
+/// verification is estimated: there are no sets); the night's shingle sets are let go after
+/// it. Fails when the sets' temporary file could not be read back (the join made of keys of
+/// zeros is dropped), and when `cancel` is cancelled during the join.
 fn join_night(
     all: &[Sketch],
     sets: Option<SetStore>,
@@ -628,15 +643,24 @@ fn join_night(
     known: Known,
     report: &mut AddReport,
     cancel: &Cancel,
-) -> crate::Result<Joined> {
+) -> crate::Result<(Joined, Vec<Vec<u32>>)> {
     let fresh_from = near.numbers.len() as u32;
-    let joined = SetStore::reading_of(sets.as_ref(), fresh_from, |view| {
-        join(all, view, config, &known, cancel)
+    let (joined, leads) = SetStore::reading_of(sets.as_ref(), fresh_from, |view| {
+        let joined = join(all, view, config, &known, cancel)?;
+        // What the index keeps of each new document's lead: the keys in its own set.
+        let leads = (fresh_from..all.len() as u32)
+            .into_par_iter()
+            .map_init(Vec::new, |buffer, doc| match view.get(doc, buffer) {
+                Some(set) => all[doc as usize].lead.content_in(set),
+                None => Vec::new(),
+            })
+            .collect();
+        Ok::<_, crate::Error>((joined, leads))
     })
     .map_err(crate::Error::spill)??;
     report.cut_buckets = joined.stats.cut_buckets;
     report.cut_bucket_documents = joined.stats.cut_bucket_documents;
-    Ok(joined)
+    Ok((joined, leads))
 }
 
 /// The tables [`write_documents`] writes.
@@ -644,6 +668,23 @@ struct DocTables<'a, 't> {
     docs: &'a mut Table<'t, u32, &'static [u8]>,
     ids: &'a mut Table<'t, &'static str, u32>,
     members: &'a mut Table<'t, (u32, u32), ()>,
+}
+
+/// What the index keeps of each new document's lead (`leads`, in id order; none for a text
+/// too short to compare), written beside the postings.
+fn write_leads(
+    table: &mut Table<u32, &'static [u8]>,
+    night: &Night,
+    leads: &[Vec<u32>],
+) -> Result<()> {
+    for (i, lead) in leads.iter().enumerate() {
+        let sketch = &night.sketches[night.fresh_from as usize + i];
+        if sketch.is_comparable() && !lead.is_empty() {
+            let number = night.first_doc as u32 + i as u32;
+            table.insert(number, encode_lead(lead).as_slice())?;
+        }
+    }
+    Ok(())
 }
 
 /// The write phase: each new document's record, id, story membership and assignment.
@@ -1029,6 +1070,9 @@ struct Loaded {
     words: u32,
     shingles: u32,
     signature: Vec<u16>,
+    /// What the index keeps of its lead (see [`crate::index::schema::LEADS`]): read only for
+    /// the documents loaded for the join.
+    lead: Vec<u32>,
     /// True for a ghost: a removed document that stands for its story (see
     /// [`crate::index::schema::GHOSTS`]), not one of its members.
     ghost: bool,
@@ -1070,6 +1114,7 @@ impl Loaded {
             words,
             shingles,
             signature,
+            lead: Vec::new(),
             ghost,
         })
     }
@@ -1163,6 +1208,22 @@ impl Neighbourhood {
         })
     }
 
+    /// Reads the leads of the loaded documents from `leads` (of the index as it was before the
+    /// add, which threads can read at once).
+    fn read_leads(
+        &mut self,
+        leads: &(impl ReadableTable<u32, &'static [u8]> + Sync),
+    ) -> Result<()> {
+        self.records
+            .par_iter_mut()
+            .try_for_each(|(&number, record)| {
+                if let Some(lead) = leads.get(number)? {
+                    record.lead = decode_lead(lead.value())?;
+                }
+                Ok(())
+            })
+    }
+
     /// Their sketches, by local number, from the minima the index keeps (which are moved
     /// out of the records).
     fn sketches(&mut self, minima: usize) -> Vec<Sketch> {
@@ -1179,9 +1240,9 @@ impl Neighbourhood {
                     } else {
                         vec![u32::from(u16::MAX); minima].into()
                     },
-                    // The index keeps no leads: a weak link to an indexed document is not
-                    // checked for a shared opening.
-                    lead: Lead::default(),
+                    // The lead as the index keeps it: a weak link to an indexed
+                    // document is checked for a shared opening with it.
+                    lead: Lead::of(&std::mem::take(&mut r.lead)),
                 }
             })
             .collect()

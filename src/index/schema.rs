@@ -9,7 +9,8 @@
 //! [`MergeRecord`]); `ghosts` (number → [`DocRecord`]) and `ghosts_of` ((story, number) →
 //! ()), the removed documents whose stories live on; the postings: `segments` (number →
 //! [`Directory`]), `chunks` ((segment, chunk) → delta-coded pairs, see [`encode_chunk`]) and
-//! `dead`; in indexes made with passages (format 4), the passages: `passages` (number →
+//! `dead`; `leads` (number → [`encode_lead`]), the openings that weak links are checked
+//! with; in indexes made with passages (format 4), the passages: `passages` (number →
 //! [`encode_passages`]) and the winnowed fingerprints' postings, coded as the candidate keys'
 //! are (`passage_segments`, `passage_chunks`, `passage_dead`) and their boilerplate
 //! (`passage_boilerplate_blocks`); the boilerplate:
@@ -135,6 +136,34 @@ pub(crate) fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
         Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Document number → the low 16 bits of the keys of its lead (its first distinct shingles,
+/// see [`crate::sketch::Lead`]) that are in its own set, boilerplate left out: little-endian
+/// u16s, 64 bytes at most. A weak link with an indexed document checks that the two texts open
+/// alike with them (`cluster.attach-lead`), as `cluster` checks two texts; 16 bits are plenty
+/// for a share (a key of a lead matches one of a text's 400 keys by chance once in 160). A
+/// removed document that stays as a ghost keeps its lead. Documents added by a megashingle
+/// that kept no leads have none, and their weak links go unchecked as before.
+pub(crate) const LEADS: TableDefinition<u32, &[u8]> = TableDefinition::new("leads");
+
+/// The bytes of a lead of `keys`: the low 16 bits of each.
+pub(crate) fn encode_lead(keys: &[u32]) -> Vec<u8> {
+    keys.iter()
+        .flat_map(|&k| (k as u16).to_le_bytes())
+        .collect()
+}
+
+/// The keys of a lead encoded by [`encode_lead`] (their low 16 bits); an error for anything
+/// else.
+pub(crate) fn decode_lead(bytes: &[u8]) -> Result<Vec<u32>> {
+    if !bytes.len().is_multiple_of(2) {
+        return Err(IndexError::damaged(Damage::Record));
+    }
+    Ok(bytes
+        .chunks_exact(2)
+        .map(|k| u32::from(u16::from_le_bytes([k[0], k[1]])))
+        .collect())
 }
 
 // The records.
@@ -589,6 +618,21 @@ mod tests {
             via: "c".into(),
         };
         assert_eq!(MergeRecord::decode(&merge.encode()).unwrap(), merge);
+    }
+
+    #[test]
+    fn leads_round_trip_and_a_damaged_one_is_an_error() {
+        for keys in [vec![], vec![0, 7, 0xffff, 0x0304]] {
+            assert_eq!(decode_lead(&encode_lead(&keys)).unwrap(), keys);
+        }
+        // The index keeps the low 16 bits of each key.
+        let low = decode_lead(&encode_lead(&[0x0102_0304, u32::MAX])).unwrap();
+        assert_eq!(low, [0x0304, 0xffff]);
+        let error = decode_lead(&[1, 2, 3]).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "a damaged record in the index; restore the index from a copy"
+        );
     }
 
     #[test]

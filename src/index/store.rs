@@ -21,7 +21,7 @@ use crate::config::Config;
 use crate::index::error::{Damage, Foreign, IndexError, Result};
 use crate::index::postings::Postings;
 use crate::index::schema::{
-    DocRecord, StoryRecord, COUNTERS, DOCS, GHOSTS, GHOSTS_OF, IDS, MEMBERS, MERGES, META,
+    DocRecord, StoryRecord, COUNTERS, DOCS, GHOSTS, GHOSTS_OF, IDS, LEADS, MEMBERS, MERGES, META,
     PASSAGES, READABLE_FORMATS, STORIES, STORY_NAMES,
 };
 use crate::io::time::{format_time, now};
@@ -531,6 +531,8 @@ pub(crate) struct Tables<'t> {
     pub merges: Table<'t, u64, &'static [u8]>,
     pub ghosts: Table<'t, u32, &'static [u8]>,
     pub ghosts_of: Table<'t, (u32, u32), ()>,
+    /// The documents' leads (see [`LEADS`]).
+    pub leads: Table<'t, u32, &'static [u8]>,
     /// The passages, in an index that keeps them.
     pub passages: Option<PassageTables<'t>>,
 }
@@ -567,6 +569,7 @@ impl<'t> Tables<'t> {
             members: txn.open_table(MEMBERS)?,
             merges: txn.open_table(MERGES)?,
             ghosts: txn.open_table(GHOSTS)?,
+            leads: txn.open_table(LEADS)?,
             ghosts_of: txn.open_table(GHOSTS_OF)?,
         })
     }
@@ -644,6 +647,7 @@ impl<'t> Tables<'t> {
             if record.shingles > 0 {
                 self.postings.dead.insert(number, ())?;
             }
+            self.leads.remove(number)?;
             self.bury_ghosts(record.story)?;
             self.stories.remove(record.story)?;
             self.story_names.remove(story.name.as_str())?;
@@ -673,6 +677,7 @@ impl<'t> Tables<'t> {
     fn bury_ghosts(&mut self, story: u32) -> Result<()> {
         for ghost in self.ghosts_of(story)? {
             self.ghosts.remove(ghost)?;
+            self.leads.remove(ghost)?;
             self.ghosts_of.remove((story, ghost))?;
             self.postings.dead.insert(ghost, ())?;
         }

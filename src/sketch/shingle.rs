@@ -133,7 +133,8 @@ impl Lead {
     }
 
     /// Its keys, in text order: none when the text has no shingles, or when the lead is not
-    /// known (a sketch read from a story index, which keeps none).
+    /// known (a sketch read from a story index that kept none). A story index keeps the low 16
+    /// bits of the keys in the text's own set, boilerplate left out.
     pub fn keys(&self) -> &[u32] {
         &self.0
     }
@@ -146,6 +147,15 @@ impl Lead {
         }
         let found = keys.iter().filter(|k| set.binary_search(k).is_ok()).count();
         Some(found as f64 / keys.len() as f64)
+    }
+
+    /// The keys of the lead that are in the text's own sorted set `own`, in text order: the
+    /// lead as an index keeps it, without the boilerplate (see [`Lead::content_share_in`]).
+    pub(crate) fn content_in(&self, own: &[u32]) -> Vec<u32> {
+        let keys = self.keys().iter();
+        keys.filter(|k| own.binary_search(k).is_ok())
+            .copied()
+            .collect()
     }
 
     /// The share of its keys still in the text's own sorted set `own` that are found in the
