@@ -146,25 +146,27 @@ pub(crate) fn opens_like_indexed(
     if min_share <= 0.0 || opening.is_empty() {
         return true;
     }
-    let low = |keys: &mut dyn Iterator<Item = u32>| {
-        let mut low: Vec<u16> = keys.map(|k| k as u16).collect();
-        low.sort_unstable();
-        low
+    // The indexed lead's keys (distinct 16-bit values, at most 32), sorted with their places,
+    // so that one pass over the fresh set marks those found in it.
+    let mut sorted: Vec<(u16, u32)> = (0..).zip(opening).map(|(i, &k)| (k as u16, i)).collect();
+    sorted.sort_unstable();
+    let place_of = |key: u32| {
+        sorted
+            .binary_search_by_key(&(key as u16), |&(low, _)| low)
+            .ok()
+            .map(|at| sorted[at].1)
     };
-    let in_fresh = low(&mut fresh_set.iter().copied());
-    let found = opening
-        .iter()
-        .filter(|&&k| in_fresh.binary_search(&(k as u16)).is_ok())
-        .count();
-    if found as f64 / opening.len() as f64 >= min_share {
+    let mut found = 0u64;
+    for &key in fresh_set {
+        if let Some(place) = place_of(key) {
+            found |= 1 << place;
+        }
+    }
+    if f64::from(found.count_ones()) / opening.len() as f64 >= min_share {
         return true;
     }
-    let in_opening = low(&mut opening.iter().copied());
     let content = fresh.lead.content_in(fresh_set);
-    let found = content
-        .iter()
-        .filter(|&&k| in_opening.binary_search(&(k as u16)).is_ok())
-        .count();
+    let found = content.iter().filter(|&&k| place_of(k).is_some()).count();
     !content.is_empty() && found as f64 / content.len() as f64 >= min_share
 }
 
