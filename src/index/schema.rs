@@ -9,7 +9,7 @@
 //! [`MergeRecord`]); `ghosts` (number → [`DocRecord`]) and `ghosts_of` ((story, number) →
 //! ()), the removed documents whose stories live on; the postings: `segments` (number →
 //! [`Directory`]), `chunks` ((segment, chunk) → delta-coded pairs, see [`encode_chunk`]) and
-//! `dead`; `leads` (number → [`encode_lead`]), the openings that weak links are checked
+//! `dead`; `lead_sets` (number → [`encode_lead`]), the openings that weak links are checked
 //! with; in indexes made with passages (format 4), the passages: `passages` (number →
 //! [`encode_passages`]) and the winnowed fingerprints' postings, coded as the candidate keys'
 //! are (`passage_segments`, `passage_chunks`, `passage_dead`) and their boilerplate
@@ -139,31 +139,131 @@ pub(crate) fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
 }
 
 /// Document number → the low 16 bits of the keys of its lead (its first distinct shingles,
-/// see [`crate::sketch::Lead`]) that are in its own set, boilerplate left out: little-endian
-/// u16s, 64 bytes at most. A weak link with an indexed document checks that the two texts open
-/// alike with them (`cluster.attach-lead`), as `cluster` checks two texts; 16 bits are plenty
-/// for a share (a key of a lead matches one of a text's 400 keys by chance once in 160). A
-/// removed document that stays as a ghost keeps its lead. Documents added by a megashingle
-/// that kept no leads have none, and their weak links go unchecked as before.
-pub(crate) const LEADS: TableDefinition<u32, &[u8]> = TableDefinition::new("leads");
+/// see [`crate::sketch::Lead`]) that are in its own set, boilerplate left out, as a sorted set
+/// coded by [`encode_lead`]: 53 bytes at most, against 64 for the bare 16-bit keys. A weak
+/// link with an indexed document checks that the two texts open alike with them
+/// (`cluster.attach-lead`), as `cluster` checks two texts; 16 bits are plenty for a share (a
+/// key of a lead matches one of a text's 400 keys by chance once in 160). A removed document
+/// that stays as a ghost keeps its lead. Documents added by a megashingle that kept no leads
+/// have none, and their weak links go unchecked as before.
+pub(crate) const LEADS: TableDefinition<u32, &[u8]> = TableDefinition::new("lead_sets");
 
-/// The bytes of a lead of `keys`: the low 16 bits of each.
-pub(crate) fn encode_lead(keys: &[u32]) -> Vec<u8> {
-    keys.iter()
-        .flat_map(|&k| (k as u16).to_le_bytes())
-        .collect()
+/// The table of leads as bare little-endian 16-bit keys in text order, which one release
+/// wrote: its documents count as having no lead, and the next add drops it.
+pub(crate) const BARE_LEADS: TableDefinition<u32, &[u8]> = TableDefinition::new("leads");
+
+/// The Rice parameter of a lead of `n` distinct 16-bit keys: the gaps between `n` keys spread
+/// over 2^16 average 2^16/n, and a Rice code is shortest with about ln 2 of the average in its
+/// remainder bits.
+fn lead_rice_bits(n: usize) -> u32 {
+    (45_426 / n.max(1) as u32).max(1).ilog2().min(15)
 }
 
-/// The keys of a lead encoded by [`encode_lead`] (their low 16 bits); an error for anything
-/// else.
-pub(crate) fn decode_lead(bytes: &[u8]) -> Result<Vec<u32>> {
-    if !bytes.len().is_multiple_of(2) {
-        return Err(IndexError::damaged(Damage::Record));
+/// The bytes of a lead of `keys`: the number of distinct low 16 bits among them, then those
+/// values sorted, each as its gap from the one before Rice-coded (the quotient in unary, then
+/// [`lead_rice_bits`] remainder bits), least significant bit first. The check uses a lead as
+/// a set, so neither the order nor repeats are kept.
+pub(crate) fn encode_lead(keys: &[u32]) -> Vec<u8> {
+    let mut low: Vec<u16> = keys.iter().map(|&k| k as u16).collect();
+    low.sort_unstable();
+    low.dedup();
+    let k = lead_rice_bits(low.len());
+    debug_assert!(
+        low.len() <= usize::from(u8::MAX),
+        "a lead of at most 32 keys"
+    );
+    let mut bits = RiceBits {
+        out: vec![low.len() as u8],
+        pending: 0,
+        filled: 0,
+    };
+    let mut next = 0u32;
+    for &value in &low {
+        let gap = u32::from(value) - next;
+        next = u32::from(value) + 1;
+        let mut quotient = gap >> k;
+        while quotient > 0 {
+            let run = quotient.min(32);
+            bits.push((1u64 << run) - 1, run);
+            quotient -= run;
+        }
+        bits.push(0, 1);
+        bits.push(u64::from(gap & ((1 << k) - 1)), k);
     }
-    Ok(bytes
-        .chunks_exact(2)
-        .map(|k| u32::from(u16::from_le_bytes([k[0], k[1]])))
-        .collect())
+    if bits.filled > 0 {
+        bits.push(0, 8 - bits.filled);
+    }
+    bits.out
+}
+
+/// Bits written least significant first, whole bytes as they fill.
+struct RiceBits {
+    out: Vec<u8>,
+    pending: u64,
+    filled: u32,
+}
+
+impl RiceBits {
+    /// Appends the low `width` bits of `value` (at most 32).
+    fn push(&mut self, value: u64, width: u32) {
+        self.pending |= value << self.filled;
+        self.filled += width;
+        while self.filled >= 8 {
+            self.out.push(self.pending as u8);
+            self.pending >>= 8;
+            self.filled -= 8;
+        }
+    }
+}
+
+/// The keys of a lead encoded by [`encode_lead`] (the distinct low 16 bits, sorted); an error
+/// for anything else.
+pub(crate) fn decode_lead(bytes: &[u8]) -> Result<Vec<u32>> {
+    let damaged = || IndexError::damaged(Damage::Record);
+    let (&n, coded) = bytes.split_first().ok_or_else(damaged)?;
+    let k = lead_rice_bits(usize::from(n));
+    let total = coded.len() * 8;
+    // A lead takes at most 53 bytes; past the end, zeros, so that any 8 bytes from a byte of
+    // the lead on can be read as one word.
+    let mut padded = [0u8; 72];
+    if coded.len() > 64 {
+        return Err(damaged());
+    }
+    padded[..coded.len()].copy_from_slice(coded);
+    // The 64 bits from bit `at` on.
+    let window = |at: usize| {
+        let from = (at / 8).min(64);
+        let word: [u8; 8] = padded[from..from + 8].try_into().expect("8 bytes");
+        u64::from_le_bytes(word) >> (at % 8)
+    };
+    let mut at = 0usize;
+    let mut next = 0u32;
+    let mut keys = Vec::with_capacity(usize::from(n));
+    for _ in 0..n {
+        // The quotient: ones up to a zero (at most 2^16 of them, 56 bits a step).
+        let mut quotient = 0u32;
+        loop {
+            let ones = window(at).trailing_ones().min(56);
+            quotient += ones;
+            at += ones as usize;
+            if ones < 56 || quotient > u32::from(u16::MAX) {
+                break;
+            }
+        }
+        let remainder = (window(at + 1) & ((1 << k) - 1)) as u32;
+        at += 1 + k as usize;
+        let value = next.saturating_add(quotient << k | remainder);
+        if at > total || value > u32::from(u16::MAX) {
+            return Err(damaged());
+        }
+        keys.push(value);
+        next = value + 1;
+    }
+    // Only the zero padding of the last byte may follow.
+    if total - at >= 8 || window(at) != 0 {
+        return Err(damaged());
+    }
+    Ok(keys)
 }
 
 // The records.
@@ -622,17 +722,56 @@ mod tests {
 
     #[test]
     fn leads_round_trip_and_a_damaged_one_is_an_error() {
-        for keys in [vec![], vec![0, 7, 0xffff, 0x0304]] {
+        // The last has a gap of a quotient longer than 56 bits.
+        let far: Vec<u32> = (0..31).chain([0xffff]).collect();
+        for keys in [
+            vec![],
+            vec![0, 7, 0x0304, 0xffff],
+            vec![0xffff],
+            vec![0],
+            far,
+        ] {
             assert_eq!(decode_lead(&encode_lead(&keys)).unwrap(), keys);
         }
-        // The index keeps the low 16 bits of each key.
-        let low = decode_lead(&encode_lead(&[0x0102_0304, u32::MAX])).unwrap();
+        // The index keeps the distinct low 16 bits of the keys, sorted.
+        let low = decode_lead(&encode_lead(&[u32::MAX, 0x0102_0304, 0x0304])).unwrap();
         assert_eq!(low, [0x0304, 0xffff]);
-        let error = decode_lead(&[1, 2, 3]).unwrap_err().to_string();
-        assert_eq!(
-            error,
-            "a damaged record in the index; restore the index from a copy"
-        );
+        let damaged = "a damaged record in the index; restore the index from a copy";
+        let whole = encode_lead(&[1, 2, 900, 40_000]);
+        let mut longer = whole.clone();
+        longer.push(0);
+        let mut more = whole.clone();
+        more[0] += 1;
+        for bad in [
+            &[][..],
+            &whole[..whole.len() - 1],
+            &longer,
+            &more,
+            &[1, 0xff, 0xff, 0xff],
+        ] {
+            assert_eq!(
+                decode_lead(bad).unwrap_err().to_string(),
+                damaged,
+                "{bad:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_lead_comes_back_as_the_sorted_set_of_its_low_bits(
+            keys in proptest::collection::vec(proptest::num::u32::ANY, 0..=32),
+            spread in 1u32..=32,
+        ) {
+            // Keys below 2^spread: narrow spreads give runs of small gaps.
+            let keys: Vec<u32> = keys.iter().map(|k| k >> (32 - spread)).collect();
+            let coded = encode_lead(&keys);
+            let mut expected: Vec<u32> = keys.iter().map(|&k| k & 0xffff).collect();
+            expected.sort_unstable();
+            expected.dedup();
+            proptest::prop_assert!(coded.len() <= 53);
+            proptest::prop_assert_eq!(decode_lead(&coded).unwrap(), expected);
+        }
     }
 
     #[test]

@@ -21,8 +21,8 @@ use crate::config::Config;
 use crate::index::error::{Damage, Foreign, IndexError, Result};
 use crate::index::postings::Postings;
 use crate::index::schema::{
-    DocRecord, StoryRecord, COUNTERS, DOCS, GHOSTS, GHOSTS_OF, IDS, LEADS, MEMBERS, MERGES, META,
-    PASSAGES, READABLE_FORMATS, STORIES, STORY_NAMES,
+    DocRecord, StoryRecord, BARE_LEADS, COUNTERS, DOCS, GHOSTS, GHOSTS_OF, IDS, LEADS, MEMBERS,
+    MERGES, META, PASSAGES, READABLE_FORMATS, STORIES, STORY_NAMES,
 };
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -549,6 +549,7 @@ impl<'t> Tables<'t> {
     /// them, or when `make_passages` says to make them.
     pub fn open(txn: &'t WriteTransaction, make_passages: bool) -> Result<Tables<'t>> {
         let has_passages = txn.list_tables()?.any(|t| t.name() == PASSAGES.name());
+        txn.delete_table(BARE_LEADS)?;
         let passages = if has_passages || make_passages {
             Some(PassageTables {
                 records: txn.open_table(PASSAGES)?,
@@ -808,6 +809,29 @@ mod tests {
                 path.display()
             )
         );
+    }
+
+    #[test]
+    fn leads_kept_as_bare_keys_are_dropped_by_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = redb::Database::create(dir.path().join("index.db")).unwrap();
+        let txn = db.begin_write().unwrap();
+        txn.open_table(BARE_LEADS)
+            .unwrap()
+            .insert(0, &[1u8, 2][..])
+            .unwrap();
+        txn.commit().unwrap();
+        let txn = db.begin_write().unwrap();
+        drop(Tables::open(&txn, false).unwrap());
+        txn.commit().unwrap();
+        let txn = db.begin_read().unwrap();
+        let names: Vec<String> = txn
+            .list_tables()
+            .unwrap()
+            .map(|t| t.name().into())
+            .collect();
+        assert!(!names.contains(&"leads".to_string()), "{names:?}");
+        assert!(names.contains(&LEADS.name().to_string()), "{names:?}");
     }
 
     #[test]

@@ -134,7 +134,7 @@ impl Lead {
 
     /// Its keys, in text order: none when the text has no shingles, or when the lead is not
     /// known (a sketch read from a story index that kept none). A story index keeps the low 16
-    /// bits of the keys in the text's own set, boilerplate left out.
+    /// bits of the keys in the text's own set, boilerplate left out, sorted.
     pub fn keys(&self) -> &[u32] {
         &self.0
     }
