@@ -146,16 +146,10 @@ pub(crate) fn opens_like_indexed(
     if min_share <= 0.0 || opening.is_empty() {
         return true;
     }
-    // The indexed lead's keys (distinct 16-bit values, at most 32), sorted with their places,
-    // so that one pass over the fresh set marks those found in it.
-    let mut sorted: Vec<(u16, u32)> = (0..).zip(opening).map(|(i, &k)| (k as u16, i)).collect();
-    sorted.sort_unstable();
-    let place_of = |key: u32| {
-        sorted
-            .binary_search_by_key(&(key as u16), |&(low, _)| low)
-            .ok()
-            .map(|at| sorted[at].1)
-    };
+    // The index keeps a lead as its distinct 16-bit keys, sorted (at most 32 of them), so
+    // one pass over the fresh set marks those found in it by their places.
+    debug_assert!(opening.windows(2).all(|w| w[0] < w[1]) && opening.last() <= Some(&0xffff));
+    let place_of = |key: u32| opening.binary_search(&u32::from(key as u16)).ok();
     let mut found = 0u64;
     for &key in fresh_set {
         if let Some(place) = place_of(key) {
