@@ -299,6 +299,9 @@ fn write_add(
             frequent: frequent_in_documents,
         };
         let writer = crate::index::passages::prepare(&txn, &mut t, passages)?;
+        if writer.is_some() {
+            clock.lap("index: preparing the passages");
+        }
         // Set when the stories fail, so that the passages stop too.
         let abandoned = AtomicBool::new(false);
         let stop = || abandoned.load(Ordering::Relaxed) || options.cancel.is_cancelled();

@@ -484,14 +484,19 @@ pub(crate) fn encode_passages(text: &crate::reuse::Text) -> Vec<u8> {
             continue;
         }
         // Keys up to the next run of boilerplate, within one block.
-        let mut end = masked.max(1);
-        while end < keys.len().min(ZSTD_BLOCK / 4)
-            && !(keys[end] == MASKED && keys.get(end + 1) == Some(&MASKED))
-        {
-            end += 1;
-        }
+        let (start, limit) = (masked.max(1), keys.len().min(ZSTD_BLOCK / 4));
+        let end = match keys.get(start..keys.len().min(limit + 1)) {
+            Some(ahead) => ahead
+                .windows(2)
+                .position(|pair| pair == [MASKED, MASKED])
+                .map_or(limit, |run| start + run),
+            None => start,
+        };
         last_header = Some(out.len());
         header(&mut out, 0, 4 * end);
+        #[cfg(target_endian = "little")]
+        out.extend_from_slice(bytemuck::cast_slice(&keys[..end]));
+        #[cfg(not(target_endian = "little"))]
         for key in &keys[..end] {
             out.extend_from_slice(&key.to_le_bytes());
         }
