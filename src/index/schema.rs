@@ -483,15 +483,13 @@ pub(crate) fn encode_passages(text: &crate::reuse::Text) -> Vec<u8> {
             keys = &keys[run..];
             continue;
         }
-        // Keys up to the next run of boilerplate, within one block.
+        // Keys up to the next run of boilerplate, within one block: at least the first, and
+        // a run may start at the block's last key (`start <= limit`, as `masked < MASKED_RUN`).
         let (start, limit) = (masked.max(1), keys.len().min(ZSTD_BLOCK / 4));
-        let end = match keys.get(start..keys.len().min(limit + 1)) {
-            Some(ahead) => ahead
-                .windows(2)
-                .position(|pair| pair == [MASKED, MASKED])
-                .map_or(limit, |run| start + run),
-            None => start,
-        };
+        let end = keys[start..keys.len().min(limit + 1)]
+            .windows(2)
+            .position(|pair| pair == [MASKED, MASKED])
+            .map_or(limit, |run| start + run);
         last_header = Some(out.len());
         header(&mut out, 0, 4 * end);
         #[cfg(target_endian = "little")]
