@@ -29,10 +29,6 @@ use rustc_hash::FxHashMap;
 
 use crate::corpus::lookup::{KeySet, NumberedKeys};
 
-/// How many keys ahead [`Boilerplate::split`] asks for the slots of a key's look-up: enough
-/// for a few look-ups to wait for memory at once.
-const PREFETCH_AHEAD: usize = 8;
-
 /// Most keys counted at once by one thread in [`document_counts`], about: the key space is cut
 /// into `MIN_KEY_RANGES` ranges, or more when a range would hold more keys of all the sets than
 /// this. Each range costs a visit to every set, so few large ranges keep the count linear in
@@ -429,12 +425,12 @@ impl Boilerplate {
                 .is_some_and(|known| known.common.contains(shingle))
     }
 
-    /// [`KeySet::prefetch`] of both layers.
-    #[inline]
-    fn prefetch(&self, shingle: u32) {
-        self.common.prefetch(shingle);
+    /// Sets `marks[i]` for each of `keys[i]` that is boilerplate ([`KeySet::mark`] of both
+    /// layers); `marks` is as long as `keys`.
+    pub(crate) fn mark(&self, keys: &[u32], marks: &mut [bool]) {
+        self.common.mark(keys, marks);
         if let Some(known) = &self.known {
-            known.common.prefetch(shingle);
+            known.common.mark(keys, marks);
         }
     }
 
@@ -486,11 +482,10 @@ impl Boilerplate {
         if self.is_empty() {
             kept.extend_from_slice(set);
         } else {
-            for (i, &s) in set.iter().enumerate() {
-                if let Some(&ahead) = set.get(i + PREFETCH_AHEAD) {
-                    self.prefetch(ahead);
-                }
-                if self.contains(s) {
+            let mut marks = vec![false; set.len()];
+            self.mark(set, &mut marks);
+            for (&s, &boilerplate) in set.iter().zip(&marks) {
+                if boilerplate {
                     taken.push(s);
                 } else {
                     kept.push(s);
@@ -539,14 +534,11 @@ impl Boilerplate {
         if self.is_empty() {
             return taken;
         }
-        for (i, &s) in set.iter().enumerate() {
-            if let Some(&ahead) = set.get(i + PREFETCH_AHEAD) {
-                self.prefetch(ahead);
-            }
-            if self.contains(s) {
-                taken.push(s);
-            }
-        }
+        let mut marks = vec![false; set.len()];
+        self.mark(set, &mut marks);
+        taken.extend(
+            (set.iter().zip(&marks)).filter_map(|(&s, &boilerplate)| boilerplate.then_some(s)),
+        );
         if leaves_too_little(set.len() - taken.len(), set.len()) {
             taken.clear();
             self.keep_whole(set, &mut Vec::new(), &mut taken);

@@ -107,6 +107,10 @@ pub(crate) struct KeySet {
 /// would cost a cache miss more for each key in the set and spare none.
 const FILTERED_KEYS: usize = 1 << 20;
 
+/// How many keys ahead [`KeySet::mark`] asks for a key's slots: enough for a few look-ups
+/// to wait for memory at once.
+const PREFETCH_AHEAD: usize = 8;
+
 /// Spreads keys over the key space: an odd multiplier (Fibonacci hashing) is a one-to-one map.
 const SPREAD: u32 = 0x9E37_79B1;
 /// The multiplier that undoes [`SPREAD`]: `SPREAD × UNSPREAD = 1` modulo 2^32.
@@ -157,6 +161,12 @@ impl KeySet {
         if self.filter.as_ref().is_some_and(|f| !f.may_contain(key)) {
             return false;
         }
+        self.in_slots(key)
+    }
+
+    /// True when the key is in the slots (the filter not asked).
+    #[inline]
+    fn in_slots(&self, key: u32) -> bool {
         let spread = key.wrapping_mul(SPREAD);
         let mut at = home_slot(spread, self.size);
         while self.slots[at] < spread {
@@ -165,14 +175,50 @@ impl KeySet {
         self.slots[at] == spread && (spread != u32::MAX || self.holds_max)
     }
 
-    /// Asks the processor to fetch the slots where a look-up of `key` starts, for a set too
-    /// large for the caches: a caller that knows its next keys asks ahead, and their
-    /// look-ups then wait for memory side by side instead of one after another.
-    #[inline]
-    pub(crate) fn prefetch(&self, key: u32) {
-        if self.filter.is_some() {
+    /// Sets `marks[i]` for each of `keys[i]` that is in the set; `marks` is as long as
+    /// `keys`, and a key already marked is not looked up. The keys are taken a block at a
+    /// time: first each one's filter bit, without a branch, then the slots of those whose
+    /// bit is set, each fetched a few keys ahead. So the look-ups wait for memory side by
+    /// side, where [`KeySet::contains`] of one key after another waits for each in turn
+    /// and mispredicts a branch for about every key in the set.
+    pub(crate) fn mark(&self, keys: &[u32], marks: &mut [bool]) {
+        const BLOCK: usize = 256;
+        debug_assert_eq!(keys.len(), marks.len());
+        if self.is_empty() {
             return;
         }
+        let mut asked = [0u16; BLOCK];
+        for (keys, marks) in keys.chunks(BLOCK).zip(marks.chunks_mut(BLOCK)) {
+            let mut len = 0;
+            match &self.filter {
+                Some(filter) => {
+                    for (i, (&key, &marked)) in keys.iter().zip(marks.iter()).enumerate() {
+                        asked[len] = i as u16;
+                        len += usize::from(filter.may_contain(key) & !marked);
+                    }
+                }
+                None => {
+                    for (i, &marked) in marks.iter().enumerate() {
+                        asked[len] = i as u16;
+                        len += usize::from(!marked);
+                    }
+                }
+            }
+            let asked = &asked[..len];
+            for (n, &i) in asked.iter().enumerate() {
+                if let Some(&ahead) = asked.get(n + PREFETCH_AHEAD) {
+                    self.prefetch_slots(keys[usize::from(ahead)]);
+                }
+                marks[usize::from(i)] |= self.in_slots(keys[usize::from(i)]);
+            }
+        }
+    }
+
+    /// Asks the processor to fetch the slots where a look-up of `key` starts: a caller that
+    /// knows its next keys asks ahead, and their look-ups then wait for memory side by side
+    /// instead of one after another.
+    #[inline]
+    fn prefetch_slots(&self, key: u32) {
         let at = home_slot(key.wrapping_mul(SPREAD), self.size);
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `at` is a home slot, below `size`, and every home slot exists, so the
@@ -420,7 +466,22 @@ mod tests {
                     assert_eq!(sorted[n as usize], key);
                 }
             }
+            // Marking many keys at once answers as looking each up, in blocks and across
+            // them, and leaves a mark that was set.
+            let probes: Vec<u32> = (keys.iter().copied().take(2_000))
+                .chain((0..3_000).map(|_| random()))
+                .chain([1, u32::MAX - 1, u32::MAX])
+                .collect();
+            let marked_before = |i: usize| i % 7 == 3;
+            let mut marks: Vec<bool> = (0..probes.len()).map(marked_before).collect();
+            set.mark(&probes, &mut marks);
+            for (i, (key, &mark)) in probes.iter().zip(&marks).enumerate() {
+                assert_eq!(mark, marked_before(i) || plain.contains(key), "{key}");
+            }
         }
+        let mut marks = vec![false, true];
+        KeySet::default().mark(&[0, u32::MAX], &mut marks);
+        assert_eq!(marks, [false, true]);
     }
 
     #[test]

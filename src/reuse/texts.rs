@@ -72,11 +72,13 @@ pub(crate) fn mask(text: &mut Text, boilerplate: &Boilerplate) {
     let mut at = Vec::new();
     let mut taken = Vec::new();
     let mut spread = [0u64; BITS / 64];
-    for (i, &key) in text.keys.iter().enumerate() {
+    let mut marks = vec![false; text.keys.len()];
+    boilerplate.mark(&text.keys, &mut marks);
+    for (i, (&key, &marked)) in text.keys.iter().zip(&marks).enumerate() {
         if key == MASKED {
             continue;
         }
-        if boilerplate.contains(key) {
+        if marked {
             at.push(i as u32);
             taken.push(key);
         } else {
