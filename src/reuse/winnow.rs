@@ -9,20 +9,38 @@ use super::MASKED;
 /// The distinct fingerprints of a text whose shingle keys, in text order, are `keys`
 /// (boilerplate [`MASKED`]), with windows of `window` shingles; sorted. A text with fewer
 /// shingles than `window` has one window, all of them.
+///
+/// The windows' minima are found by doubling: the minima of windows of 2, 4, … keys, each
+/// pass the minimum of two neighbours of the pass before (a loop the compiler turns into
+/// vector instructions), and those of `window` keys as the minimum of two overlapping
+/// windows of the largest power of two not above it.
 pub fn fingerprints(keys: &[u32], window: usize) -> Vec<u32> {
     let window = window.clamp(1, keys.len().max(1));
-    let mut out: Vec<u32> = Vec::with_capacity(2 * keys.len() / (window + 1) + 1);
-    // Neighbouring windows mostly share their minimum: it is pushed once a run.
-    let mut last = MASKED;
-    for minimum in keys.windows(window).filter_map(|w| w.iter().copied().min()) {
-        if minimum != last {
-            last = minimum;
-            out.push(minimum);
-        }
+    let mut minima = keys.to_vec();
+    let mut span = 1;
+    while span * 2 <= window {
+        let halves = minima.iter().zip(&minima[span..]);
+        minima = halves.map(|(&a, &b)| a.min(b)).collect();
+        span *= 2;
     }
-    out.retain(|&m| m != MASKED);
+    let windows = keys.len() + 1 - window.min(keys.len().max(1));
+    let (first, second) = (&minima[..windows], &minima[window - span..][..windows]);
+    // Neighbouring windows mostly share their minimum: it is kept once a run, written in
+    // place and kept by moving on, without a branch.
+    let mut out = vec![0; windows];
+    let (mut kept, mut last) = (0, MASKED);
+    for (&a, &b) in first.iter().zip(second) {
+        let minimum = a.min(b);
+        out[kept] = minimum;
+        kept += usize::from(minimum != last);
+        last = minimum;
+    }
+    out.truncate(kept);
     out.sort_unstable();
     out.dedup();
+    if out.last() == Some(&MASKED) {
+        out.pop();
+    }
     out
 }
 
@@ -39,6 +57,24 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The minima found by doubling are those of each window taken whole, for any
+        /// window, with boilerplate among the keys.
+        #[test]
+        fn fingerprints_are_the_minima_of_every_window(
+            keys in proptest::collection::vec(proptest::prop_oneof![0u32..50, proptest::strategy::Just(MASKED)], 0..60),
+            window in 1usize..12,
+        ) {
+            let whole = window.clamp(1, keys.len().max(1));
+            let mut expected: Vec<u32> = keys
+                .windows(whole)
+                .filter_map(|w| w.iter().copied().min())
+                .filter(|&m| m != MASKED)
+                .collect();
+            expected.sort_unstable();
+            expected.dedup();
+            proptest::prop_assert_eq!(fingerprints(&keys, window), expected);
+        }
+
         #[test]
         fn a_shared_run_of_a_window_shares_a_fingerprint(
             a in proptest::collection::vec(0u32..1000, 0..40),
