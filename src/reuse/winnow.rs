@@ -23,7 +23,8 @@ pub fn fingerprints(keys: &[u32], window: usize) -> Vec<u32> {
         minima = halves.map(|(&a, &b)| a.min(b)).collect();
         span *= 2;
     }
-    let windows = keys.len() + 1 - window.min(keys.len().max(1));
+    // `window` is at most the keys' number (1 when there are none).
+    let windows = keys.len() + 1 - window;
     let (first, second) = (&minima[..windows], &minima[window - span..][..windows]);
     // Neighbouring windows mostly share their minimum: it is kept once a run, written in
     // place and kept by moving on, without a branch.
