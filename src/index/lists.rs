@@ -228,7 +228,10 @@ impl KeyFile {
     }
 
     /// As [`KeyLists::pass_pairs`], the pairs read from the file: of each block, the key
-    /// ranges that overlap the pass's.
+    /// ranges that overlap the pass's, in one read. The pairs are then gathered a key range
+    /// at a time, from every block in turn (documents in order), and each range's pairs
+    /// sorted by key while they are in the fast caches: their keys share their top bits, so
+    /// the sort passes over the bits below them only.
     pub fn pass_pairs(&self, pass: u32, passes: u32) -> io::Result<Vec<(u32, u32)>> {
         // The file's ranges that hold the pass's keys: from that of its first key (the
         // smallest whose pass is `pass`) to that of its last (one below the next pass's first).
@@ -237,19 +240,36 @@ impl KeyFile {
         let first = (first_key(pass) >> shift) as usize;
         let last = ((first_key(pass + 1) - 1) >> shift) as usize;
         let place_mask = (1 << BLOCK_BITS) - 1;
-        let mut pairs = Vec::new();
-        let mut read = Vec::new();
+        // Each block's part of the pass, one after another; `starts[b]` is where block `b`'s
+        // part starts in `read`, and `from[b]` where it starts in the block.
+        let from = |block: &Block| {
+            if first == 0 {
+                0
+            } else {
+                block.range_ends[first - 1]
+            }
+        };
+        let mut starts = Vec::with_capacity(self.blocks.len() + 1);
+        let mut total = 0;
         for block in &self.blocks {
-            let ends = &block.range_ends;
-            let from = if first == 0 { 0 } else { ends[first - 1] };
-            read.resize((ends[last] - from) as usize, 0);
-            read_keys(&self.file, (block.start + u64::from(from)) * 4, &mut read)?;
-            let mut at = 0;
-            for range in first..=last {
-                let top = (range as u32) << shift;
-                let count = (ends[range] - from) as usize - at;
+            starts.push(total);
+            total += (block.range_ends[last] - from(block)) as usize;
+        }
+        let mut read = vec![0; total];
+        for (block, &start) in self.blocks.iter().zip(&starts) {
+            let part = &mut read[start..][..(block.range_ends[last] - from(block)) as usize];
+            read_keys(&self.file, (block.start + u64::from(from(block))) * 4, part)?;
+        }
+        let mut pairs = Vec::with_capacity(total);
+        for range in first..=last {
+            let top = (range as u32) << shift;
+            let gathered = pairs.len();
+            for (block, &start) in self.blocks.iter().zip(&starts) {
+                let ends = &block.range_ends;
+                let begin = if range == 0 { 0 } else { ends[range - 1] };
+                let (begin, end) = (begin - from(block), ends[range] - from(block));
                 pairs.extend(
-                    (read[at..at + count].iter())
+                    (read[start + begin as usize..start + end as usize].iter())
                         .map(|&pair| {
                             (
                                 top | pair >> BLOCK_BITS,
@@ -258,10 +278,9 @@ impl KeyFile {
                         })
                         .filter(|&(key, _)| pass_of(key, passes) == pass),
                 );
-                at += count;
             }
+            radsort::sort_by_key(&mut pairs[gathered..], |pair| pair.0);
         }
-        radsort::sort_by_key(&mut pairs, |pair| pair.0);
         Ok(pairs)
     }
 }
