@@ -240,8 +240,8 @@ impl KeyFile {
         let first = (first_key(pass) >> shift) as usize;
         let last = ((first_key(pass + 1) - 1) >> shift) as usize;
         let place_mask = (1 << BLOCK_BITS) - 1;
-        // Each block's part of the pass, one after another; `starts[b]` is where block `b`'s
-        // part starts in `read`, and `from[b]` where it starts in the block.
+        // Each block's part of the pass, one after another: block `b`'s part starts at
+        // `starts[b]` in `read`, and at `from(block)` in the block.
         let from = |block: &Block| {
             if first == 0 {
                 0
@@ -249,7 +249,7 @@ impl KeyFile {
                 block.range_ends[first - 1]
             }
         };
-        let mut starts = Vec::with_capacity(self.blocks.len() + 1);
+        let mut starts = Vec::with_capacity(self.blocks.len());
         let mut total = 0;
         for block in &self.blocks {
             starts.push(total);
