@@ -149,6 +149,17 @@ struct Block {
     range_ends: Box<[u32]>,
 }
 
+impl Block {
+    /// Where the pairs of key range `range` start, in pairs from the block's start.
+    fn range_start(&self, range: usize) -> u32 {
+        if range == 0 {
+            0
+        } else {
+            self.range_ends[range - 1]
+        }
+    }
+}
+
 impl KeyFile {
     /// An empty file.
     pub fn new() -> io::Result<KeyFile> {
@@ -240,36 +251,29 @@ impl KeyFile {
         let first = (first_key(pass) >> shift) as usize;
         let last = ((first_key(pass + 1) - 1) >> shift) as usize;
         let place_mask = (1 << BLOCK_BITS) - 1;
-        // Each block's part of the pass, one after another: block `b`'s part starts at
-        // `starts[b]` in `read`, and at `from(block)` in the block.
-        let from = |block: &Block| {
-            if first == 0 {
-                0
-            } else {
-                block.range_ends[first - 1]
-            }
-        };
-        let mut starts = Vec::with_capacity(self.blocks.len());
+        // Each block's part of the pass, one after another in `read`: where it starts there,
+        // and where it starts in the block.
+        let mut parts = Vec::with_capacity(self.blocks.len());
         let mut total = 0;
         for block in &self.blocks {
-            starts.push(total);
-            total += (block.range_ends[last] - from(block)) as usize;
+            let from = block.range_start(first);
+            parts.push((total, from));
+            total += (block.range_ends[last] - from) as usize;
         }
         let mut read = vec![0; total];
-        for (block, &start) in self.blocks.iter().zip(&starts) {
-            let part = &mut read[start..][..(block.range_ends[last] - from(block)) as usize];
-            read_keys(&self.file, (block.start + u64::from(from(block))) * 4, part)?;
+        for (block, &(start, from)) in self.blocks.iter().zip(&parts) {
+            let part = &mut read[start..][..(block.range_ends[last] - from) as usize];
+            read_keys(&self.file, (block.start + u64::from(from)) * 4, part)?;
         }
         let mut pairs = Vec::with_capacity(total);
         for range in first..=last {
             let top = (range as u32) << shift;
             let gathered = pairs.len();
-            for (block, &start) in self.blocks.iter().zip(&starts) {
-                let ends = &block.range_ends;
-                let begin = if range == 0 { 0 } else { ends[range - 1] };
-                let (begin, end) = (begin - from(block), ends[range] - from(block));
+            for (block, &(start, from)) in self.blocks.iter().zip(&parts) {
+                let begin = start + (block.range_start(range) - from) as usize;
+                let end = start + (block.range_ends[range] - from) as usize;
                 pairs.extend(
-                    (read[start + begin as usize..start + end as usize].iter())
+                    (read[begin..end].iter())
                         .map(|&pair| {
                             (
                                 top | pair >> BLOCK_BITS,
