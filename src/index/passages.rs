@@ -24,7 +24,7 @@ use crate::index::schema::{
     PASSAGE_SEGMENTS,
 };
 use crate::index::store::{PassageTables, Tables};
-use crate::reuse::texts::mask;
+use crate::reuse::texts::{mask, MaskBuffers};
 use crate::reuse::{winnow, Text, MIN_SHARED_FINGERPRINTS};
 
 /// Fingerprint pairs made in one pass of a key range, about, when an add writes its segment:
@@ -152,9 +152,9 @@ impl PassageWriter<'_> {
             };
             let records: Vec<_> = group
                 .par_iter_mut()
-                .map(|text| {
+                .map_init(MaskBuffers::default, |buffers, text| {
                     if !boilerplate.is_empty() {
-                        mask(text, &boilerplate);
+                        mask(text, &boilerplate, buffers);
                     }
                     let record = (!text.keys.is_empty()).then(|| encode_passages(text));
                     (record, winnow::fingerprints(&text.keys, window))
