@@ -7,6 +7,8 @@
 use std::fs::File;
 use std::io;
 
+use rayon::prelude::*;
+
 use crate::corpus::set_store::{read_keys, write_keys};
 
 /// Each document's sorted, distinct keys, by document in order.
@@ -84,18 +86,74 @@ impl KeyLists {
     /// of the key space, sorted (each key once a document). A document's keys of one range
     /// are a run of its sorted list; the runs are taken in document order, so a stable sort
     /// by key alone (a radix sort, which holds a second copy of the pairs while it sorts)
-    /// leaves each key's documents in order.
+    /// leaves each key's documents in order. The range is made on every thread, cut into
+    /// [`SUB_RANGES`] finer ranges: chunks of documents count their pairs of each, then put
+    /// them in their places (the finer ranges one after another, each holding the chunks'
+    /// pairs in document order), and each finer range is sorted on its own.
     pub fn pass_pairs(&self, pass: u32, passes: u32) -> Vec<(u32, u32)> {
-        let run = |doc: usize| run_in(self.list(doc), pass, passes);
-        let count = (0..self.len()).map(|doc| run(doc).len()).sum();
-        let mut pairs = Vec::with_capacity(count);
-        for doc in 0..self.len() {
-            pairs.extend(run(doc).iter().map(|&key| (key, doc as u32)));
+        const RANGES: usize = SUB_RANGES as usize;
+        // Range `pass` of `passes` is ranges `pass * SUB_RANGES..` of `passes * SUB_RANGES`:
+        // a key's range of the finer cut, divided by `SUB_RANGES`, is its range of this one.
+        let (finer, first) = (passes * SUB_RANGES, pass * SUB_RANGES);
+        let range_of = |key: u32| (pass_of(key, finer) - first) as usize;
+        let chunk_keys = |chunk: usize| {
+            let documents = chunk * CHUNK_DOCUMENTS..self.len().min((chunk + 1) * CHUNK_DOCUMENTS);
+            documents.flat_map(|doc| {
+                let run = run_in(self.list(doc), pass, passes);
+                run.iter().map(move |&key| (key, doc as u32))
+            })
+        };
+        let chunks = self.len().div_ceil(CHUNK_DOCUMENTS);
+        let counts: Vec<[usize; RANGES]> = (0..chunks)
+            .into_par_iter()
+            .map(|chunk| {
+                let mut counts = [0; RANGES];
+                chunk_keys(chunk).for_each(|(key, _)| counts[range_of(key)] += 1);
+                counts
+            })
+            .collect();
+        let range_size = |range: usize| counts.iter().map(|c| c[range]).sum::<usize>();
+        let mut pairs = vec![(0, 0); (0..RANGES).map(range_size).sum()];
+        // Each chunk's places in each finer range.
+        let mut places: Vec<Vec<&mut [(u32, u32)]>> = (0..chunks).map(|_| Vec::new()).collect();
+        let mut rest = pairs.as_mut_slice();
+        for range in 0..RANGES {
+            for (chunk, counts) in counts.iter().enumerate() {
+                let (place, after) = rest.split_at_mut(counts[range]);
+                places[chunk].push(place);
+                rest = after;
+            }
         }
-        radsort::sort_by_key(&mut pairs, |pair| pair.0);
+        places
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(chunk, mut places)| {
+                let mut filled = [0; RANGES];
+                for pair in chunk_keys(chunk) {
+                    let range = range_of(pair.0);
+                    places[range][filled[range]] = pair;
+                    filled[range] += 1;
+                }
+            });
+        let mut ranges = Vec::with_capacity(RANGES);
+        let mut rest = pairs.as_mut_slice();
+        for range in 0..RANGES {
+            let (part, after) = rest.split_at_mut(range_size(range));
+            ranges.push(part);
+            rest = after;
+        }
+        ranges
+            .into_par_iter()
+            .for_each(|part| radsort::sort_by_key(part, |pair| pair.0));
         pairs
     }
 }
+
+/// The finer key ranges [`KeyLists::pass_pairs`] cuts a range into, each sorted on its own.
+const SUB_RANGES: u32 = 16;
+
+/// Documents whose pairs one task of [`KeyLists::pass_pairs`] scatters.
+const CHUNK_DOCUMENTS: usize = 8192;
 
 /// The run of sorted `list` whose keys fall in range `pass` of `passes` equal ranges of the
 /// key space.
