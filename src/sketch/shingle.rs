@@ -152,9 +152,31 @@ impl Lead {
     /// The keys of the lead that are in the text's own sorted set `own`, in text order: the
     /// lead as an index keeps it, without the boilerplate (see [`Lead::content_share_in`]).
     pub(crate) fn content_in(&self, own: &[u32]) -> Vec<u32> {
-        let keys = self.keys().iter();
-        keys.filter(|k| own.binary_search(k).is_ok())
-            .copied()
+        let keys = self.keys();
+        if keys.len() > LEAD_SHINGLES {
+            return keys
+                .iter()
+                .filter(|k| own.binary_search(k).is_ok())
+                .copied()
+                .collect();
+        }
+        // The keys looked up in order of value, each from where the one before was found, so
+        // one walk over `own` finds them all; then kept in text order.
+        let mut by_value = [(0u32, 0u8); LEAD_SHINGLES];
+        let by_value = &mut by_value[..keys.len()];
+        for (place, (slot, &key)) in by_value.iter_mut().zip(keys).enumerate() {
+            *slot = (key, place as u8);
+        }
+        by_value.sort_unstable();
+        let mut in_own = [false; LEAD_SHINGLES];
+        let mut rest = own;
+        for &(key, place) in by_value.iter() {
+            rest = &rest[gallop_below(rest, key)..];
+            in_own[usize::from(place)] = rest.first() == Some(&key);
+        }
+        keys.iter()
+            .zip(in_own)
+            .filter_map(|(&key, found)| found.then_some(key))
             .collect()
     }
 
@@ -173,6 +195,17 @@ impl Lead {
         }
         (content > 0).then(|| found as f64 / content as f64)
     }
+}
+
+/// The number of keys of sorted `keys` below `key`, found by galloping from the start: it costs
+/// the log of the answer, and reads near the start first.
+fn gallop_below(keys: &[u32], key: u32) -> usize {
+    let mut step = 1;
+    while step <= keys.len() && keys[step - 1] < key {
+        step *= 2;
+    }
+    let low = step / 2;
+    low + keys[low..step.min(keys.len())].partition_point(|&k| k < key)
 }
 
 /// The shingle set: the distinct keys of the windows, sorted.
@@ -211,6 +244,20 @@ pub(crate) fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn a_leads_content_is_its_keys_in_the_set_in_text_order(
+            keys in proptest::collection::vec(0u32..200, 0..40),
+            own in proptest::collection::btree_set(0u32..200, 0..150),
+        ) {
+            let lead = Lead::of(&keys);
+            let own: Vec<u32> = own.into_iter().collect();
+            let expected: Vec<u32> =
+                lead.keys().iter().copied().filter(|k| own.contains(k)).collect();
+            proptest::prop_assert_eq!(lead.content_in(&own), expected);
+        }
+    }
 
     fn hashes(h: &ShingleHasher, text: &str) -> Vec<u64> {
         text.split_whitespace().map(|w| h.word(w)).collect()
