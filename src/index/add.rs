@@ -17,7 +17,6 @@
 //! are merged into that one and the merge is recorded. A set of new documents only founds a
 //! new story, named after its smallest document id.
 
-use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -569,15 +568,34 @@ fn look_up(
             let mut in_range = paired(&in_pass, &night, max_bucket);
             in_range.par_sort_unstable();
             in_range.dedup();
-            pairs.extend(in_range);
+            // A candidate may share keys of several ranges with a document.
+            merge_distinct_into(&mut pairs, &in_range);
             // Passes are key ranges in order, so `found` stays sorted.
             found.extend(in_pass);
         }
     }
-    pairs.par_sort_unstable();
-    pairs.dedup();
     pairs.shrink_to_fit();
     Ok(LookedUp { pairs, found })
+}
+
+/// Merges the sorted, distinct `more` into the sorted, distinct `pairs`, which stay so: from
+/// the back, into room made at the end of `pairs`, so that nothing but that room is taken.
+fn merge_distinct_into(pairs: &mut Vec<(u32, u32)>, more: &[(u32, u32)]) {
+    let (mut kept, mut added) = (pairs.len(), more.len());
+    pairs.resize(kept + added, (0, 0));
+    for place in (0..pairs.len()).rev() {
+        if added == 0 {
+            break;
+        }
+        if kept > 0 && pairs[kept - 1] > more[added - 1] {
+            pairs[place] = pairs[kept - 1];
+            kept -= 1;
+        } else {
+            pairs[place] = more[added - 1];
+            added -= 1;
+        }
+    }
+    pairs.dedup();
 }
 
 /// The examination phase: the candidates of the look-up's pairs that may link to a new
@@ -1191,17 +1209,25 @@ impl Neighbourhood {
     /// The `records` of the candidates to join, with their stories and those stories'
     /// representatives: only the stories the night may join.
     fn load(t: &Tables, mut records: FxHashMap<u32, Loaded>) -> Result<Neighbourhood> {
-        let mut stories: FxHashMap<u32, StoryRecord> = FxHashMap::default();
-        for record in records.values() {
-            if let Entry::Vacant(slot) = stories.entry(record.story) {
-                slot.insert(t.story(record.story)?);
-            }
-        }
-        for story in stories.values() {
-            if let Entry::Vacant(slot) = records.entry(story.representative) {
-                slot.insert(Loaded::of(t, story.representative)?);
-            }
-        }
+        let mut numbers: Vec<u32> = records.values().map(|record| record.story).collect();
+        numbers.par_sort_unstable();
+        numbers.dedup();
+        let stories: FxHashMap<u32, StoryRecord> = numbers
+            .par_iter()
+            .map(|&number| Ok((number, t.story(number)?)))
+            .collect::<Result<_>>()?;
+        let mut representatives: Vec<u32> = stories
+            .values()
+            .map(|story| story.representative)
+            .filter(|number| !records.contains_key(number))
+            .collect();
+        representatives.par_sort_unstable();
+        representatives.dedup();
+        let representatives: Vec<(u32, Loaded)> = representatives
+            .par_iter()
+            .map(|&number| Ok((number, Loaded::of(t, number)?)))
+            .collect::<Result<_>>()?;
+        records.extend(representatives);
         let mut numbers: Vec<u32> = records.keys().copied().collect();
         numbers.sort_unstable();
         Ok(Neighbourhood {
@@ -1303,10 +1329,16 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
     let txn = store.begin_read()?;
     let ids = txn.open_table(IDS)?;
     let docs = txn.open_table(DOCS)?;
-    for (i, id) in collection.ids.iter().enumerate() {
-        let Some(number) = ids.get(id)?.map(|v| v.value()) else {
-            continue;
-        };
+    // The ids are looked up on every thread; the first indexed one in order is named.
+    let first_indexed = (0..collection.ids.len())
+        .into_par_iter()
+        .map(|i| {
+            let id = collection.ids.get(i).expect("a document's id");
+            Ok(ids.get(id)?.map(|number| (i, id, number.value())))
+        })
+        .find_first(|found: &Result<_>| !matches!(found, Ok(None)));
+    if let Some(found) = first_indexed {
+        let (i, id, number) = found?.expect("an indexed id");
         let added = match docs.get(number)? {
             Some(bytes) => DocRecord::decode(bytes.value())?.added_at,
             None => return Err(IndexError::damaged(Damage::LostDocument { number })),
@@ -1324,6 +1356,20 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
 mod tests {
     use super::*;
     use crate::config::Config;
+
+    proptest::proptest! {
+        #[test]
+        fn merging_sorted_pairs_gives_them_sorted_and_distinct(
+            a in proptest::collection::btree_set((0u32..50, 0u32..50), 0..40),
+            b in proptest::collection::btree_set((0u32..50, 0u32..50), 0..40),
+        ) {
+            let mut merged: Vec<(u32, u32)> = a.iter().copied().collect();
+            let more: Vec<(u32, u32)> = b.iter().copied().collect();
+            merge_distinct_into(&mut merged, &more);
+            let union: Vec<(u32, u32)> = a.union(&b).copied().collect();
+            proptest::prop_assert_eq!(merged, union);
+        }
+    }
 
     #[test]
     fn passes_split_the_posting_pairs_into_key_ranges_in_order() {
