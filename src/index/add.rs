@@ -41,6 +41,7 @@ use crate::index::schema::{
 use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
+use crate::sketch::shingle::merge_sorted;
 use crate::sketch::shingle::Lead;
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
@@ -578,23 +579,9 @@ fn look_up(
     Ok(LookedUp { pairs, found })
 }
 
-/// Merges the sorted, distinct `more` into the sorted, distinct `pairs`, which stay so: from
-/// the back, into room made at the end of `pairs`, so that nothing but that room is taken.
+/// Merges the sorted, distinct `more` into the sorted, distinct `pairs`, which stay so.
 fn merge_distinct_into(pairs: &mut Vec<(u32, u32)>, more: &[(u32, u32)]) {
-    let (mut kept, mut added) = (pairs.len(), more.len());
-    pairs.resize(kept + added, (0, 0));
-    for place in (0..pairs.len()).rev() {
-        if added == 0 {
-            break;
-        }
-        if kept > 0 && pairs[kept - 1] > more[added - 1] {
-            pairs[place] = pairs[kept - 1];
-            kept -= 1;
-        } else {
-            pairs[place] = more[added - 1];
-            added -= 1;
-        }
-    }
+    merge_sorted(pairs, more);
     pairs.dedup();
 }
 

@@ -18,7 +18,7 @@ use crate::canonicalize::Canonicalizer;
 use crate::config::{Plan, ScriptCount, ShingleConfig};
 use crate::corpus::boilerplate::Boilerplate;
 use crate::reuse::Text;
-use crate::sketch::shingle::{into_set, key, merge_disjoint, Lead, ShingleHasher};
+use crate::sketch::shingle::{into_set, key, merge_sorted, Lead, ShingleHasher};
 use crate::sketch::signature::MinHasher;
 
 /// What is kept of one document.
@@ -386,7 +386,7 @@ impl Sketcher {
             );
             out.truncate(start);
             let mut whole = set.to_vec();
-            merge_disjoint(&mut whole, rest);
+            merge_sorted(&mut whole, rest);
             self.minhasher.lower(&mut sketch.signature, rest);
             removed.clear();
             boilerplate.keep_whole(&whole, out, &mut removed);
@@ -410,7 +410,7 @@ impl Sketcher {
         out: &mut Vec<u32>,
     ) {
         let mut main = set.to_vec();
-        merge_disjoint(&mut main, rest);
+        merge_sorted(&mut main, rest);
         self.minhasher.lower(&mut sketch.signature, rest);
         self.resketch(sketch, &main, &[], 0, boilerplate, out);
     }

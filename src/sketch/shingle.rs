@@ -223,8 +223,9 @@ pub(crate) fn window_count(words: usize, k: usize) -> usize {
     (words + 1).saturating_sub(k)
 }
 
-/// Merges sorted set `b` into sorted set `a`, in place; the two sets have no key in common.
-pub(crate) fn merge_disjoint(a: &mut Vec<u32>, b: &[u32]) {
+/// Merges sorted `b` into sorted `a`, in place: from the back, into room made at the end of
+/// `a`, so that nothing but that room is taken. An item in both comes twice, side by side.
+pub(crate) fn merge_sorted<T: Copy + Ord>(a: &mut Vec<T>, b: &[T]) {
     let n = a.len();
     a.extend_from_slice(b);
     // From the back: the largest remaining key of either goes to the last free slot.
@@ -369,12 +370,12 @@ mod tests {
     #[test]
     fn disjoint_sorted_sets_merge_in_place() {
         let mut a = vec![1, 5, 9];
-        merge_disjoint(&mut a, &[0, 3, 7, 10]);
+        merge_sorted(&mut a, &[0, 3, 7, 10]);
         assert_eq!(a, vec![0, 1, 3, 5, 7, 9, 10]);
         let mut b = vec![];
-        merge_disjoint(&mut b, &[4]);
+        merge_sorted(&mut b, &[4]);
         assert_eq!(b, vec![4]);
-        merge_disjoint(&mut b, &[]);
+        merge_sorted(&mut b, &[]);
         assert_eq!(b, vec![4]);
     }
 }
