@@ -1086,17 +1086,38 @@ struct Loaded {
     ghost: bool,
 }
 
-impl Loaded {
-    /// Its sketch, from the minima the index keeps, widened; no lead.
-    fn sketch(&self) -> Sketch {
-        Sketch {
-            words: self.words,
-            shingles: self.shingles,
-            signature: widen(&self.signature).into(),
-            lead: Lead::default(),
-        }
+/// The stored record of document `number` in `docs`, or else of the ghost `number` in
+/// `ghosts` (then with `true`).
+fn doc_record<'t>(
+    docs: &'t impl ReadableTable<u32, &'static [u8]>,
+    ghosts: Option<&'t impl ReadableTable<u32, &'static [u8]>>,
+    number: u32,
+) -> Result<(redb::AccessGuard<'t, &'static [u8]>, bool)> {
+    match docs.get(number)? {
+        Some(bytes) => Ok((bytes, false)),
+        None => match ghosts.map(|g| g.get(number)).transpose()?.flatten() {
+            Some(bytes) => Ok((bytes, true)),
+            None => Err(IndexError::damaged(Damage::LostDocument { number })),
+        },
     }
+}
 
+/// Reads the record of document (or ghost) `number` into `sketch`, its minima widened into
+/// the list it holds, no lead; gives the document's story.
+fn read_sketch_into(
+    docs: &impl ReadableTable<u32, &'static [u8]>,
+    ghosts: Option<&impl ReadableTable<u32, &'static [u8]>>,
+    number: u32,
+    sketch: &mut Sketch,
+) -> Result<u32> {
+    let (bytes, _) = doc_record(docs, ghosts, number)?;
+    let (story, words, shingles) =
+        DocRecord::decode_sketch_into(bytes.value(), &mut sketch.signature)?;
+    (sketch.words, sketch.shingles) = (words, shingles);
+    Ok(story)
+}
+
+impl Loaded {
     /// The record of document `number`, its id left out.
     fn of(t: &Tables, number: u32) -> Result<Loaded> {
         Loaded::read(&t.docs, None::<&redb::ReadOnlyTable<u32, &[u8]>>, number)
@@ -1109,13 +1130,7 @@ impl Loaded {
         ghosts: Option<&impl ReadableTable<u32, &'static [u8]>>,
         number: u32,
     ) -> Result<Loaded> {
-        let (bytes, ghost) = match docs.get(number)? {
-            Some(bytes) => (bytes, false),
-            None => match ghosts.map(|g| g.get(number)).transpose()?.flatten() {
-                Some(bytes) => (bytes, true),
-                None => return Err(IndexError::damaged(Damage::LostDocument { number })),
-            },
-        };
+        let (bytes, ghost) = doc_record(docs, ghosts, number)?;
         let (story, words, shingles, signature) = DocRecord::decode_sketch(bytes.value())?;
         Ok(Loaded {
             story,
@@ -1158,14 +1173,20 @@ impl Neighbourhood {
         let mut stories = Vec::with_capacity(by_candidate.len());
         // (fresh document, story, strength, candidate) of every pair that may link.
         let mut links: Vec<(u32, u32, f32, u32)> = Vec::new();
+        // The sketches of a part, their lists kept from part to part.
+        let mut sketches: Vec<Sketch> = Vec::new();
         for part in by_candidate.chunks(EXAMINED_AT_ONCE) {
-            let read: Vec<(u32, Loaded)> = part
+            sketches.resize_with(part.len(), Sketch::default);
+            let part_stories: Vec<u32> = part
                 .par_iter()
-                .map(|pairs| Ok((pairs[0].0, Loaded::read(docs, ghosts, pairs[0].0)?)))
+                .zip(sketches.par_iter_mut())
+                .map(|(pairs, sketch)| read_sketch_into(docs, ghosts, pairs[0].0, sketch))
                 .collect::<Result<_>>()?;
-            stories.extend(read.iter().map(|(number, loaded)| (*number, loaded.story)));
-            let sketches: Vec<Sketch> =
-                read.par_iter().map(|(_, loaded)| loaded.sketch()).collect();
+            stories.extend(
+                part.iter()
+                    .zip(&part_stories)
+                    .map(|(pairs, &story)| (pairs[0].0, story)),
+            );
             // The pairs by the candidates' places in the part.
             let local: Vec<(u32, u32)> = part
                 .iter()
@@ -1175,8 +1196,8 @@ impl Neighbourhood {
             let strengths = strengths(&local, &sketches, fresh, config);
             for (&(place, doc), strength) in local.iter().zip(strengths) {
                 if let Some(strength) = strength {
-                    let (number, loaded) = &read[place as usize];
-                    links.push((doc, loaded.story, strength, *number));
+                    let place = place as usize;
+                    links.push((doc, part_stories[place], strength, part[place][0].0));
                 }
             }
         }

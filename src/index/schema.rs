@@ -312,14 +312,25 @@ impl DocRecord {
     /// without making its id.
     pub fn decode_sketch(bytes: &[u8]) -> Result<(u32, u32, u32, Vec<u16>)> {
         let mut r = Fields(bytes);
-        let story = r.u32()?;
-        let _added_at = r.i64()?;
-        let _time = r.i64()?;
-        let words = r.u32()?;
-        let shingles = r.u32()?;
-        let minima = r.u16()? as usize;
+        let (story, words, shingles, minima) = r.sketch_head()?;
         let signature = r.u16s(minima)?;
         Ok((story, words, shingles, signature))
+    }
+
+    /// Story, words and shingles of the record encoded by [`DocRecord::encode`], its minima
+    /// widened into `signature` (made anew only when its length is not theirs): a record read
+    /// without a list made for it.
+    pub fn decode_sketch_into(bytes: &[u8], signature: &mut Box<[u32]>) -> Result<(u32, u32, u32)> {
+        let mut r = Fields(bytes);
+        let (story, words, shingles, minima) = r.sketch_head()?;
+        let stored = r.bytes(2 * minima)?;
+        if signature.len() != minima {
+            *signature = vec![0; minima].into();
+        }
+        for (m, pair) in signature.iter_mut().zip(stored.chunks_exact(2)) {
+            *m = u32::from(u16::from_le_bytes([pair[0], pair[1]]));
+        }
+        Ok((story, words, shingles))
     }
 
     /// The record encoded by [`DocRecord::encode`]; an error for anything else.
@@ -539,7 +550,7 @@ pub(crate) fn decode_passages(number: u32, words: u32, bytes: &[u8]) -> Result<c
 /// A reader of little-endian fields.
 struct Fields<'a>(&'a [u8]);
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
     fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
         if self.0.len() < N {
             return Err(IndexError::damaged(Damage::Record));
@@ -553,15 +564,30 @@ impl Fields<'_> {
     }
     /// `n` values of 16 bits, checked for length once.
     fn u16s(&mut self, n: usize) -> Result<Vec<u16>> {
-        if self.0.len() < 2 * n {
-            return Err(IndexError::damaged(Damage::Record));
-        }
-        let (head, rest) = self.0.split_at(2 * n);
-        self.0 = rest;
-        Ok(head
+        Ok(self
+            .bytes(2 * n)?
             .chunks_exact(2)
             .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
             .collect())
+    }
+    /// The next `n` bytes.
+    fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.0.len() < n {
+            return Err(IndexError::damaged(Damage::Record));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+    /// A document record's story, words, shingles and count of minima, its times skipped.
+    fn sketch_head(&mut self) -> Result<(u32, u32, u32, usize)> {
+        let story = self.u32()?;
+        let _added_at = self.i64()?;
+        let _time = self.i64()?;
+        let words = self.u32()?;
+        let shingles = self.u32()?;
+        let minima = self.u16()? as usize;
+        Ok((story, words, shingles, minima))
     }
     fn u32(&mut self) -> Result<u32> {
         self.take().map(u32::from_le_bytes)
@@ -768,6 +794,35 @@ mod tests {
             via: "c".into(),
         };
         assert_eq!(MergeRecord::decode(&merge.encode()).unwrap(), merge);
+    }
+
+    #[test]
+    fn a_sketch_read_into_a_list_is_the_sketch_decoded_and_a_short_record_an_error() {
+        let doc = DocRecord {
+            id: "a".into(),
+            story: 3,
+            added_at: 1,
+            time: None,
+            words: 90,
+            shingles: 86,
+            signature: (0..84).map(|i| 65_535 - 700 * i).collect(),
+        };
+        let bytes = doc.encode();
+        let (story, words, shingles, short) = DocRecord::decode_sketch(&bytes).unwrap();
+        let widened: Vec<u32> = short.iter().map(|&m| u32::from(m)).collect();
+        // A list of the right length is filled in place; one of another length is made anew.
+        for held in [vec![7u32; 84], vec![7u32; 3], Vec::new()] {
+            let mut signature: Box<[u32]> = held.into();
+            let head = DocRecord::decode_sketch_into(&bytes, &mut signature).unwrap();
+            assert_eq!(head, (story, words, shingles));
+            assert_eq!(&signature[..], &widened[..]);
+        }
+        let mut signature: Box<[u32]> = vec![0; 84].into();
+        let damaged = DocRecord::decode_sketch_into(&bytes[..DOC_HEAD + 20], &mut signature);
+        assert_eq!(
+            damaged.unwrap_err().to_string(),
+            "a damaged record in the index; restore the index from a copy"
+        );
     }
 
     #[test]
