@@ -501,6 +501,9 @@ fn write_stories(
         .timings
         .0
         .push(("index: postings and leads (beside the documents)", spent));
+    // What the night held, hundreds of thousands of small lists, is let go on another
+    // thread while the add goes on to its commit.
+    rayon::spawn(move || drop((all, near, joined, leads, placements)));
     Ok(Ok(()))
 }
 
