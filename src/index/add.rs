@@ -41,8 +41,7 @@ use crate::index::schema::{
 use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
-use crate::sketch::shingle::merge_sorted;
-use crate::sketch::shingle::Lead;
+use crate::sketch::shingle::{gallop, merge_sorted, Lead};
 use crate::sketch::signature::estimate_jaccard;
 use crate::sketch::Sketch;
 
@@ -1030,19 +1029,6 @@ fn capped(night: &[(u32, u32)], posted: &Posted, story_of: impl Fn(u32) -> u32) 
     kept
 }
 
-/// The number of leading `items` for which `below` holds (as `partition_point`), found by
-/// galloping from the start, so that it costs the log of the answer, not of the slice: a
-/// walk through sorted keys reads what it passes over, not a binary search's far probes.
-fn gallop<T>(items: &[T], below: impl Fn(&T) -> bool) -> usize {
-    let mut low = 0;
-    let mut step = 1;
-    while step <= items.len() && below(&items[step - 1]) {
-        low = step;
-        step *= 2;
-    }
-    low + items[low..step.min(items.len())].partition_point(below)
-}
-
 /// The postings phase: the night's posting pairs, capped by story ([`capped`]), written as
 /// a new segment one key range at a time, its documents numbered from `base`. Returns the
 /// bytes of the segments merged (see [`crate::index::postings::Postings::add_segment_from`]).
@@ -1415,20 +1401,6 @@ mod tests {
                 .flat_map(|pass| night.pass_pairs(pass, passes))
                 .collect();
             assert_eq!(split, whole, "{passes} passes");
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn galloping_finds_what_a_binary_search_finds(
-            mut items in proptest::collection::vec(0u32..1000, 0..300),
-            bound in 0u32..1001,
-        ) {
-            items.sort_unstable();
-            proptest::prop_assert_eq!(
-                gallop(&items, |&x| x < bound),
-                items.partition_point(|&x| x < bound)
-            );
         }
     }
 

@@ -23,6 +23,7 @@ use crate::index::schema::{
     decode_chunk, encode_chunk, ChunkPairs, Directory, CHUNKS, DEAD, PASSAGE_CHUNKS, PASSAGE_DEAD,
     PASSAGE_SEGMENTS, SEGMENTS,
 };
+use crate::sketch::shingle::gallop;
 
 /// Pairs per chunk.
 pub const CHUNK: usize = 128;
@@ -147,15 +148,7 @@ fn wanted_chunks(first_keys: &[u32], keys: &[u32]) -> Vec<(u32, u32)> {
         // Keys are sorted, so a key's first chunk is at or after the one before's: found by
         // galloping from there, which costs little when keys are dense and a binary search
         // when they are few.
-        let mut step = 1;
-        while start + step < first_keys.len() && first_keys[start + step] < key {
-            start += step;
-            step *= 2;
-        }
-        let end = (start + step).min(first_keys.len());
-        start += first_keys[start..end]
-            .partition_point(|&f| f < key)
-            .saturating_sub(1);
+        start += gallop(&first_keys[start..], |&f| f < key).saturating_sub(1);
         let mut chunk = start;
         while chunk < first_keys.len() && first_keys[chunk] <= key {
             wanted.push((chunk as u32, key));

@@ -171,7 +171,7 @@ impl Lead {
         let mut in_own = [false; LEAD_SHINGLES];
         let mut rest = own;
         for &(key, place) in by_value.iter() {
-            rest = &rest[gallop_below(rest, key)..];
+            rest = &rest[gallop(rest, |&k| k < key)..];
             in_own[usize::from(place)] = rest.first() == Some(&key);
         }
         keys.iter()
@@ -197,15 +197,17 @@ impl Lead {
     }
 }
 
-/// The number of keys of sorted `keys` below `key`, found by galloping from the start: it costs
-/// the log of the answer, and reads near the start first.
-fn gallop_below(keys: &[u32], key: u32) -> usize {
+/// The number of leading `items` for which `below` holds (as `partition_point`), found by
+/// galloping from the start, so that it costs the log of the answer, not of the slice: a
+/// walk through sorted keys reads what it passes over, not a binary search's far probes.
+pub(crate) fn gallop<T>(items: &[T], below: impl Fn(&T) -> bool) -> usize {
+    let mut low = 0;
     let mut step = 1;
-    while step <= keys.len() && keys[step - 1] < key {
+    while step <= items.len() && below(&items[step - 1]) {
+        low = step;
         step *= 2;
     }
-    let low = step / 2;
-    low + keys[low..step.min(keys.len())].partition_point(|&k| k < key)
+    low + items[low..step.min(items.len())].partition_point(below)
 }
 
 /// The shingle set: the distinct keys of the windows, sorted.
@@ -247,6 +249,18 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        #[test]
+        fn galloping_finds_what_a_binary_search_finds(
+            mut items in proptest::collection::vec(0u32..1000, 0..300),
+            bound in 0u32..1001,
+        ) {
+            items.sort_unstable();
+            proptest::prop_assert_eq!(
+                gallop(&items, |&x| x < bound),
+                items.partition_point(|&x| x < bound)
+            );
+        }
+
         #[test]
         fn a_leads_content_is_its_keys_in_the_set_in_text_order(
             keys in proptest::collection::vec(0u32..200, 0..40),
