@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::copies::Copies;
 use super::ClusterStats;
 use crate::config::{Config, Plan};
+use crate::engine::sorting::par_sort_by_prefix;
 use crate::sketch::keys::KeyMaker;
 use crate::sketch::Sketch;
 use crate::{Cancel, Error};
@@ -274,7 +275,7 @@ pub(super) fn candidate_pairs(
     mut index: Vec<IndexEntry>,
     bucketing: &mut Bucketing,
 ) -> Vec<(u32, u32)> {
-    index.par_sort_unstable();
+    par_sort_by_prefix(&mut index, |entry| entry.key);
     index.dedup();
     let buckets = || index.chunk_by(|a, b| { a.key } == { b.key });
     // Counted first, so that the list is made at its size rather than grown by doubling,
@@ -292,7 +293,7 @@ pub(super) fn candidate_pairs(
     }
     debug_assert_eq!(pairs.len(), count, "the count is of the pairs made");
     drop(index);
-    pairs.par_sort_unstable();
+    par_sort_by_prefix(&mut pairs, |&(a, b)| u64::from(a) << 32 | u64::from(b));
     pairs.dedup();
     // A pair found through several keys is listed once: the rest goes back.
     pairs.shrink_to_fit();

@@ -7,6 +7,7 @@ pub(crate) mod allocator;
 pub mod collector;
 pub mod ids;
 pub mod sequences;
+pub(crate) mod sorting;
 pub mod statistics;
 
 pub use collector::{CollectOptions, Collector};

@@ -569,6 +569,7 @@ fn look_up(
             // A candidate shares several keys of a range with a document: the repeats are
             // dropped range by range, so they are never held all at once.
             let mut in_range = paired(&in_pass, &night, max_bucket);
+            // Sorted in place: a scattered copy of these pairs would be the look-up's peak.
             in_range.par_sort_unstable();
             in_range.dedup();
             // A candidate may share keys of several ranges with a document.

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use redb::{ReadableTable, Table, WriteTransaction};
 use rustc_hash::FxHashSet;
 
+use crate::engine::sorting::par_sort_by_prefix;
 use crate::index::error::{Damage, IndexError, Result};
 use crate::index::schema::{
     decode_chunk, encode_chunk, ChunkPairs, Directory, CHUNKS, DEAD, PASSAGE_CHUNKS, PASSAGE_DEAD,
@@ -120,7 +121,13 @@ impl LookUp {
                 found.extend(part?);
             }
         }
-        found.par_sort_unstable();
+        // Each segment's pairs are sorted; those of several are sorted together.
+        if self.directories.len() > 1 {
+            par_sort_by_prefix(&mut found, |&(key, doc)| {
+                u64::from(key) << 32 | u64::from(doc)
+            });
+        }
+        debug_assert!(found.is_sorted(), "a segment's pairs come sorted");
         found.dedup();
         let mut kept = Vec::with_capacity(found.len());
         for run in found.chunk_by(|a, b| a.0 == b.0) {
