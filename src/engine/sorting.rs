@@ -23,8 +23,9 @@ const MAX_BUCKET_BITS: u32 = 16;
 
 /// Sorts `list` into its order (`Ord`), as `par_sort_unstable` does. `prefix` must keep that
 /// order: `a <= b` implies `prefix(a) <= prefix(b)` (the leading field of the order, or the
-/// fields packed into a `u64`), and the more evenly its values spread, the faster the sort.
-/// The list is scattered into a new list of the same length, which takes its place; one of
+/// fields packed into a `u64`), it must give an item the same value each time it is asked
+/// (the items are counted, then placed, by it), and the more evenly its values spread, the
+/// faster the sort. The list is scattered into a new list of the same length, which takes its place; one of
 /// more than [`SCATTERED_UP_TO`] bytes is sorted in place by comparison.
 pub(crate) fn par_sort_by_prefix<T, P>(list: &mut Vec<T>, prefix: P)
 where
