@@ -24,9 +24,10 @@ const MAX_BUCKET_BITS: u32 = 16;
 /// Sorts `list` into its order (`Ord`), as `par_sort_unstable` does. `prefix` must keep that
 /// order: `a <= b` implies `prefix(a) <= prefix(b)` (the leading field of the order, or the
 /// fields packed into a `u64`), it must give an item the same value each time it is asked
-/// (the items are counted, then placed, by it), and the more evenly its values spread, the
-/// faster the sort. The list is scattered into a new list of the same length, which takes its place; one of
-/// more than [`SCATTERED_UP_TO`] bytes is sorted in place by comparison.
+/// (the items are counted, then placed, by it: the run stops with a panic otherwise), and
+/// the more evenly its values spread, the faster the sort. The list is scattered into a new
+/// list of the same length, which takes its place; one of more than [`SCATTERED_UP_TO`]
+/// bytes is sorted in place by comparison.
 pub(crate) fn par_sort_by_prefix<T, P>(list: &mut Vec<T>, prefix: P)
 where
     T: Copy + Ord + Send + Sync,
@@ -57,9 +58,10 @@ where
     let bucket_of = |item: &T| (prefix(item) >> shift) as usize;
     let buckets = 1usize << bucket_bits;
 
-    // Each part's count of every bucket, then where each part writes into each bucket.
+    // Each part's count of every bucket, then where each part's share of each bucket starts
+    // (its cursors) and ends.
     let part = n.div_ceil(rayon::current_num_threads() * 4);
-    let counts: Vec<Vec<usize>> = list
+    let mut ends: Vec<Vec<usize>> = list
         .par_chunks(part)
         .map(|items| {
             let mut count = vec![0; buckets];
@@ -68,34 +70,38 @@ where
         })
         .collect();
     let mut starts = Vec::with_capacity(buckets + 1);
-    let mut cursors = vec![vec![0; buckets]; counts.len()];
+    let mut cursors = vec![vec![0; buckets]; ends.len()];
     let mut at = 0;
     for bucket in 0..buckets {
         starts.push(at);
-        for (count, cursor) in counts.iter().zip(&mut cursors) {
+        for (end, cursor) in ends.iter_mut().zip(&mut cursors) {
             cursor[bucket] = at;
-            at += count[bucket];
+            at += end[bucket];
+            end[bucket] = at;
         }
     }
     starts.push(at);
-    drop(counts);
 
     let mut sorted: Vec<T> = Vec::with_capacity(n);
     let target = SharedOut(sorted.as_mut_ptr());
     list.par_chunks(part)
         .zip(cursors)
-        .for_each(|(items, mut cursor)| {
+        .zip(&ends)
+        .for_each(|((items, mut cursor), end)| {
             let target = &target;
             for item in items {
-                let slot = &mut cursor[bucket_of(item)];
-                // SAFETY: the parts' cursors into each bucket start at disjoint offsets that
-                // the counts above laid out, each part writes exactly its counted items from
-                // its own start, so every index below `n` is written once, by one thread.
+                let bucket = bucket_of(item);
+                let slot = &mut cursor[bucket];
+                assert!(*slot < end[bucket], "{PREFIX_CHANGED}");
+                // SAFETY: the parts' shares of the buckets are disjoint ranges below `n`
+                // that the counts above laid out, and the check above keeps each part within
+                // its own, so every index is written at most once, by one thread.
                 unsafe { target.0.add(*slot).write(*item) };
                 *slot += 1;
             }
+            assert!(cursor == *end, "{PREFIX_CHANGED}");
         });
-    // SAFETY: all `n` items were written above.
+    // SAFETY: every part filled its shares (checked above), and they cover `0..n`.
     unsafe { sorted.set_len(n) };
     // Each bucket sorted on its own; the buckets are in order already.
     let mut rest = sorted.as_mut_slice();
@@ -111,6 +117,9 @@ where
         .for_each(|bucket| bucket.sort_unstable());
     *list = sorted;
 }
+
+/// Why a sort stops when its items were not placed where they were counted.
+const PREFIX_CHANGED: &str = "a sort's prefix gave an item another value than when it was counted";
 
 /// The start of the list the parts scatter into, shared by the threads that write it.
 struct SharedOut<T>(*mut T);
@@ -193,6 +202,23 @@ mod tests {
             1 << 30,
         );
         assert_eq!(list, expected);
+    }
+
+    #[test]
+    #[should_panic(expected = "prefix gave an item another value")]
+    fn a_prefix_that_changes_between_counting_and_placing_stops_the_sort() {
+        let mut list: Vec<(u32, u32)> = (0..20_000u32).map(|i| (i.wrapping_mul(7919), i)).collect();
+        let n = list.len();
+        // Asked once for the highest value and once to count, each item gives its own
+        // value; asked again to place it, every item gives 0.
+        let asked = std::sync::atomic::AtomicUsize::new(0);
+        par_sort_by_prefix(&mut list, |&(a, _)| {
+            if asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < 2 * n {
+                u64::from(a)
+            } else {
+                0
+            }
+        });
     }
 
     proptest! {
