@@ -1,13 +1,13 @@
 //! `index add`: a collection sketched as `cluster` sketches it joins the index in one
 //! transaction, written by `prepare` and held as a [`PreparedAdd`] until it is committed or
 //! abandoned. The add goes in named phases: the checks, `look_up` (the postings, then the
-//! night's own segment), `examine`, `load`, `join_night`, `place`, then `write_documents`
-//! with `write_postings` on a thread beside it. Candidates come from the postings of its
-//! candidate keys (a bucket of more than `cluster.max-bucket` indexed documents is
-//! boilerplate, as in `cluster`) and from the collection itself; the indexed candidates and
-//! their stories' representatives are loaded, and [`crate::cluster::join()`] decides with
-//! those stories already formed, so a pair of indexed documents is never checked again and a
-//! story is never split.
+//! night's own segment), `examine`, `load`, `join_night` with `write_ids_and_leads` on a
+//! thread beside it, `place`, then `write_documents` with `write_postings` on a thread beside
+//! it. Candidates come from the postings of its candidate keys (a bucket of more than
+//! `cluster.max-bucket` indexed documents is boilerplate, as in `cluster`) and from the
+//! collection itself; the indexed candidates and their stories' representatives are loaded,
+//! and [`crate::cluster::join()`] decides with those stories already formed, so a pair of
+//! indexed documents is never checked again and a story is never split.
 //!
 //! Pairs within the collection are verified as `cluster` verifies them (exactly, from the
 //! shingle sets, by default); pairs with an indexed document from the minima, because the
@@ -433,12 +433,43 @@ fn write_stories(
     // that the join would not fill: their pages go back too.
     crate::engine::allocator::give_back_free_pages();
     clock.lap("index: loading candidates");
-    let (joined, leads) = match join_night(&all, sets, &near, config, known, report, cancel) {
-        Ok(joined) => joined,
-        // The transaction is dropped uncommitted.
-        Err(failed_or_cancelled) => return Ok(Err(failed_or_cancelled)),
-    };
+    // The new documents' ids and leads hang on nothing the join decides: they are written
+    // on a thread of their own while the night is joined.
+    let fresh_from = near.numbers.len();
+    let (joined, beside) = std::thread::scope(|scope| {
+        let joined =
+            scope.spawn(|| join_night(&all, sets.as_ref(), &near, config, known, report, cancel));
+        let started = Instant::now();
+        let new = NewDocuments {
+            ids,
+            first_doc: first_doc as u32,
+            sketches: &all[fresh_from..],
+            sets: sets.as_ref(),
+        };
+        let beside = (
+            write_ids_and_leads(&mut t.ids, &mut t.leads, new),
+            started.elapsed(),
+        );
+        let joined = joined
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (joined, beside)
+    });
     clock.lap("index: joining");
+    // The night's shingle sets are let go.
+    drop(sets);
+    let (written, spent) = beside;
+    let joined = match (joined, written?) {
+        (Ok(joined), Ok(())) => joined,
+        // The transaction is dropped uncommitted.
+        (Err(failed_or_cancelled), _) | (_, Err(failed_or_cancelled)) => {
+            return Ok(Err(failed_or_cancelled))
+        }
+    };
+    clock
+        .timings
+        .0
+        .push(("index: ids and leads (beside the join)", spent));
 
     let night = Night {
         ids,
@@ -454,34 +485,24 @@ fn write_stories(
         absorbed,
     } = place(t, &joined, &near, &night, report)?;
     clock.lap("index: placing");
-    // The documents and the postings go to tables of their own: the night's segment, then
-    // the leads, are written on a thread of their own while the documents are.
+    // The documents and the postings go to tables of their own: the night's segment is
+    // written on a thread of their own while the documents are.
     let story_of = |doc: u32| placements[doc as usize].story;
     let posted = Posted::after_merges(posted, &absorbed);
     let Tables {
         docs,
-        ids: id_table,
         members,
-        leads: lead_table,
         postings,
         ..
     } = t;
     let (documents, segment) = std::thread::scope(|scope| {
         let segment = scope.spawn(|| {
             let started = Instant::now();
-            let merged = write_postings(postings, &night_keys, &posted, story_of, first_doc as u32)
-                .and_then(|merged| {
-                    write_leads(lead_table, &night, &leads)?;
-                    Ok(merged)
-                });
+            let merged = write_postings(postings, &night_keys, &posted, story_of, first_doc as u32);
             (merged, started.elapsed())
         });
         let documents = write_documents(
-            DocTables {
-                docs,
-                ids: id_table,
-                members,
-            },
+            DocTables { docs, members },
             &night,
             &near,
             &placements,
@@ -499,10 +520,10 @@ fn write_stories(
     clock
         .timings
         .0
-        .push(("index: postings and leads (beside the documents)", spent));
+        .push(("index: postings (beside the documents)", spent));
     // What the night held, hundreds of thousands of small lists, is let go on another
     // thread while the add goes on to its commit.
-    rayon::spawn(move || drop((all, near, joined, leads, placements)));
+    rayon::spawn(move || drop((all, near, joined, placements)));
     Ok(Ok(()))
 }
 
@@ -642,63 +663,82 @@ fn load(
 }
 
 /// The join phase: [`join`] of the loaded and new documents, the stories they were in
-/// already known, and what the index keeps of each new document's lead (empty when
-/// verification is estimated: there are no sets); the night's shingle sets are let go after
-/// it. Fails when the sets' temporary file could not be read back (the join made of keys of
-/// zeros is dropped), and when `cancel` is cancelled during the join.
+/// already known. Fails when the sets'
+/// temporary file could not be read back (the join made of keys of zeros is dropped), and
+/// when `cancel` is cancelled during the join.
 fn join_night(
     all: &[Sketch],
-    sets: Option<SetStore>,
+    sets: Option<&SetStore>,
     near: &Neighbourhood,
     config: &Plan,
     known: Known,
     report: &mut AddReport,
     cancel: &Cancel,
-) -> crate::Result<(Joined, Vec<Vec<u32>>)> {
+) -> crate::Result<Joined> {
     let fresh_from = near.numbers.len() as u32;
-    let (joined, leads) = SetStore::reading_of(sets.as_ref(), fresh_from, |view| {
-        let joined = join(all, view, config, &known, cancel)?;
-        // What the index keeps of each new document's lead: the keys in its own set.
-        let leads = (fresh_from..all.len() as u32)
-            .into_par_iter()
-            .map_init(Vec::new, |buffer, doc| match view.get(doc, buffer) {
-                Some(set) => all[doc as usize].lead.content_in(set),
-                None => Vec::new(),
-            })
-            .collect();
-        Ok::<_, crate::Error>((joined, leads))
+    let joined = SetStore::reading_of(sets, fresh_from, |view| {
+        join(all, view, config, &known, cancel)
     })
     .map_err(crate::Error::spill)??;
     report.cut_buckets = joined.stats.cut_buckets;
     report.cut_bucket_documents = joined.stats.cut_bucket_documents;
-    Ok((joined, leads))
+    Ok(joined)
+}
+
+/// The new documents of an add, as [`write_ids_and_leads`] writes them.
+struct NewDocuments<'n> {
+    /// Their ids, in id order.
+    ids: &'n [String],
+    /// The index's number of the first of them.
+    first_doc: u32,
+    /// Their sketches.
+    sketches: &'n [Sketch],
+    /// Their shingle sets, when verification is exact.
+    sets: Option<&'n SetStore>,
+}
+
+/// Each new document's id, and what the index keeps of its lead: the keys of its lead in its
+/// own set (none for a text too short to compare, nor when verification is estimated: there
+/// are no sets). Fails inside when the sets' temporary file could not be read back.
+fn write_ids_and_leads(
+    id_table: &mut Table<&'static str, u32>,
+    lead_table: &mut Table<u32, &'static [u8]>,
+    new: NewDocuments,
+) -> Result<crate::Result<()>> {
+    for (number, id) in (new.first_doc..).zip(new.ids) {
+        id_table.insert(id.as_str(), number)?;
+    }
+    // The pages these inserts used and let go go back: the join beside them is at its peak.
+    crate::engine::allocator::give_back_free_pages();
+    let written = SetStore::reading_of(new.sets, 0, |view| {
+        let mut buffer = Vec::new();
+        for ((doc, number), sketch) in (0..).zip(new.first_doc..).zip(new.sketches) {
+            if !sketch.is_comparable() {
+                continue;
+            }
+            let Some(set) = view.get(doc, &mut buffer) else {
+                continue;
+            };
+            let lead = sketch.lead.content_in(set);
+            if !lead.is_empty() {
+                lead_table.insert(number, encode_lead(&lead).as_slice())?;
+            }
+        }
+        Ok(())
+    });
+    match written {
+        Ok(written) => written.map(Ok),
+        Err(failed) => Ok(Err(crate::Error::spill(failed))),
+    }
 }
 
 /// The tables [`write_documents`] writes.
 struct DocTables<'a, 't> {
     docs: &'a mut Table<'t, u32, &'static [u8]>,
-    ids: &'a mut Table<'t, &'static str, u32>,
     members: &'a mut Table<'t, (u32, u32), ()>,
 }
 
-/// What the index keeps of each new document's lead (`leads`, in id order; none for a text
-/// too short to compare), written beside the postings.
-fn write_leads(
-    table: &mut Table<u32, &'static [u8]>,
-    night: &Night,
-    leads: &[Vec<u32>],
-) -> Result<()> {
-    for (i, lead) in leads.iter().enumerate() {
-        let sketch = &night.sketches[night.fresh_from as usize + i];
-        if sketch.is_comparable() && !lead.is_empty() {
-            let number = night.first_doc as u32 + i as u32;
-            table.insert(number, encode_lead(lead).as_slice())?;
-        }
-    }
-    Ok(())
-}
-
-/// The write phase: each new document's record, id, story membership and assignment.
+/// The write phase: each new document's record, story membership and assignment.
 fn write_documents(
     t: DocTables,
     night: &Night,
@@ -731,7 +771,6 @@ fn write_documents(
             },
         };
         t.docs.insert(number, record.encode().as_slice())?;
-        t.ids.insert(id.as_str(), number)?;
         members.push((story, number));
         let representative = &night.sketches[representative as usize];
         let similarity = sketch

@@ -11,9 +11,6 @@
 //! look-ups skip them and merges drop them. The passages' winnowed fingerprints are kept the
 //! same way in tables of their own ([`Postings::open_passages`]).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use rayon::prelude::*;
 use redb::{ReadableTable, Table, WriteTransaction};
 use rustc_hash::FxHashSet;
@@ -332,38 +329,51 @@ impl<'t> Postings<'t> {
             .map(|c| c.directory.base)
             .min()
             .expect("segments to merge");
-        let mut heap = BinaryHeap::new();
-        for (i, cursor) in cursors.iter_mut().enumerate() {
-            if let Some(pair) = cursor.next(&self.chunks)? {
-                heap.push(Reverse((pair, i)));
-            }
-        }
         let mut chunk = Vec::with_capacity(CHUNK);
         let mut first_keys = Vec::new();
         let mut total = 0u64;
         let mut last = None;
-        while let Some(Reverse((pair, i))) = heap.pop() {
-            if let Some(next) = cursors[i].next(&self.chunks)? {
-                heap.push(Reverse((next, i)));
+        let mut heads = Vec::with_capacity(cursors.len());
+        loop {
+            // The segment whose next pair comes first, and the next pair of the others that
+            // comes first: the pairs up to it are taken from that segment as one run.
+            heads.clear();
+            for (i, cursor) in cursors.iter_mut().enumerate() {
+                if let Some(head) = cursor.head(&self.chunks)? {
+                    heads.push((head, i));
+                }
             }
-            if dead.contains(&pair.1) || last == Some(pair) {
-                continue;
+            let Some(&(_, i)) = heads.iter().min() else {
+                break;
+            };
+            let bound = heads.iter().filter(|h| h.1 != i).map(|h| h.0).min();
+            let cursor = &mut cursors[i];
+            let pending = &cursor.pairs[cursor.at..];
+            // Segments interleave finely, so runs are short: counted from their start.
+            let run = bound.map_or(pending.len(), |b| {
+                pending.iter().take_while(|&&p| p <= b).count()
+            });
+            for &pair in &pending[..run] {
+                if last == Some(pair) || (!dead.is_empty() && dead.contains(&pair.1)) {
+                    continue;
+                }
+                last = Some(pair);
+                chunk.push(pair);
+                total += 1;
+                if chunk.len() == CHUNK {
+                    self.put_chunk(output, &mut first_keys, &mut chunk, base)?;
+                }
             }
-            last = Some(pair);
-            chunk.push(pair);
-            total += 1;
-            if chunk.len() == CHUNK {
-                self.put_chunk(output, &mut first_keys, &mut chunk, base)?;
-            }
+            cursor.at += run;
         }
         if !chunk.is_empty() {
             self.put_chunk(output, &mut first_keys, &mut chunk, base)?;
         }
         for cursor in &cursors {
-            for c in 0..cursor.directory.first_keys.len() as u32 {
-                self.chunks.remove((cursor.number, c))?;
-            }
-            self.segments.remove(cursor.number)?;
+            let number = cursor.number;
+            self.chunks
+                .retain_in((number, 0)..=(number, u32::MAX), |_, _| false)?;
+            self.segments.remove(number)?;
         }
         if total > 0 {
             let directory = Directory {
@@ -442,11 +452,12 @@ struct Cursor {
 }
 
 impl Cursor {
-    fn next(
+    /// The next pair, its chunk read when the one before is used up; `None` at the end.
+    fn head(
         &mut self,
         chunks: &impl ReadableTable<(u32, u32), &'static [u8]>,
     ) -> Result<Option<(u32, u32)>> {
-        if self.at == self.pairs.len() {
+        while self.at == self.pairs.len() {
             if self.chunk as usize == self.directory.first_keys.len() {
                 return Ok(None);
             }
@@ -459,8 +470,7 @@ impl Cursor {
             self.chunk += 1;
             self.at = 0;
         }
-        self.at += 1;
-        Ok(self.pairs.get(self.at - 1).copied())
+        Ok(Some(self.pairs[self.at]))
     }
 }
 
@@ -531,6 +541,45 @@ mod tests {
                 assert!(lost.contains("lost a postings chunk"), "{lost}");
                 assert!(lost.contains("restore it from a copy"), "{lost}");
             }
+        });
+    }
+
+    #[test]
+    fn a_merge_keeps_every_pair_once_in_order_without_the_removed() {
+        with_postings(|p| {
+            // Three segments of interleaved keys, runs of one key across chunks, a pair in
+            // two segments, and a removed document.
+            let mut segments: Vec<Vec<(u32, u32)>> = vec![
+                (0..1000).map(|i| (i * 3, i)).collect(),
+                (0..700)
+                    .map(|i| (i * 5, 1000 + i))
+                    .chain([(3, 1)])
+                    .collect(),
+                (0..400)
+                    .map(|i| (777, 2000 + i))
+                    .chain([(0, 5000)])
+                    .collect(),
+            ];
+            for (number, pairs) in segments.iter_mut().enumerate() {
+                pairs.sort_unstable();
+                p.write_segment(number as u32, 0, pairs.iter().copied())
+                    .unwrap();
+            }
+            p.dead.insert(1003, ()).unwrap();
+            p.merge(&[0, 1, 2], true).unwrap();
+            let mut expected: Vec<(u32, u32)> = segments.concat();
+            expected.sort_unstable();
+            expected.dedup();
+            expected.retain(|&(_, doc)| doc != 1003);
+            assert_eq!(p.directories().unwrap().len(), 1);
+            let mut keys: Vec<u32> = expected.iter().map(|&(key, _)| key).collect();
+            keys.dedup();
+            assert_eq!(p.look_up(&keys, 10_000).unwrap(), expected);
+            assert_eq!(
+                p.chunks.iter().unwrap().count(),
+                expected.len().div_ceil(CHUNK)
+            );
+            assert_eq!(p.dead.iter().unwrap().count(), 0);
         });
     }
 
