@@ -86,7 +86,7 @@ pub(super) fn indexed_pairs(
     cancel: &Cancel,
 ) -> Result<Vec<(u32, u32)>, Error> {
     let maker = &config.key_maker;
-    let comparable: Vec<u32> = (0..sketches.len() as u32)
+    let comparable: Vec<u32> = (bucketing.indexed_from..sketches.len() as u32)
         .filter(|&d| sketches[d as usize].is_comparable() && !bucketing.copies.is_copy(d))
         .collect();
     let per_document = maker.keys_per_signature().max(1);
@@ -193,6 +193,8 @@ pub(super) struct Bucketing<'c> {
     max_bucket: usize,
     /// Pairs of two documents before this one are left out.
     fresh_from: u32,
+    /// Documents before this one are in no bucket (their pairs are given).
+    indexed_from: u32,
     /// The copies: each stands in its original's buckets, and takes no part itself.
     copies: &'c Copies,
     /// Distinct candidate keys.
@@ -208,11 +210,18 @@ impl<'c> Bucketing<'c> {
         Bucketing {
             max_bucket: config.cluster.max_bucket,
             fresh_from,
+            indexed_from: 0,
             copies,
             keys: 0,
             cut_buckets: 0,
             cut_documents: Vec::new(),
         }
+    }
+
+    /// Leaves the known documents (those before `fresh_from`) out of every bucket: their
+    /// pairs with the fresh ones are given.
+    pub(super) fn index_fresh_only(&mut self) {
+        self.indexed_from = self.fresh_from;
     }
 
     /// Counts a cut bucket and marks its documents.

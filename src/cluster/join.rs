@@ -9,7 +9,7 @@ use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
-use super::candidates::{indexed_pairs, Bucketing, INDEX_ENTRIES_PER_RANGE};
+use super::candidates::{indexed_pairs, merge_distinct, Bucketing, INDEX_ENTRIES_PER_RANGE};
 use super::copies::find_copies;
 use super::verify::{Buffers, KeptSets};
 use super::{Cluster, ClusterStats};
@@ -135,6 +135,10 @@ pub struct Known {
     /// job that made them over a larger collection than the documents joined here, with its
     /// bucket rules); made from the signatures when `None`.
     pub pairs: Option<Vec<(u32, u32)>>,
+    /// The candidate pairs of known documents with fresh ones, when the caller has found them
+    /// (an index add, in its postings), each a known document then a fresh one, sorted and
+    /// distinct: the candidate index is then made of the fresh documents alone.
+    pub(crate) known_pairs: Option<Vec<(u32, u32)>>,
 }
 
 /// One known story, as far as it is loaded.
@@ -304,15 +308,32 @@ pub fn join(
     let mut stats = ClusterStats::default();
     let copies = find_copies(sketches, shingles, known.fresh_from);
     let mut bucketing = Bucketing::new(config, known.fresh_from, &copies);
+    if known.known_pairs.is_some() {
+        bucketing.index_fresh_only();
+    }
     let pairs = match &known.pairs {
         Some(given) => given_pairs(given, |d| copies.is_copy(d)),
-        None => indexed_pairs(
-            sketches,
-            config,
-            &mut bucketing,
-            INDEX_ENTRIES_PER_RANGE,
-            cancel,
-        )?,
+        None => {
+            let found = indexed_pairs(
+                sketches,
+                config,
+                &mut bucketing,
+                INDEX_ENTRIES_PER_RANGE,
+                cancel,
+            )?;
+            match &known.known_pairs {
+                Some(given) => {
+                    debug_assert!(given.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+                    let given: Vec<(u32, u32)> = given
+                        .par_iter()
+                        .copied()
+                        .filter(|&(a, b)| !copies.is_copy(a) && !copies.is_copy(b))
+                        .collect();
+                    merge_distinct(&found, &given)
+                }
+                None => found,
+            }
+        }
     };
     bucketing.count_into(&mut stats);
     stats.candidate_pairs = pairs.len();

@@ -665,6 +665,7 @@ mod tests {
                 },
             ],
             pairs: None,
+            known_pairs: None,
         };
         // Two known documents, however alike, are not joined again.
         let joined = join(
@@ -690,6 +691,44 @@ mod tests {
         .unwrap();
         assert_eq!(joined.sets, vec![vec![0], vec![1], vec![2]]);
         assert_eq!(joined.representatives, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn given_pairs_with_known_documents_are_the_only_ones_they_get() {
+        let config = Config::default();
+        let a: Vec<u32> = (0..84).collect();
+        // One known document and two fresh ones, all the same text.
+        let sketches = vec![
+            sketch(a.clone(), 100),
+            sketch(a.clone(), 100),
+            sketch(a, 100),
+        ];
+        let known = |given: Vec<(u32, u32)>| Known {
+            fresh_from: 1,
+            stories: vec![KnownStory {
+                representative: 0,
+                members: vec![],
+                unloaded: 0,
+            }],
+            pairs: None,
+            known_pairs: Some(given),
+        };
+        let joined = |given| {
+            join(
+                &sketches,
+                SetsView::none(),
+                &Plan::try_from(&config).unwrap(),
+                &known(given),
+                &Cancel::new(),
+            )
+            .unwrap()
+            .sets
+        };
+        // The fresh documents find each other in the candidate index, which holds only them;
+        // the known one joins them through a given pair (with the first: the second is its
+        // copy), and through none without it.
+        assert_eq!(joined(vec![]), vec![vec![0], vec![1, 2]]);
+        assert_eq!(joined(vec![(0, 1)]), vec![vec![0, 1, 2]]);
     }
 
     #[test]

@@ -619,7 +619,7 @@ fn examine(
     fresh: &[Sketch],
     config: &Plan,
     report: &mut AddReport,
-) -> Result<(FxHashMap<u32, Loaded>, Posted)> {
+) -> Result<(Linkable, Posted)> {
     let LookedUp { pairs, found } = looked_up;
     // Each candidate's pairs.
     let by_candidate: Vec<&[(u32, u32)]> = pairs.chunk_by(|a, b| a.0 == b.0).collect();
@@ -627,7 +627,11 @@ fn examine(
     // Candidates are indexed before this add, and their records unchanged so far: they
     // are read from the index as it was, which threads can read at once.
     let Some(txn) = before else {
-        return Ok((FxHashMap::default(), Posted::default()));
+        let none = Linkable {
+            records: FxHashMap::default(),
+            pairs: Vec::new(),
+        };
+        return Ok((none, Posted::default()));
     };
     let docs = txn.open_table(DOCS)?;
     let ghosts = table(txn, GHOSTS)?;
@@ -635,7 +639,12 @@ fn examine(
     // The pairs are let go before the stories that post each key are gathered.
     drop(by_candidate);
     drop(pairs);
-    let mut joinable: Vec<u32> = examined.linkable.values().map(|l| l.story).collect();
+    let mut joinable: Vec<u32> = examined
+        .linkable
+        .records
+        .values()
+        .map(|l| l.story)
+        .collect();
     joinable.par_sort_unstable();
     joinable.dedup();
     let posted = Posted::of(&found, &examined.stories, &joinable);
@@ -648,24 +657,24 @@ fn examine(
 fn load(
     t: &Tables,
     before: Option<&ReadTransaction>,
-    linkable: FxHashMap<u32, Loaded>,
+    linkable: Linkable,
     fresh: Vec<Sketch>,
     config: &Plan,
 ) -> Result<(Neighbourhood, Vec<Sketch>, Known)> {
-    let mut near = Neighbourhood::load(t, linkable)?;
+    let Linkable { records, pairs } = linkable;
+    let mut near = Neighbourhood::load(t, records)?;
     if let Some(leads) = before.map(|txn| table(txn, LEADS)).transpose()?.flatten() {
         near.read_leads(&leads)?;
     }
     let mut all = near.sketches(config.signature.minima);
     all.extend(fresh);
-    let known = near.known();
+    let known = near.known(&pairs);
     Ok((near, all, known))
 }
 
 /// The join phase: [`join`] of the loaded and new documents, the stories they were in
-/// already known. Fails when the sets'
-/// temporary file could not be read back (the join made of keys of zeros is dropped), and
-/// when `cancel` is cancelled during the join.
+/// already known. Fails when the sets' temporary file could not be read back (the join made
+/// of keys of zeros is dropped), and when `cancel` is cancelled during the join.
 fn join_night(
     all: &[Sketch],
     sets: Option<&SetStore>,
@@ -1094,11 +1103,18 @@ fn write_postings(
 /// Candidates read at once while they are examined (see [`Neighbourhood::linkable`]).
 const EXAMINED_AT_ONCE: usize = 1 << 14;
 
-/// The examined candidates: the records of those that may link to a new document, and
-/// every one's story as `(candidate, story)`, in the candidates' order.
+/// The examined candidates: those that may link to a new document, and every one's story as
+/// `(candidate, story)`, in the candidates' order.
 struct Examined {
-    linkable: FxHashMap<u32, Loaded>,
+    linkable: Linkable,
     stories: Vec<(u32, u32)>,
+}
+
+/// The candidates that may link to a new document: the records of those to load, and every
+/// pair that may link, `(candidate, new document)`, sorted.
+struct Linkable {
+    records: FxHashMap<u32, Loaded>,
+    pairs: Vec<(u32, u32)>,
 }
 
 /// What a loaded document's record gives the join.
@@ -1232,13 +1248,20 @@ impl Neighbourhood {
         }
         // The chosen candidates are read again rather than every linking one held until they
         // are chosen: a few of them are chosen, and a record is read in microseconds.
-        let chosen = strongest(links);
+        let chosen = strongest(&mut links);
+        // The pairs that may link are kept for the join: those of the candidates it loads.
+        let mut pairs: Vec<(u32, u32)> = links.par_iter().map(|link| (link.3, link.0)).collect();
+        drop(links);
+        pairs.par_sort_unstable();
         let kept: FxHashMap<u32, Loaded> = chosen
             .par_iter()
             .map(|&number| Ok((number, Loaded::read(docs, ghosts, number)?)))
             .collect::<Result<_>>()?;
         Ok(Examined {
-            linkable: kept,
+            linkable: Linkable {
+                records: kept,
+                pairs,
+            },
             stories,
         })
     }
@@ -1314,10 +1337,12 @@ impl Neighbourhood {
             .collect()
     }
 
-    /// The known stories for [`join`]. Candidates are made from every sketch as the index
-    /// keeps it (16-bit minima), known and fresh alike, one key range at a time as `cluster`
-    /// makes them: two documents whose full minima share a key share it in their low bits.
-    fn known(&self) -> Known {
+    /// The known stories for [`join`], with the pairs of loaded documents with fresh ones:
+    /// those of `pairs` (`(candidate, fresh document)` from the examination, sorted) whose
+    /// candidate is loaded. The join makes candidates of the fresh documents alone, from their
+    /// minima as the index keeps them (16 bits), one key range at a time as `cluster` makes
+    /// them.
+    fn known(&self, pairs: &[(u32, u32)]) -> Known {
         let local: FxHashMap<u32, u32> = self
             .numbers
             .iter()
@@ -1353,6 +1378,15 @@ impl Neighbourhood {
                 })
                 .collect(),
             pairs: None,
+            known_pairs: Some(
+                pairs
+                    .iter()
+                    .filter_map(|&(candidate, doc)| {
+                        let loaded = self.numbers.binary_search(&candidate).ok()?;
+                        Some((loaded as u32, fresh_from + doc))
+                    })
+                    .collect(),
+            ),
         }
     }
 }

@@ -3,9 +3,10 @@
 //! resemble. Each candidate is paired with the night's documents the join may pair it with
 //! (those sharing one of its posting keys, as the join's buckets would hold them) and
 //! checked from the minima, as the join checks a pair with an indexed document. A candidate
-//! that passes with none of them, and makes no weak link, can only crowd the join's buckets,
-//! so it is not loaded; of those that pass, each night's document loads the strongest of each
-//! story, which stands for the story's other members in the join.
+//! that passes with none of them, and makes no weak link, cannot link in the join, so it is
+//! not loaded; of those that pass, each night's document loads the strongest of each story,
+//! which stands for the story's other members in the join. The pairs that pass are the join's
+//! pairs of a loaded document with the night's.
 
 use rayon::prelude::*;
 
@@ -78,7 +79,7 @@ pub(crate) fn strengths(
 /// `(fresh document, story, strength, candidate)` of the pairs that may link. One member a
 /// story stands for the rest in the join, so what a night loads for a story it joins grows
 /// with the night's documents that join it, never with the story. Sorted.
-pub(crate) fn strongest(mut links: Vec<(u32, u32, f32, u32)>) -> Vec<u32> {
+pub(crate) fn strongest(links: &mut [(u32, u32, f32, u32)]) -> Vec<u32> {
     links.par_sort_unstable_by(|a, b| {
         (a.0, a.1)
             .cmp(&(b.0, b.1))
@@ -164,7 +165,7 @@ mod tests {
     #[test]
     fn each_fresh_document_loads_its_strongest_candidate_of_each_story() {
         // (fresh document, story, strength, candidate)
-        let links = vec![
+        let mut links = vec![
             (0, 5, 0.5, 10),
             (0, 5, 0.9, 11),
             (0, 6, 0.3, 12),
@@ -174,6 +175,6 @@ mod tests {
         ];
         // Document 0: 11 for story 5, 12 for story 6; document 1: 11 (the smaller of two
         // equals); document 2: 14, its only one.
-        assert_eq!(strongest(links), [11, 12, 14]);
+        assert_eq!(strongest(&mut links), [11, 12, 14]);
     }
 }
