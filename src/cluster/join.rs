@@ -322,15 +322,7 @@ pub fn join(
                 cancel,
             )?;
             match &known.known_pairs {
-                Some(given) => {
-                    debug_assert!(given.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
-                    let given: Vec<(u32, u32)> = given
-                        .par_iter()
-                        .copied()
-                        .filter(|&(a, b)| !copies.is_copy(a) && !copies.is_copy(b))
-                        .collect();
-                    merge_distinct(&found, &given)
-                }
+                Some(given) => merge_distinct(&found, &given_pairs(given, |d| copies.is_copy(d))),
                 None => found,
             }
         }
