@@ -1766,8 +1766,27 @@ fn an_index_of_format_1_is_read_as_it_is_and_moved_to_the_current_format_by_its_
     let assignments = |index: &Index| parse_assignments(&stdout_of(&index.add(&[&night(2)], 0)));
     assert_eq!(assignments(&earlier), assignments(&now));
     same("after an add");
-    assert_eq!(format_of(&earlier.db), "megashingle-index 3");
-    assert_eq!(format_of(&now.db), "megashingle-index 3");
+    assert_eq!(format_of(&earlier.db), "megashingle-index 5");
+    assert_eq!(format_of(&now.db), "megashingle-index 5");
+
+    // The ids the earlier megashingle kept in a table of their own were moved by the add: an
+    // id of the first night is still refused, and still found by a removal.
+    let again = earlier.add(&[&night(1)], 2);
+    assert!(
+        stderr_of(&again).contains("is already in the index"),
+        "{}",
+        stderr_of(&again)
+    );
+    let first_id = std::fs::read_to_string(fixtures.join("night-1.csv")).unwrap();
+    let first_id = first_id.lines().nth(1).unwrap().split(',').next().unwrap();
+    let listed = earlier.write("gone.txt", format!("{first_id}\n"));
+    let out = earlier.run("remove", &["--ids", listed.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("removed 1 document"),
+        "{}",
+        stderr_of(&out)
+    );
 }
 
 /// The format an index file says it has.

@@ -468,9 +468,9 @@ fn an_index_made_without_passages_is_refused_with_what_to_do() {
     assert!(!out.status.success());
     assert_eq!(
         stderr_of(&out).trim_end(),
-        "megashingle: error: old.db: the index keeps no passages of its documents (index format \"megashingle-index 1\"), so reuse cannot be found through it; make an index that keeps them (format \"megashingle-index 4\") with `index add --passages` on its first add, or ask this one for near-duplicates only"
+        "megashingle: error: old.db: the index keeps no passages of its documents (index format \"megashingle-index 1\"), so reuse cannot be found through it; make an index that keeps them (format \"megashingle-index 6\") with `index add --passages` on its first add, or ask this one for near-duplicates only"
     );
-    // An add keeps it an index of stories only (format 3), which is refused the same way.
+    // An add keeps it an index of stories only (format 5), which is refused the same way.
     let night = root().join("fixtures/index-format-1/night-2.csv");
     let out = megashingle(dir.path())
         .args(["index", "add", "--db", "old.db", "-q", "-o", "a.csv"])
@@ -484,7 +484,7 @@ fn an_index_made_without_passages_is_refused_with_what_to_do() {
         .unwrap();
     assert!(
         stderr_of(&out).contains(
-            "the index keeps no passages of its documents (index format \"megashingle-index 3\")"
+            "the index keeps no passages of its documents (index format \"megashingle-index 5\")"
         ),
         "{}",
         stderr_of(&out)
@@ -513,7 +513,7 @@ fn an_index_made_without_passages_is_refused_with_what_to_do() {
         .unwrap();
     assert_eq!(
         stderr_of(&out).trim_end(),
-        "megashingle: error: old.db: the index was made without passages (index format \"megashingle-index 3\") and cannot begin to keep them, as its documents have none; add to it without --passages, or make a new index with `index add --passages` on its first add"
+        "megashingle: error: old.db: the index was made without passages (index format \"megashingle-index 5\") and cannot begin to keep them, as its documents have none; add to it without --passages, or make a new index with `index add --passages` on its first add"
     );
     assert_eq!(std::fs::read(dir.path().join("old.db")).unwrap(), before);
 }

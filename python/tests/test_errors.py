@@ -185,7 +185,7 @@ def test_an_index_that_keeps_no_passages_is_an_index_format_error_for_reuse(tmp_
         index.query_reuse("a text of a few words to look for")
     assert str(raised.value) == (
         f'{path}: the index keeps no passages of its documents (index format "megashingle-index 1"), so '
-        'reuse cannot be found through it; make an index that keeps them (format "megashingle-index 4") '
+        'reuse cannot be found through it; make an index that keeps them (format "megashingle-index 6") '
         "with `index add --passages` on its first add, or ask this one for near-duplicates only"
     )
 
@@ -198,7 +198,7 @@ def test_passages_asked_of_an_index_made_without_them_are_an_index_format_error(
     with pytest.raises(megashingle.IndexFormatError) as raised:
         index.add(["b"], ["another text of a few words for the index"], passages=True)
     assert str(raised.value) == (
-        f'{path}: the index was made without passages (index format "megashingle-index 3") and cannot '
+        f'{path}: the index was made without passages (index format "megashingle-index 5") and cannot '
         "begin to keep them, as its documents have none; add to it without --passages, or make a new "
         "index with `index add --passages` on its first add"
     )

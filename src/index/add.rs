@@ -36,7 +36,7 @@ use crate::index::lists::KeyLists;
 use crate::index::postings::{LookUp, Postings};
 use crate::index::schema::{
     decode_lead, encode_lead, table, DocRecord, MergeRecord, StoryRecord, CHUNKS, DOCS, GHOSTS,
-    IDS, LEADS,
+    LEADS,
 };
 use crate::index::store::{posting_key, widen, Store, Tables};
 use crate::io::time::{format_time, now};
@@ -105,7 +105,7 @@ pub struct AddOptions {
     pub upsert: bool,
     /// Stops the join at its next check once cancelled; the transaction is then dropped.
     pub cancel: Cancel,
-    /// Make a new index keep the passages of its documents (format 4), for reuse through it;
+    /// Make a new index keep the passages of its documents (format 6), for reuse through it;
     /// an index that keeps them keeps them for every add whatever this says.
     pub passages: bool,
 }
@@ -243,14 +243,8 @@ fn write_add(
     {
         // A new index keeps passages when made with them; one that keeps them goes on keeping
         // them.
-        let mut t = Tables::open(&txn, is_new && options.passages)?;
         // An add writes the boilerplate as this format keeps it (moving a format 1 index's).
-        let format = if t.passages.is_some() {
-            crate::index::schema::FORMAT_WITH_PASSAGES
-        } else {
-            crate::index::schema::FORMAT
-        };
-        t.meta.insert("format", format)?;
+        let mut t = Tables::open(&txn, is_new && options.passages)?;
         if is_new {
             t.meta.insert("configuration", config.to_toml().as_str())?;
             t.meta.insert("created_at", started.to_string().as_str())?;
@@ -460,7 +454,10 @@ fn write_stories(
     drop(sets);
     let (written, spent) = beside;
     let joined = match (joined, written?) {
-        (Ok(joined), Ok(())) => joined,
+        (Ok(joined), Ok(merged)) => {
+            report.merged_bytes += merged;
+            joined
+        }
         // The transaction is dropped uncommitted.
         (Err(failed_or_cancelled), _) | (_, Err(failed_or_cancelled)) => {
             return Ok(Err(failed_or_cancelled))
@@ -706,19 +703,18 @@ struct NewDocuments<'n> {
     sets: Option<&'n SetStore>,
 }
 
-/// Each new document's id, and what the index keeps of its lead: the keys of its lead in its
-/// own set (none for a text too short to compare, nor when verification is estimated: there
-/// are no sets). Fails inside when the sets' temporary file could not be read back.
+/// Each new document's id (one segment of the ids' postings, with any merge it sets off),
+/// and what the index keeps of its lead: the keys of its lead in its own set (none for a text
+/// too short to compare, nor when verification is estimated: there are no sets). Returns the
+/// bytes of the id segments merged; fails inside when the sets' temporary file could not be
+/// read back.
 fn write_ids_and_leads(
-    id_table: &mut Table<&'static str, u32>,
+    ids: &mut Postings,
     lead_table: &mut Table<u32, &'static [u8]>,
     new: NewDocuments,
-) -> Result<crate::Result<()>> {
-    for (number, id) in (new.first_doc..).zip(new.ids) {
-        id_table.insert(id.as_str(), number)?;
-    }
-    // The pages these inserts used and let go go back: the join beside them is at its peak.
-    crate::engine::allocator::give_back_free_pages();
+) -> Result<crate::Result<u64>> {
+    let pairs = crate::index::ids::id_pairs(new.first_doc, new.ids.iter().map(String::as_str));
+    let merged = ids.add_segment_from(new.first_doc, pairs.into_iter())?;
     let written = SetStore::reading_of(new.sets, 0, |view| {
         let mut buffer = Vec::new();
         for ((doc, number), sketch) in (0..).zip(new.first_doc..).zip(new.sketches) {
@@ -736,7 +732,7 @@ fn write_ids_and_leads(
         Ok(())
     });
     match written {
-        Ok(written) => written.map(Ok),
+        Ok(written) => written.map(|()| Ok(merged)),
         Err(failed) => Ok(Err(crate::Error::spill(failed))),
     }
 }
@@ -928,8 +924,10 @@ struct Placed {
 fn replace_indexed(t: &mut Tables, ids: &[String]) -> Result<Vec<bool>> {
     let mut replaced = vec![false; ids.len()];
     let mut touched_stories = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
-        let indexed = t.ids.get(id.as_str())?.map(|v| v.value());
+    let asked: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let indexed =
+        crate::index::ids::indexed(&t.ids.segments, &t.ids.dead, &t.ids.chunks, &t.docs, &asked)?;
+    for (i, indexed) in indexed.into_iter().enumerate() {
         if let Some(number) = indexed {
             touched_stories.push(t.remove_document(number)?.story);
             replaced[i] = true;
@@ -1398,18 +1396,17 @@ fn refuse_indexed_ids(store: &Store, collection: &Collection) -> Result<()> {
         return Ok(());
     }
     let txn = store.begin_read()?;
-    let ids = txn.open_table(IDS)?;
     let docs = txn.open_table(DOCS)?;
-    // The ids are looked up on every thread; the first indexed one in order is named.
-    let first_indexed = (0..collection.ids.len())
-        .into_par_iter()
-        .map(|i| {
-            let id = collection.ids.get(i).expect("a document's id");
-            Ok(ids.get(id)?.map(|number| (i, id, number.value())))
-        })
-        .find_first(|found: &Result<_>| !matches!(found, Ok(None)));
-    if let Some(found) = first_indexed {
-        let (i, id, number) = found?.expect("an indexed id");
+    let ids: Vec<&str> = (0..collection.ids.len())
+        .map(|i| collection.ids.get(i).expect("a document's id"))
+        .collect();
+    // The first indexed one in order is named.
+    let first_indexed = crate::index::ids::indexed_in(&txn, &ids)?
+        .into_iter()
+        .zip(ids)
+        .enumerate()
+        .find_map(|(i, (number, id))| number.map(|number| (i, id, number)));
+    if let Some((i, id, number)) = first_indexed {
         let added = match docs.get(number)? {
             Some(bytes) => DocRecord::decode(bytes.value())?.added_at,
             None => return Err(IndexError::damaged(Damage::LostDocument { number })),

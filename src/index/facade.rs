@@ -79,7 +79,7 @@ impl Index {
 
     /// Makes the index keep the passages of its documents, so that reuse can be found
     /// through it ([`Index::query_reuse`]): called before the first add of a new index, that
-    /// add and every later one write them (index format 4); on an index that keeps them it
+    /// add and every later one write them (index format 6); on an index that keeps them it
     /// changes nothing. An index made without them cannot begin to keep them (its documents
     /// have none): that is an error, and the index is left as it was. An index without
     /// passages costs less (about a quarter of the bytes a document, and less of a night's
@@ -182,7 +182,7 @@ impl Index {
     /// The indexed documents that share a passage with `text`, most shared words first, as
     /// `reuse` would find them in one batch of `text` and every indexed document, under
     /// `config`'s `[reuse]` rules; with the share of `text` found in none of them. The index
-    /// must keep passages (be made with them: [`Index::keep_passages`], index format 4).
+    /// must keep passages (be made with them: [`Index::keep_passages`], index format 6).
     ///
     /// ```
     /// # fn main() -> Result<(), megashingle::Error> {

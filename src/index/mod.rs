@@ -32,6 +32,7 @@ mod boilerplate;
 mod error;
 mod examine;
 mod facade;
+mod ids;
 mod lists;
 mod passages;
 mod postings;

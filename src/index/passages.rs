@@ -1,7 +1,7 @@
-//! The passages an index keeps (format 4), so that reuse is found through it as `reuse` finds
-//! it in a batch: each document's main text as reuse keeps it (its shingle keys in text
-//! order, boilerplate masked: see [`crate::reuse::Text`]) in a zstd frame, for the exact
-//! alignment; and the postings of its winnowed fingerprints ([`crate::reuse::winnow`]), for
+//! The passages an index keeps (formats 4 and 6), so that reuse is found through it as
+//! `reuse` finds it in a batch: each document's main text as reuse keeps it (its shingle keys
+//! in text order, boilerplate masked: see [`crate::reuse::Text`]) in a zstd frame, for the
+//! exact alignment; and the postings of its winnowed fingerprints ([`crate::reuse::winnow`]), for
 //! the candidates. An add writes both for its documents ([`PassageWriter::write`]) on a
 //! thread of its own, beside its other tables; a query of a text reads the fingerprints'
 //! postings, keeps the indexed documents that share two fingerprints with it, and aligns it

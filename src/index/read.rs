@@ -126,7 +126,7 @@ pub struct Stats {
     pub segments: u64,
     /// Shingles known to be boilerplate.
     pub boilerplate_shingles: u64,
-    /// True when the index keeps the passages of its documents (index format 4).
+    /// True when the index keeps the passages of its documents (index format 4 or 6).
     pub keeps_passages: bool,
     /// Documents whose passages are kept (their shingle keys in text order).
     pub passage_documents: u64,

@@ -59,9 +59,17 @@ fn remove_selected(store: &mut Store, selection: &Selection) -> Result<Removal> 
                 }
             }
         }
-        for id in &selection.ids {
-            match t.ids.get(id.as_str())? {
-                Some(number) => chosen.push(number.value()),
+        let asked: Vec<&str> = selection.ids.iter().map(String::as_str).collect();
+        let indexed = crate::index::ids::indexed(
+            &t.ids.segments,
+            &t.ids.dead,
+            &t.ids.chunks,
+            &t.docs,
+            &asked,
+        )?;
+        for (id, indexed) in selection.ids.iter().zip(indexed) {
+            match indexed {
+                Some(number) => chosen.push(number),
                 None => removal.unknown_ids.push(id.clone()),
             }
         }

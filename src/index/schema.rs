@@ -4,13 +4,15 @@
 //! place.
 //!
 //! Tables: `meta` (format, configuration, creation time), `counters` (next document and story
-//! numbers), `docs` (number → [`DocRecord`]), `ids` (id → number), `stories` (number →
+//! numbers), `docs` (number → [`DocRecord`]), the ids' postings (`id_segments`, `id_chunks`,
+//! `id_dead`: see `src/index/ids.rs`; indexes of formats 1 to 4 kept `ids`, id → number),
+//! `stories` (number →
 //! [`StoryRecord`]), `story_names`, `members` ((story, number) → ()), `merges` (number →
 //! [`MergeRecord`]); `ghosts` (number → [`DocRecord`]) and `ghosts_of` ((story, number) →
 //! ()), the removed documents whose stories live on; the postings: `segments` (number →
 //! [`Directory`]), `chunks` ((segment, chunk) → delta-coded pairs, see [`encode_chunk`]) and
 //! `dead`; `lead_sets` (number → [`encode_lead`]), the openings that weak links are checked
-//! with; in indexes made with passages (format 4), the passages: `passages` (number →
+//! with; in indexes made with passages (formats 4 and 6), the passages: `passages` (number →
 //! [`encode_passages`]) and the winnowed fingerprints' postings, coded as the candidate keys'
 //! are (`passage_segments`, `passage_chunks`, `passage_dead`) and their boilerplate
 //! (`passage_boilerplate_blocks`); the boilerplate:
@@ -24,30 +26,44 @@ use zstd::bulk::Decompressor;
 
 use crate::index::error::{Damage, IndexError, Result};
 
-/// What `meta.format` holds in an index this megashingle has added to (or removed from,
-/// leaving ghosts), unless it keeps passages: its stories only.
-pub const FORMAT: &str = "megashingle-index 3";
+/// What `meta.format` holds in an index this megashingle has written to, unless it keeps
+/// passages: its stories only, with each document's id kept as a posting of the id's hash
+/// (see `src/index/ids.rs`). Format 3 with the ids in postings.
+pub const FORMAT: &str = "megashingle-index 5";
 /// What `meta.format` holds in an index made to keep the passages of its documents (their
 /// shingle keys in text order and their winnowed fingerprints), for reuse through it: the
 /// first add of an index opts in (`index add --passages`), and every later add keeps them.
-/// Format 3 besides the passage tables.
-pub const FORMAT_WITH_PASSAGES: &str = "megashingle-index 4";
+/// Format 5 besides the passage tables (format 4 with the ids in postings).
+pub const FORMAT_WITH_PASSAGES: &str = "megashingle-index 6";
+/// The format of an index that keeps passages whose ids are still in the `ids` table; the
+/// next write moves them and makes it [`FORMAT_WITH_PASSAGES`].
+const FORMAT_4: &str = "megashingle-index 4";
 /// Formats this megashingle reads: format 1 kept the boilerplate one entry a shingle (format 2
-/// keeps it in blocks: see `src/index/boilerplate.rs`); format 3 adds the ghosts. The next
-/// add makes such an index format 3. Formats 1 to 3 keep no passages.
-pub(crate) const READABLE_FORMATS: [&str; 4] = [
+/// keeps it in blocks: see `src/index/boilerplate.rs`); format 3 adds the ghosts; format 4 the
+/// passages; formats 1 to 4 keep the ids in the table `ids`, which the next write (an add or
+/// a removal) moves into postings, making the index format 5 or 6.
+pub(crate) const READABLE_FORMATS: [&str; 6] = [
     "megashingle-index 1",
     "megashingle-index 2",
+    "megashingle-index 3",
+    FORMAT_4,
     FORMAT,
     FORMAT_WITH_PASSAGES,
 ];
+
+/// True when an index of `format` keeps the passages of its documents.
+pub(crate) fn keeps_passages(format: &str) -> bool {
+    format == FORMAT_WITH_PASSAGES || format == FORMAT_4
+}
 
 // The tables of documents and stories.
 /// Format, configuration, creation and last add times.
 pub(crate) const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 pub(crate) const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
 pub(crate) const DOCS: TableDefinition<u32, &[u8]> = TableDefinition::new("docs");
-pub(crate) const IDS: TableDefinition<&str, u32> = TableDefinition::new("ids");
+/// Id → number, as indexes of formats 1 to 4 kept the ids; the next write moves them into
+/// the ids' postings.
+pub(crate) const FORMER_IDS: TableDefinition<&str, u32> = TableDefinition::new("ids");
 pub(crate) const STORIES: TableDefinition<u32, &[u8]> = TableDefinition::new("stories");
 pub(crate) const STORY_NAMES: TableDefinition<&str, u32> = TableDefinition::new("story_names");
 pub(crate) const MEMBERS: TableDefinition<(u32, u32), ()> = TableDefinition::new("members");
@@ -68,7 +84,15 @@ pub(crate) const CHUNKS: TableDefinition<(u32, u32), &[u8]> = TableDefinition::n
 /// Removed documents whose pairs are still in some segment.
 pub(crate) const DEAD: TableDefinition<u32, ()> = TableDefinition::new("dead");
 
-// The passages (indexes of format 4).
+// The ids' postings: `(hash of an id, number)` pairs kept as the candidate keys' are.
+/// The ids' segment directories.
+pub(crate) const ID_SEGMENTS: TableDefinition<u32, &[u8]> = TableDefinition::new("id_segments");
+/// The ids' chunks: (segment, chunk) → coded `(hash of an id, document)` pairs.
+pub(crate) const ID_CHUNKS: TableDefinition<(u32, u32), &[u8]> = TableDefinition::new("id_chunks");
+/// Removed documents whose id pairs are still in some segment.
+pub(crate) const ID_DEAD: TableDefinition<u32, ()> = TableDefinition::new("id_dead");
+
+// The passages (indexes of formats 4 and 6).
 /// A document's main text as reuse keeps it: number → [`encode_passages`].
 pub(crate) const PASSAGES: TableDefinition<u32, &[u8]> = TableDefinition::new("passages");
 /// The winnowed fingerprints' postings, kept as the candidate keys' are: segment directories.

@@ -21,8 +21,8 @@ use crate::config::Config;
 use crate::index::error::{Damage, Foreign, IndexError, Result};
 use crate::index::postings::Postings;
 use crate::index::schema::{
-    DocRecord, StoryRecord, BARE_LEADS, COUNTERS, DOCS, GHOSTS, GHOSTS_OF, IDS, LEADS, MEMBERS,
-    MERGES, META, PASSAGES, READABLE_FORMATS, STORIES, STORY_NAMES,
+    DocRecord, StoryRecord, BARE_LEADS, COUNTERS, DOCS, FORMAT, FORMAT_WITH_PASSAGES, GHOSTS,
+    GHOSTS_OF, LEADS, MEMBERS, MERGES, META, PASSAGES, READABLE_FORMATS, STORIES, STORY_NAMES,
 };
 use crate::io::time::{format_time, now};
 use crate::sketch::keys::KeyMaker;
@@ -251,7 +251,7 @@ impl Store {
     pub fn keeps_passages(&self) -> Result<bool> {
         Ok(self
             .format()?
-            .is_some_and(|f| f == crate::index::schema::FORMAT_WITH_PASSAGES))
+            .is_some_and(|f| crate::index::schema::keeps_passages(&f)))
     }
 
     /// The configuration the index was made with; `None` for a new index.
@@ -523,7 +523,8 @@ pub(crate) struct Tables<'t> {
     pub meta: Table<'t, &'static str, &'static str>,
     pub counters: Table<'t, &'static str, u64>,
     pub docs: Table<'t, u32, &'static [u8]>,
-    pub ids: Table<'t, &'static str, u32>,
+    /// The ids' postings (see `src/index/ids.rs`).
+    pub ids: Postings<'t>,
     pub postings: Postings<'t>,
     pub stories: Table<'t, u32, &'static [u8]>,
     pub story_names: Table<'t, &'static str, u32>,
@@ -546,7 +547,9 @@ pub(crate) struct PassageTables<'t> {
 
 impl<'t> Tables<'t> {
     /// Opens (and on a new index makes) every table; the passage tables when the index has
-    /// them, or when `make_passages` says to make them.
+    /// them, or when `make_passages` says to make them. Tables of an earlier format are moved
+    /// to this one's (the bare leads dropped, the ids moved into postings), and the index
+    /// says it has the current format.
     pub fn open(txn: &'t WriteTransaction, make_passages: bool) -> Result<Tables<'t>> {
         let has_passages = txn.list_tables()?.any(|t| t.name() == PASSAGES.name());
         txn.delete_table(BARE_LEADS)?;
@@ -558,12 +561,21 @@ impl<'t> Tables<'t> {
         } else {
             None
         };
+        let mut ids = crate::index::ids::open(txn)?;
+        crate::index::ids::move_former_ids(txn, &mut ids)?;
+        let mut meta = txn.open_table(META)?;
+        let format = if passages.is_some() {
+            FORMAT_WITH_PASSAGES
+        } else {
+            FORMAT
+        };
+        meta.insert("format", format)?;
         Ok(Tables {
             passages,
-            meta: txn.open_table(META)?,
+            meta,
             counters: txn.open_table(COUNTERS)?,
             docs: txn.open_table(DOCS)?,
-            ids: txn.open_table(IDS)?,
+            ids,
             postings: Postings::open(txn)?,
             stories: txn.open_table(STORIES)?,
             story_names: txn.open_table(STORY_NAMES)?,
@@ -639,7 +651,7 @@ impl<'t> Tables<'t> {
                 passages.postings.dead.insert(number, ())?;
             }
         }
-        self.ids.remove(record.id.as_str())?;
+        self.ids.dead.insert(number, ())?;
         self.members.remove((record.story, number))?;
         self.docs.remove(number)?;
         let mut story = self.story(record.story)?;
@@ -656,10 +668,6 @@ impl<'t> Tables<'t> {
             if record.shingles > 0 {
                 self.ghosts.insert(number, record.encode().as_slice())?;
                 self.ghosts_of.insert((record.story, number), ())?;
-                // An index that keeps passages is of a format that has ghosts already.
-                if self.passages.is_none() {
-                    self.meta.insert("format", crate::index::schema::FORMAT)?;
-                }
             }
             self.put_story(record.story, &story)?;
         }
@@ -736,7 +744,6 @@ impl<'t> Tables<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::schema::FORMAT;
     use redb::TableDefinition;
 
     #[test]
@@ -804,8 +811,8 @@ mod tests {
             format!(
                 "{}: index format \"megashingle-index 9\", which this megashingle cannot read (it \
                  reads \"megashingle-index 1\", \"megashingle-index 2\", \"megashingle-index \
-                 3\" and \"megashingle-index 4\"); use the megashingle that made the index, or \
-                 a newer one",
+                 3\", \"megashingle-index 4\", \"megashingle-index 5\" and \"megashingle-index \
+                 6\"); use the megashingle that made the index, or a newer one",
                 path.display()
             )
         );
