@@ -925,9 +925,7 @@ fn replace_indexed(t: &mut Tables, ids: &[String]) -> Result<Vec<bool>> {
     let mut replaced = vec![false; ids.len()];
     let mut touched_stories = Vec::new();
     let asked: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let indexed =
-        crate::index::ids::indexed(&t.ids.segments, &t.ids.dead, &t.ids.chunks, &t.docs, &asked)?;
-    for (i, indexed) in indexed.into_iter().enumerate() {
+    for (i, indexed) in t.indexed(&asked)?.into_iter().enumerate() {
         if let Some(number) = indexed {
             touched_stories.push(t.remove_document(number)?.story);
             replaced[i] = true;

@@ -60,14 +60,7 @@ fn remove_selected(store: &mut Store, selection: &Selection) -> Result<Removal> 
             }
         }
         let asked: Vec<&str> = selection.ids.iter().map(String::as_str).collect();
-        let indexed = crate::index::ids::indexed(
-            &t.ids.segments,
-            &t.ids.dead,
-            &t.ids.chunks,
-            &t.docs,
-            &asked,
-        )?;
-        for (id, indexed) in selection.ids.iter().zip(indexed) {
+        for (id, indexed) in selection.ids.iter().zip(t.indexed(&asked)?) {
             match indexed {
                 Some(number) => chosen.push(number),
                 None => removal.unknown_ids.push(id.clone()),

@@ -587,6 +587,13 @@ impl<'t> Tables<'t> {
         })
     }
 
+    /// For each of `ids`, the number of the indexed document that has it, if any (see
+    /// `src/index/ids.rs`).
+    pub fn indexed(&self, ids: &[&str]) -> Result<Vec<Option<u32>>> {
+        let t = &self.ids;
+        crate::index::ids::indexed(&t.segments, &t.dead, &t.chunks, &self.docs, ids)
+    }
+
     /// A counter's value (0 when never set).
     pub fn counter(&self, name: &str) -> Result<u64> {
         Ok(self.counters.get(name)?.map_or(0, |v| v.value()))
