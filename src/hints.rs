@@ -85,7 +85,7 @@ fn index_hint(error: &IndexError, message: &mut String) {
         IndexError::Incomparable { path, .. } => message.push_str(&format!(
             "; `megashingle index stats --db {path}` shows the index's settings"
         )),
-        IndexError::AlreadyIndexed { .. } => message.push_str("; give --upsert to replace it"),
+        IndexError::AlreadyIndexed { .. } => message.push_str(" (--upsert)"),
         _ => {}
     }
 }

@@ -664,7 +664,11 @@ fn re_adding_an_indexed_id_fails_and_changes_nothing_unless_upsert() {
         line.contains("\"s1-b\"") && line.contains("already in the index"),
         "{line}"
     );
-    assert!(line.contains("--upsert"), "{line}");
+    assert!(
+        line.ends_with("or add it as a replacement of the indexed document (--upsert)"),
+        "{line}"
+    );
+    assert_eq!(line.matches("upsert").count(), 1, "one hint: {line}");
     assert!(line.contains("again.csv:3"), "names the record: {line}");
     assert_eq!(index.export_text(), export_before, "the index changed");
     assert_eq!(index.stat("documents"), night1.len() as u64);

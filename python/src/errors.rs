@@ -149,7 +149,7 @@ fn os_error(source: &std::io::Error, message: String) -> PyErr {
 /// without the passages asked of it) has a class of its own, a read or write the system
 /// refused is an `OSError`, and every other way an index
 /// cannot be used (missing, empty, made with other settings, an id already indexed, full) is a
-/// [`StoryIndexError`].
+/// [`StoryIndexError`]. An id already indexed is told the argument that replaces it.
 fn index_error(error: &IndexError, message: String) -> PyErr {
     match error {
         IndexError::Locked { .. } => IndexLockedError::new_err(message),
@@ -159,6 +159,9 @@ fn index_error(error: &IndexError, message: String) -> PyErr {
         | IndexError::NoPassages { .. }
         | IndexError::MadeWithoutPassages { .. } => IndexFormatError::new_err(message),
         IndexError::Io { error, .. } => os_error_of(error, message),
+        IndexError::AlreadyIndexed { .. } => {
+            StoryIndexError::new_err(format!("{message} (upsert=True)"))
+        }
         _ => StoryIndexError::new_err(message),
     }
 }

@@ -63,8 +63,9 @@ def test_an_index_that_cannot_be_used_is_a_story_index_error(tmp_path):
     assert type(raised.value) is megashingle.StoryIndexError
     assert str(raised.value) == f"{path}: no index there (an index is made by the first add to it)"
     megashingle.Index(path).add(["a"], [STORY])
-    with pytest.raises(megashingle.StoryIndexError, match=r'^document:1: id "a" is already in the index'):
+    with pytest.raises(megashingle.StoryIndexError, match=r'^document:1: id "a" is already in the index') as raised:
         megashingle.Index(path).add(["a"], [STORY + " again"])
+    assert str(raised.value).endswith("nothing was added: leave the record out, or add it as a replacement of the indexed document (upsert=True)")
 
 
 def test_an_index_held_by_another_is_an_index_locked_error(tmp_path):

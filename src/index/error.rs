@@ -80,8 +80,8 @@ pub enum IndexError {
     },
     /// A document to add has an id the index holds already, and is not to replace it.
     #[error(
-        "{origin}: id {id:?} is already in the index (added {added}); add it with replacement \
-         (upsert) to replace it, or leave the record out (nothing was added)"
+        "{origin}: id {id:?} is already in the index (added {added}); nothing was added: leave \
+         the record out, or add it as a replacement of the indexed document"
     )]
     AlreadyIndexed {
         /// The record.
