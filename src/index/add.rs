@@ -991,10 +991,11 @@ impl NightKeys {
 
 /// Indexed documents of one story that post a key: a document whose story posts a key this
 /// many times already leaves it out of the postings. The story is found all the same
-/// through the documents that post it, so what a night examines and loads for a story it
+/// through the document that posts it, so what a night examines and loads for a story it
 /// joins is bounded by this, not by the story's size: a story of hundreds of copies posts
-/// each of its keys a few times.
-pub(crate) const POSTERS_PER_KEY: u32 = 2;
+/// each of its keys once. (A second poster found the same stories, and a night examined a
+/// third more candidates for it.)
+pub(crate) const POSTERS_PER_KEY: u32 = 1;
 
 /// The stories that post each of a night's keys already: `(key, story)` for each indexed
 /// document the look-up found, sorted, one entry a posting document (up to
@@ -1508,10 +1509,11 @@ mod tests {
         // Key 2: each story's first.
         let each: Vec<u32> = firsts(0).chain(firsts(8)).chain(firsts(16)).collect();
         assert_eq!(of_key(2), each);
-        // A key few documents share is kept whole.
+        // A key no story posts yet, held by one document of each of two stories, is kept
+        // whole.
         assert_eq!(
-            capped(&[(5, 0), (5, 1)], &posted, story_of),
-            [(5, 0), (5, 1)]
+            capped(&[(5, 0), (5, 8)], &posted, story_of),
+            [(5, 0), (5, 8)]
         );
     }
 
