@@ -993,8 +993,8 @@ impl NightKeys {
 /// many times already leaves it out of the postings. The story is found all the same
 /// through the document that posts it, so what a night examines and loads for a story it
 /// joins is bounded by this, not by the story's size: a story of hundreds of copies posts
-/// each of its keys once. (A second poster found the same stories, and a night examined a
-/// third more candidates for it.)
+/// each of its keys once. (A second poster finds the same stories, at the cost of more
+/// candidates to examine.)
 pub(crate) const POSTERS_PER_KEY: u32 = 1;
 
 /// The stories that post each of a night's keys already: `(key, story)` for each indexed

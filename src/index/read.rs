@@ -712,7 +712,7 @@ impl Reader {
                 matches.push(found);
             }
         }
-        // A story posts each key a few times (see `index::add::POSTERS_PER_KEY`): the
+        // A story posts each key once (see `index::add::POSTERS_PER_KEY`): the
         // other members of the stories found are checked too, so that every copy of a text
         // indexed many times is listed.
         let mut stories: Vec<u32> = names.keys().copied().collect();

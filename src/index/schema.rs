@@ -69,8 +69,8 @@ pub(crate) const STORY_NAMES: TableDefinition<&str, u32> = TableDefinition::new(
 pub(crate) const MEMBERS: TableDefinition<(u32, u32), ()> = TableDefinition::new("members");
 pub(crate) const MERGES: TableDefinition<u64, &[u8]> = TableDefinition::new("merges");
 /// Removed documents whose story lives on: their records, kept with their postings. A story
-/// posts each key a few times only (see `index::add::POSTERS_PER_KEY`), so the documents that
-/// post it stand for the others; when they are removed they stay as ghosts, which a night's
+/// posts each key once (see `index::add::POSTERS_PER_KEY`; twice in an index grown by an
+/// earlier megashingle), so the documents that post it stand for the others; when they are removed they stay as ghosts, which a night's
 /// look-up finds and links to as it would link to them, until their story is emptied.
 pub(crate) const GHOSTS: TableDefinition<u32, &[u8]> = TableDefinition::new("ghosts");
 /// Each story's ghosts: (story, number) → ().
